@@ -1,0 +1,44 @@
+package client
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RateLimit is the server's rate-limit state after a call (§7 of the contract).
+type RateLimit struct {
+	// Limit is the bucket size (burst); 0 when the server sent no rate-limit headers.
+	Limit int
+	// Remaining is the whole tokens left in the bucket.
+	Remaining int
+	// Reset is when the bucket is full again.
+	Reset time.Time
+	// DailyRemaining is the requests left today; -1 when the plan has no daily quota.
+	DailyRemaining int
+}
+
+// parseRateLimit reads X-RateLimit-* and the daily item of the IETF RateLimit field.
+func parseRateLimit(h http.Header) RateLimit {
+	rl := RateLimit{DailyRemaining: -1}
+	rl.Limit, _ = strconv.Atoi(h.Get("X-RateLimit-Limit"))
+	rl.Remaining, _ = strconv.Atoi(h.Get("X-RateLimit-Remaining"))
+	if s, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+		rl.Reset = time.Unix(s, 0).UTC()
+	}
+	for item := range strings.SplitSeq(h.Get("RateLimit"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(item), ";")
+		if name != `"daily"` {
+			continue
+		}
+		for p := range strings.SplitSeq(params, ";") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "r="); ok {
+				if n, err := strconv.Atoi(v); err == nil {
+					rl.DailyRemaining = n
+				}
+			}
+		}
+	}
+	return rl
+}

@@ -1,0 +1,76 @@
+// Package medspa is the Go SDK for the MedSpa API: patients, appointments, billing, inventory,
+// reports and webhooks. Create a Client with New and call its services:
+//
+//	c, err := medspa.New(medspa.WithAPIKey(os.Getenv("MEDSPA_API_KEY")))
+//	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+//
+// Every call takes a context, retries what is safe to retry, and returns an *Error (errors.Is
+// with the Err* sentinels) when the API answers with a problem.
+package medspa
+
+import (
+	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/patients"
+)
+
+// Client is the MedSpa API client: one service per area, all sharing one engine.
+type Client struct {
+	// Engine is the shared engine, for calls the services do not cover.
+	Engine *client.Client
+
+	Patients *patients.Service
+}
+
+// New returns a client configured by opts (see the With* options). Without options it reads
+// MEDSPA_API_KEY and MEDSPA_BASE_URL.
+func New(opts ...Option) (*Client, error) {
+	e, err := client.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		Engine:   e,
+		Patients: patients.NewService(e),
+	}, nil
+}
+
+// Option configures the client or a single call; it is client.Option.
+type Option = client.Option
+
+// Error is an API error (RFC 9457 problem); it is client.Error.
+type Error = client.Error
+
+// Options, re-exported so that one import covers the common case.
+var (
+	WithAPIKey         = client.WithAPIKey
+	WithTokenSource    = client.WithTokenSource
+	WithBaseURL        = client.WithBaseURL
+	WithHTTPClient     = client.WithHTTPClient
+	WithMaxRetries     = client.WithMaxRetries
+	WithRetryWait      = client.WithRetryWait
+	WithMaxRetryAfter  = client.WithMaxRetryAfter
+	WithLogger         = client.WithLogger
+	WithUserAgent      = client.WithUserAgent
+	WithHeader         = client.WithHeader
+	WithIdempotencyKey = client.WithIdempotencyKey
+	WithResponseInto   = client.WithResponseInto
+)
+
+// Error sentinels, re-exported for errors.Is.
+var (
+	ErrNotFound               = client.ErrNotFound
+	ErrValidation             = client.ErrValidation
+	ErrUnauthorized           = client.ErrUnauthorized
+	ErrInsufficientScope      = client.ErrInsufficientScope
+	ErrRateLimited            = client.ErrRateLimited
+	ErrAppointmentConflict    = client.ErrAppointmentConflict
+	ErrInvalidStateTransition = client.ErrInvalidStateTransition
+	ErrCardDeclined           = client.ErrCardDeclined
+	ErrInsufficientStock      = client.ErrInsufficientStock
+)
+
+// Set and Null build update fields (JSON Merge Patch).
+func Set[T any](v T) client.Optional[T] { return client.Set(v) }
+
+// Null clears an optional field in an update.
+func Null[T any]() client.Optional[T] { return client.Null[T]() }

@@ -1,0 +1,222 @@
+// Package httpapi is the mock server's HTTP layer: the check pipeline of the contract (§4
+// "Order of checks"), strict decoding and validation, and thin handlers over the store.
+package httpapi
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+)
+
+// MaxBodyBytes is the request body limit (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// Options configure the API.
+type Options struct {
+	// Logger receives one metadata-only line per request (nil: none).
+	Logger *slog.Logger
+	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
+	TrustProxy bool
+}
+
+// API serves /api/v1 (and its /v1 alias) and /oauth.
+type API struct {
+	store *store.Store
+	keys  *auth.Registry
+	opts  Options
+	mux   *http.ServeMux
+	sec   *security
+}
+
+// New returns the API over st and keys.
+func New(st *store.Store, keys *auth.Registry, opts Options) *API {
+	a := &API{store: st, keys: keys, opts: opts, mux: http.NewServeMux()}
+	a.sec = newSecurity(a)
+	for _, rt := range a.routes() {
+		a.mux.Handle(rt.method+" "+rt.pattern, a.handler(rt))
+	}
+	return a
+}
+
+// Store returns the API's store.
+func (a *API) Store() *store.Store { return a.store }
+
+// Keys returns the credential registry.
+func (a *API) Keys() *auth.Registry { return a.keys }
+
+// request is one API request as the handlers see it.
+type request struct {
+	*http.Request
+	id      string
+	started time.Time
+	cred    *auth.Credential
+	acct    *store.Account
+	body    []byte // read once, at most MaxBodyBytes+1 bytes
+	tooBig  bool
+	addr    netip.Addr
+	// outcome is for the audit log: the resource touched.
+	audit auditInfo
+}
+
+type auditInfo struct {
+	action, resourceType, resourceID string
+}
+
+type requestKey struct{}
+
+func requestFrom(ctx context.Context) *request {
+	rq, _ := ctx.Value(requestKey{}).(*request)
+	return rq
+}
+
+// RequestID returns the request id assigned to r by ServeHTTP ("" outside it).
+func RequestID(r *http.Request) string {
+	if rq := requestFrom(r.Context()); rq != nil {
+		return rq.id
+	}
+	return ""
+}
+
+// ServeHTTP runs the contract's order of checks: credentials → IP allowlist → signature → rate
+// limit → route → scope → media type and size → JSON → validation → rules.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rq := &request{id: a.store.IDs().New("req", time.Now()), started: time.Now()}
+	w.Header().Set("X-Request-Id", rq.id)
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/v1/"); ok || r.URL.Path == "/v1" {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/api/v1/" + rest
+		r2.URL.RawPath = ""
+		r = r2
+	}
+	rq.addr = a.clientAddr(r)
+	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
+	rq.Request = r
+
+	path := r.URL.Path
+	switch {
+	case path == "/api/v1/openapi.yaml" || path == "/api/v1/openapi.json":
+		a.serveOpenAPI(w, r)
+	case strings.HasPrefix(path, "/oauth/"):
+		a.sec.serveOAuth(w, rq)
+	case path == "/api/v1" || strings.HasPrefix(path, "/api/v1/"):
+		a.serveAPI(w, rq)
+	default:
+		problem.Write(w, rq.id, problem.NotFound("route"))
+	}
+}
+
+func (a *API) serveAPI(w http.ResponseWriter, rq *request) {
+	r := rq.Request
+	cred, p := a.authenticate(rq)
+	if p != nil {
+		a.sec.deny(rq, p)
+		problem.Write(w, rq.id, p)
+		return
+	}
+	rq.cred = cred
+	rq.acct = a.store.Account(cred.Account)
+	if !cred.AllowsIP(rq.addr) {
+		p := problem.New(http.StatusForbidden, "ip_not_allowed", "the caller's address is not in the credential's allowlist")
+		a.sec.deny(rq, p)
+		problem.Write(w, rq.id, p)
+		return
+	}
+	if r.Body != nil {
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+		if err != nil {
+			problem.Write(w, rq.id, problem.New(http.StatusBadRequest, "malformed_json", "the request body could not be read"))
+			return
+		}
+		rq.body, rq.tooBig = b, len(b) > MaxBodyBytes
+	}
+	if p := a.sec.verifySignature(rq); p != nil {
+		a.sec.deny(rq, p)
+		problem.Write(w, rq.id, p)
+		return
+	}
+	sw := a.sec.signingWriter(w, rq)
+	defer sw.finish()
+	w = sw
+	if p := a.sec.rateLimit(w, rq); p != nil {
+		problem.Write(w, rq.id, p)
+		return
+	}
+	// Handler only looks the route up; ServeHTTP also sets the path values.
+	if _, pattern := a.mux.Handler(r); pattern == "" {
+		problem.Write(w, rq.id, a.unrouted(r))
+		return
+	}
+	a.mux.ServeHTTP(w, r)
+}
+
+// unrouted answers 405 with Allow when the path exists under other methods, else 404.
+func (a *API) unrouted(r *http.Request) *problem.Problem {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pat := a.mux.Handler(probe); pat != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		return problem.NotFound("route")
+	}
+	return problem.New(http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed here").
+		WithHeader("Allow", strings.Join(allow, ", "))
+}
+
+// authenticate resolves the bearer credential.
+func (a *API) authenticate(rq *request) (*auth.Credential, *problem.Problem) {
+	unauthorized := problem.New(http.StatusUnauthorized, "unauthorized", "missing or unknown credentials").
+		WithHeader("WWW-Authenticate", `Bearer realm="medspa"`)
+	h := rq.Header.Values("Authorization")
+	if len(h) != 1 {
+		return nil, unauthorized
+	}
+	scheme, secret, ok := strings.Cut(h[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" || strings.ContainsAny(secret, " \t") {
+		return nil, unauthorized
+	}
+	if c, p := a.sec.authenticateToken(rq, secret); c != nil || p != nil {
+		return c, p
+	}
+	c, ok := a.keys.Lookup(secret)
+	if !ok {
+		return nil, unauthorized
+	}
+	if !c.ExpiresAt.IsZero() && !a.store.Account(c.Account).Clock().Now().Before(c.ExpiresAt) {
+		return nil, unauthorized
+	}
+	return c, nil
+}
+
+// clientAddr is the peer address, or the first X-Forwarded-For hop when trusted.
+func (a *API) clientAddr(r *http.Request) netip.Addr {
+	if a.opts.TrustProxy {
+		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+			first, _, _ := strings.Cut(xff, ",")
+			if ip, err := netip.ParseAddr(strings.TrimSpace(first)); err == nil {
+				return ip.Unmap()
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ip.Unmap()
+}

@@ -1,0 +1,160 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+)
+
+// route is one endpoint: its scope, and a handler that returns the status and the value to
+// encode (or an error, written as a problem).
+type route struct {
+	method, pattern string
+	scope           string
+	handle          func(rq *request) (int, any, error)
+}
+
+// rawBody is a handler result written as is (CSV reports, the OpenAPI document).
+type rawBody struct {
+	contentType string
+	body        []byte
+}
+
+// handler wraps a route with the checks that follow routing: scope, media type and size,
+// idempotency; then runs it and writes its answer.
+func (a *API) handler(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rq := requestFrom(r.Context())
+		rq.Request = r // carries the mux's path values
+		if !rq.cred.Allows(rt.scope) {
+			p := problem.New(http.StatusForbidden, "insufficient_scope", "the credential lacks the scope "+rt.scope).
+				WithHeader("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+rt.scope+`"`)
+			a.sec.deny(rq, p)
+			problem.Write(w, rq.id, p)
+			return
+		}
+		if len(rq.body) > 0 || rq.tooBig {
+			if p := checkMediaType(r); p != nil {
+				problem.Write(w, rq.id, p)
+				return
+			}
+			if rq.tooBig {
+				problem.Write(w, rq.id, problem.New(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body exceeds 1 MiB"))
+				return
+			}
+		}
+		if r.Method == http.MethodPost {
+			if keys := r.Header.Values("Idempotency-Key"); len(keys) > 0 {
+				a.idempotent(w, rq, rt, keys)
+				return
+			}
+		}
+		status, header, body := a.run(rq, rt)
+		writeAnswer(w, status, header, body)
+	})
+}
+
+// run calls the handler and encodes its answer.
+func (a *API) run(rq *request, rt route) (int, http.Header, []byte) {
+	status, v, err := rt.handle(rq)
+	h := http.Header{}
+	if err != nil {
+		p := problem.As(err)
+		for k, vs := range p.Header {
+			h[k] = vs
+		}
+		h.Set("Content-Type", "application/problem+json")
+		if p.Status >= 500 && p.Code == "internal_error" && a.opts.Logger != nil {
+			a.opts.Logger.Error("handler failed", "request_id", rq.id, "route", rt.pattern, "error_type", errType(err))
+		}
+		return p.Status, h, p.Body(rq.id)
+	}
+	switch b := v.(type) {
+	case nil:
+		return status, h, nil
+	case rawBody:
+		h.Set("Content-Type", b.contentType)
+		return status, h, b.body
+	default:
+		out, err := json.Marshal(v)
+		if err != nil {
+			p := problem.As(err)
+			h.Set("Content-Type", "application/problem+json")
+			return p.Status, h, p.Body(rq.id)
+		}
+		h.Set("Content-Type", "application/json")
+		return status, h, out
+	}
+}
+
+func errType(err error) string { return strconv.Quote(err.Error()) }
+
+func writeAnswer(w http.ResponseWriter, status int, header http.Header, body []byte) {
+	for k, vs := range header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(status)
+	if len(body) > 0 {
+		_, _ = w.Write(body)
+	}
+}
+
+// checkMediaType accepts application/json (any charset) and, for PATCH, merge-patch+json.
+func checkMediaType(r *http.Request) *problem.Problem {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err == nil && (mt == "application/json" || (r.Method == http.MethodPatch && mt == "application/merge-patch+json")) {
+		return nil
+	}
+	want := "application/json"
+	if r.Method == http.MethodPatch {
+		want += " or application/merge-patch+json"
+	}
+	return problem.New(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be "+want)
+}
+
+// idempotent runs a keyed POST at most once per credential and key (§8).
+func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []string) {
+	key := keys[0]
+	if len(keys) != 1 || !validIdempotencyKey(key) {
+		problem.Write(w, rq.id, problem.Field("Idempotency-Key", "invalid_value", "must be 1–255 printable ASCII characters, sent once"))
+		return
+	}
+	sum := sha256.Sum256(rq.body)
+	fingerprint := rq.Method + " " + rq.URL.Path + " " + hex.EncodeToString(sum[:])
+	scoped := rq.cred.ID + "\x00" + key
+	outcome, entry := rq.acct.BeginIdempotent(scoped, fingerprint)
+	switch outcome {
+	case store.IdempotencyReplay:
+		h := entry.Header.Clone()
+		h.Set("Idempotent-Replayed", "true")
+		writeAnswer(w, entry.Status, h, entry.Body)
+		return
+	case store.IdempotencyInUse:
+		problem.Write(w, rq.id, problem.New(http.StatusConflict, "idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))
+		return
+	case store.IdempotencyReused:
+		problem.Write(w, rq.id, problem.New(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used with a different request"))
+		return
+	}
+	status, header, body := a.run(rq, rt)
+	rq.acct.FinishIdempotent(scoped, status, header, body)
+	writeAnswer(w, status, header, body)
+}
+
+func validIdempotencyKey(k string) bool {
+	if len(k) < 1 || len(k) > 255 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}

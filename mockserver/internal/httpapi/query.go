@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+)
+
+// query reads query parameters, collecting every invalid one. Pointers of query errors are the
+// parameter names.
+type query struct {
+	v    url.Values
+	errs []problem.FieldError
+}
+
+// parseQuery reads rq's query and records unknown_parameter for names not allowed.
+func (rq *request) parseQuery(allowed ...string) *query {
+	q := &query{v: rq.URL.Query()}
+	var unknown []string
+	for k := range q.v {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		q.fail(k, "unknown_parameter", "is not a parameter of this endpoint")
+	}
+	return q
+}
+
+func (q *query) fail(name, code, detail string) {
+	q.errs = append(q.errs, problem.FieldError{Pointer: name, Code: code, Detail: detail})
+}
+
+// one returns the single value of name; a repeated parameter is invalid.
+func (q *query) one(name string) (string, bool) {
+	vs, ok := q.v[name]
+	if !ok {
+		return "", false
+	}
+	if len(vs) != 1 {
+		q.fail(name, "invalid_value", "must be given once")
+		return "", false
+	}
+	return vs[0], true
+}
+
+// integer reads an integer in [lo, hi], or def when absent.
+func (q *query) integer(name string, def, lo, hi int) int {
+	s, ok := q.one(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		q.fail(name, "invalid_value", "must be an integer")
+		return def
+	}
+	if n < lo || n > hi {
+		q.fail(name, "out_of_range", "must be between "+itoa(lo)+" and "+itoa(hi))
+		return def
+	}
+	return n
+}
+
+// str reads a string of at most maxLen characters.
+func (q *query) str(name string, maxLen int) string {
+	s, ok := q.one(name)
+	if ok && len([]rune(s)) > maxLen {
+		q.fail(name, "too_long", "must be at most "+itoa(maxLen)+" characters")
+		return ""
+	}
+	return s
+}
+
+// enum reads one of allowed (or "" when absent).
+func (q *query) enum(name string, allowed ...string) string {
+	s, ok := q.one(name)
+	if ok && !slices.Contains(allowed, s) {
+		q.fail(name, "invalid_value", "must be one of "+strings.Join(allowed, ", "))
+		return ""
+	}
+	return s
+}
+
+// list reads a comma list whose items are all in allowed.
+func (q *query) list(name string, allowed ...string) []string {
+	s, ok := q.one(name)
+	if !ok {
+		return nil
+	}
+	items := strings.Split(s, ",")
+	for _, it := range items {
+		if !slices.Contains(allowed, it) {
+			q.fail(name, "invalid_value", "items must be among "+strings.Join(allowed, ", "))
+			return nil
+		}
+	}
+	return items
+}
+
+// boolean reads true or false.
+func (q *query) boolean(name string) *bool {
+	s, ok := q.one(name)
+	if !ok {
+		return nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil || (s != "true" && s != "false") {
+		q.fail(name, "invalid_value", "must be true or false")
+		return nil
+	}
+	return &b
+}
+
+// instant reads an RFC 3339 timestamp or a YYYY-MM-DD date (midnight UTC).
+func (q *query) instant(name string) time.Time {
+	s, ok := q.one(name)
+	if !ok {
+		return time.Time{}
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC()
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t
+	}
+	q.fail(name, "invalid_format", "must be an RFC 3339 timestamp or a YYYY-MM-DD date")
+	return time.Time{}
+}
+
+// window reads page, perPage and (when sortable) sort.
+func (q *query) window(sortable bool) store.Window {
+	w := store.Window{Page: q.integer("page", 1, 1, 1<<30), PerPage: q.integer("perPage", 25, 1, 100)}
+	if sortable {
+		w.Desc = q.enum("sort", "createdAt", "-createdAt") == "-createdAt"
+	}
+	return w
+}
+
+// done returns the 422 listing every invalid parameter, or nil.
+func (q *query) done() error {
+	if len(q.errs) == 0 {
+		return nil
+	}
+	return problem.Validation(q.errs)
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,70 @@
+package store
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// IDGen makes ids: prefix + "_" + 32 hex digits of a UUIDv7 (48-bit millisecond time, a 12-bit
+// counter, random bits). Ids are strictly increasing in generation order (RFC 9562 §6.2, method
+// 1), so records created in the same second keep their creation order. A seeded generator is
+// reproducible.
+type IDGen struct {
+	mu     sync.Mutex
+	rnd    *rand.ChaCha8
+	lastMs uint64
+	seq    uint16
+}
+
+// NewIDGen returns a generator; seed 0 means a random seed.
+func NewIDGen(seed uint64) *IDGen {
+	var s [32]byte
+	if seed == 0 {
+		_, _ = crand.Read(s[:])
+	} else {
+		binary.LittleEndian.PutUint64(s[:], seed)
+	}
+	return &IDGen{rnd: rand.NewChaCha8(s)}
+}
+
+// New returns an id for the time t.
+func (g *IDGen) New(prefix string, t time.Time) string {
+	var u [16]byte
+	ms := uint64(max(t.UnixMilli(), 0))
+	g.mu.Lock()
+	_, _ = g.rnd.Read(u[8:])
+	if ms > g.lastMs {
+		g.lastMs, g.seq = ms, 0
+	} else if g.seq++; g.seq > 0xfff {
+		g.lastMs, g.seq = g.lastMs+1, 0
+	}
+	ms, seq := g.lastMs, g.seq
+	g.mu.Unlock()
+	u[6], u[7] = byte(seq>>8), byte(seq)
+	u[0], u[1], u[2], u[3], u[4], u[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
+	u[6] = 0x70 | u[6]&0x0f // version 7
+	u[8] = 0x80 | u[8]&0x3f // RFC 9562 variant
+	buf := make([]byte, len(prefix)+1+32)
+	copy(buf, prefix)
+	buf[len(prefix)] = '_'
+	hex.Encode(buf[len(prefix)+1:], u[:])
+	return string(buf)
+}
+
+// ValidID reports whether id has the prefix and 32 lowercase hex digits, so malformed ids in
+// paths are answered 404 before any lookup.
+func ValidID(prefix, id string) bool {
+	if len(id) != len(prefix)+33 || id[:len(prefix)] != prefix || id[len(prefix)] != '_' {
+		return false
+	}
+	for _, c := range id[len(prefix)+1:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

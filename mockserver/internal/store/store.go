@@ -1,0 +1,163 @@
+// Package store holds the mock server's domain state and rules, per account, with no HTTP.
+// Each account has its own lock, so unrelated accounts never contend; every rule that must be
+// atomic (conflicts, stock, payments) runs under its account's lock.
+package store
+
+import (
+	"sync"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/clock"
+)
+
+// Store is every account's state.
+type Store struct {
+	clock  *clock.Clock
+	ids    *IDGen
+	sealer *Sealer
+
+	mu       sync.RWMutex
+	accounts map[string]*Account
+
+	// onEvent is called (under the account's lock, so it must not block) for every domain event.
+	onEvent func(*Account, Event)
+}
+
+// Options configure a Store.
+type Options struct {
+	// Clock is the server-wide clock (default: real time).
+	Clock *clock.Clock
+	// IDs generates ids (default: random).
+	IDs *IDGen
+	// Sealer encrypts PHI at rest (default: a random key per process).
+	Sealer *Sealer
+}
+
+// New returns an empty store.
+func New(o Options) *Store {
+	if o.Clock == nil {
+		o.Clock = clock.New()
+	}
+	if o.IDs == nil {
+		o.IDs = NewIDGen(0)
+	}
+	if o.Sealer == nil {
+		o.Sealer = NewSealer(nil)
+	}
+	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, accounts: map[string]*Account{}}
+}
+
+// Clock returns the server-wide clock.
+func (s *Store) Clock() *clock.Clock { return s.clock }
+
+// IDs returns the id generator.
+func (s *Store) IDs() *IDGen { return s.ids }
+
+// OnEvent registers the event hook (one; a later call replaces it). f must not block.
+func (s *Store) OnEvent(f func(*Account, Event)) {
+	s.mu.Lock()
+	s.onEvent = f
+	s.mu.Unlock()
+}
+
+// Account returns the account with the given id, creating it empty if needed.
+func (s *Store) Account(id string) *Account {
+	s.mu.RLock()
+	a := s.accounts[id]
+	s.mu.RUnlock()
+	if a != nil {
+		return a
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a = s.accounts[id]; a == nil {
+		a = newAccount(s, id)
+		s.accounts[id] = a
+	}
+	return a
+}
+
+// LookupAccount returns the account if it exists.
+func (s *Store) LookupAccount(id string) (*Account, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a, ok := s.accounts[id]
+	return a, ok
+}
+
+// Accounts returns every account.
+func (s *Store) Accounts() []*Account {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*Account, 0, len(s.accounts))
+	for _, a := range s.accounts {
+		out = append(out, a)
+	}
+	return out
+}
+
+// Account is one tenant's data. Its methods are safe for concurrent use.
+type Account struct {
+	ID    string
+	store *Store
+
+	clockMu sync.RWMutex
+	clock   *clock.Clock // the account's own clock, or nil for the server's
+
+	mu   sync.RWMutex
+	data *data
+
+	idemMu sync.Mutex
+	idem   map[string]*IdempotencyEntry
+}
+
+// data is everything Reset empties, snapshots copy and -data files persist. Every field is
+// serialized with encoding/json: tables by their records, and any derived index must be a
+// serializable field too (or be recomputed from the tables), so a restore loses nothing.
+type data struct {
+	Patients *table[PatientRecord] `json:"patients"`
+	Events   []Event               `json:"events"`
+}
+
+func newData() *data {
+	return &data{
+		Patients: newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
+	}
+}
+
+func newAccount(s *Store, id string) *Account {
+	return &Account{ID: id, store: s, data: newData(), idem: map[string]*IdempotencyEntry{}}
+}
+
+// Clock returns the account's clock: its own if set, else the server's.
+func (a *Account) Clock() *clock.Clock {
+	a.clockMu.RLock()
+	defer a.clockMu.RUnlock()
+	if a.clock != nil {
+		return a.clock
+	}
+	return a.store.clock
+}
+
+// SetClock gives the account a clock of its own (nil returns it to the server's).
+func (a *Account) SetClock(c *clock.Clock) {
+	a.clockMu.Lock()
+	a.clock = c
+	a.clockMu.Unlock()
+}
+
+// Now is the account's current time, truncated to the contract's second precision.
+func (a *Account) Now() time.Time { return a.Clock().Now().Truncate(time.Second) }
+
+// Reset empties the account's data and idempotency keys; credentials survive.
+func (a *Account) Reset() {
+	a.mu.Lock()
+	a.data = newData()
+	a.mu.Unlock()
+	a.idemMu.Lock()
+	a.idem = map[string]*IdempotencyEntry{}
+	a.idemMu.Unlock()
+}
+
+// newID returns a fresh id with the prefix, time-ordered on the account's clock.
+func (a *Account) newID(prefix string) string { return a.store.ids.New(prefix, a.Clock().Now()) }

@@ -1,0 +1,95 @@
+// Package mockserver is the reference MedSpa API server: a full, stateful, in-memory
+// implementation of the contract, with an admin surface for tests (keys, reset, clock, faults,
+// fixtures, journal). Run it in-process (New, Server.Client, NewTest) or standalone
+// (cmd/medspa-mock).
+package mockserver
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/clock"
+	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+)
+
+// Server is the mock server, an http.Handler. It is safe for concurrent use.
+type Server struct {
+	opts  options
+	clock *clock.Clock
+	store *store.Store
+	api   *httpapi.API
+	admin http.Handler
+}
+
+// Option configures a Server.
+type Option func(*options)
+
+type options struct {
+	logger     *slog.Logger
+	trustProxy bool
+	noAdmin    bool
+	seed       uint64
+	phiKey     []byte
+	listen     bool
+}
+
+// WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists).
+func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true } }
+
+// WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
+func WithoutAdmin() Option { return func(o *options) { o.noAdmin = true } }
+
+// WithSeed makes generated ids reproducible.
+func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+
+// WithPHIKey sets the 32-byte AES-256 key that seals PHI at rest (default: random per process).
+func WithPHIKey(key []byte) Option { return func(o *options) { o.phiKey = key } }
+
+// WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
+func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
+
+// New returns a server with no accounts; create keys with CreateAPIKey or POST /__admin/api-keys.
+func New(opts ...Option) *Server {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.phiKey != nil && len(o.phiKey) != 32 {
+		o.phiKey = nil
+	}
+	clk := clock.New()
+	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy})
+	s := &Server{opts: o, clock: clk, store: st, api: api}
+	if !o.noAdmin {
+		s.admin = api.AdminHandler()
+	}
+	return s
+}
+
+// ServeHTTP serves the API, OAuth and (unless turned off) the admin surface.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/__admin/") && s.admin != nil {
+		s.admin.ServeHTTP(w, r)
+		return
+	}
+	s.api.ServeHTTP(w, r)
+}
+
+// APIKeyParams describe a key to create (see CreateAPIKey).
+type APIKeyParams = httpapi.APIKeyParams
+
+// APIKey is a created API key.
+type APIKey = httpapi.APIKey
+
+// CreateAPIKey creates an API key; without Account it gets a fresh, empty account.
+func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) { return s.api.CreateAPIKey(p) }
+
+// Reset empties an account's data (every account's when account is ""); keys survive.
+func (s *Server) Reset(account string) error { return s.api.Reset(account) }
