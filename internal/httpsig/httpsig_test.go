@@ -607,11 +607,11 @@ func TestResponseSignatureBase(t *testing.T) {
 func TestVerifyResponseRejections(t *testing.T) {
 	body := []byte(`{"id":"pay_1","amount":1000}`)
 	type args struct {
-		status       int
-		h            http.Header
-		body         []byte
-		method, uri  string
-		key          []byte
+		status      int
+		h           http.Header
+		body        []byte
+		method, uri string
+		key         []byte
 	}
 	tests := []struct {
 		name   string
