@@ -72,7 +72,11 @@ func ParseSecret(s string) ([]byte, error) {
 	if !ok {
 		return nil, errors.New("httpsig: signing secret must start with " + secretPrefix)
 	}
-	key, err := b64url.Strict().DecodeString(strings.TrimRight(enc, "="))
+	dec := b64url.Strict()
+	if strings.HasSuffix(enc, "=") {
+		dec = base64.URLEncoding.Strict() // padded form: exactly one '=' for 32 bytes
+	}
+	key, err := dec.DecodeString(enc)
 	if err != nil || len(key) != secretLen {
 		return nil, fmt.Errorf("httpsig: signing secret must be %s<base64url of %d bytes>", secretPrefix, secretLen)
 	}
@@ -552,7 +556,7 @@ func VerifyRequest(req *http.Request, body []byte, targetURI string, keyFor func
 		return Params{}, err
 	}
 	required := requestComponentsNoBody
-	_, hasDigest := req.Header["Content-Digest"]
+	hasDigest := len(req.Header.Values("Content-Digest")) > 0
 	if len(body) > 0 || hasDigest {
 		required = requestComponentsBody
 	}

@@ -160,7 +160,7 @@ func TestSecrets(t *testing.T) {
 		"mss_" + base64.RawURLEncoding.EncodeToString(make([]byte, 31)),
 		"mss_" + base64.RawURLEncoding.EncodeToString(make([]byte, 33)),
 		"mss_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xfb}, 32)), // std alphabet
-		s + "!", " " + s,
+		s + "!", " " + s, s + "==",
 	} {
 		if _, err := ParseSecret(bad); err == nil {
 			t.Errorf("ParseSecret(%q) accepted", bad)
@@ -491,7 +491,11 @@ func TestVerifyRequestRejections(t *testing.T) {
 			r.Header.Set("Signature-Input", strings.Replace(r.Header.Get("Signature-Input"), `"content-digest"`, `"content-digest";sf`, 1))
 			return body, uri
 		}, ErrMalformed},
-		{";req on a request", func(t *testing.T, r *http.Request) ([]byte, string) {
+		{";req on an extra request component", func(t *testing.T, r *http.Request) ([]byte, string) {
+			r.Header.Set("Signature-Input", strings.Replace(r.Header.Get("Signature-Input"), `"authorization"`, `"authorization" "@path";req`, 1))
+			return body, uri
+		}, ErrMalformed},
+		{"@method;req instead of @method", func(t *testing.T, r *http.Request) ([]byte, string) {
 			r.Header.Set("Signature-Input", strings.Replace(r.Header.Get("Signature-Input"), `"@method"`, `"@method";req`, 1))
 			return body, uri
 		}, ErrMissingComponent},
