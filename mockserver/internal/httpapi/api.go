@@ -63,8 +63,10 @@ type request struct {
 	body    []byte // read once, at most MaxBodyBytes+1 bytes
 	tooBig  bool
 	addr    netip.Addr
-	// outcome is for the audit log: the resource touched.
+	// audit is for the audit log: the resource touched.
 	audit auditInfo
+	// backdate is the createdAt a fixture asks for (zero: now); handlers pass it to the store.
+	backdate time.Time
 }
 
 type auditInfo struct {

@@ -123,7 +123,7 @@ func (a *API) createPatient(rq *request) (int, any, error) {
 	}
 	var p patients.Patient
 	change(&p)
-	p, err = rq.acct.CreatePatient(p, time.Time{})
+	p, err = rq.acct.CreatePatient(p, rq.backdate)
 	rq.audit = auditInfo{"create", "patient", p.ID}
 	return created, p, err
 }
