@@ -100,12 +100,14 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	// Each outcome is logged before the reply is written, so the record
+	// exists by the time the sender (or a test) sees the status.
 	log := h.cfg.logger
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		reply(w, http.StatusMethodNotAllowed, "method not allowed")
 		log.LogAttrs(ctx, slog.LevelWarn, "webhook rejected", slog.String("method", r.Method),
 			slog.Int("status", http.StatusMethodNotAllowed), slog.String("outcome", "method_not_allowed"))
+		w.Header().Set("Allow", http.MethodPost)
+		reply(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBytes))
@@ -115,15 +117,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &tooBig) {
 			status, outcome = http.StatusRequestEntityTooLarge, "too_large"
 		}
-		reply(w, status, http.StatusText(status))
 		log.LogAttrs(ctx, slog.LevelWarn, "webhook rejected", slog.String("webhook_id", r.Header.Get(HeaderID)),
 			slog.Int("status", status), slog.String("outcome", outcome))
+		reply(w, status, http.StatusText(status))
 		return
 	}
 	if h.keyErr != nil {
-		reply(w, http.StatusInternalServerError, "receiver misconfigured")
 		log.LogAttrs(ctx, slog.LevelError, "webhook rejected: invalid secret", slog.String("webhook_id", r.Header.Get(HeaderID)),
 			slog.Int("status", http.StatusInternalServerError), slog.String("outcome", "invalid_secret"))
+		reply(w, http.StatusInternalServerError, "receiver misconfigured")
 		return
 	}
 	e, err := verifyAndDecode(h.key, &h.cfg.verify, r.Header, body)
@@ -131,23 +133,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The reply is the sentinel's fixed text only: the wrapped detail is
 		// for the caller of Verify, not for whoever sent this request.
 		reason := sentinelText(err)
-		reply(w, http.StatusBadRequest, reason)
 		// webhook-id is the sender's event id, not payload data, so it is
 		// safe to log and lets operators match a rejection to a delivery.
 		log.LogAttrs(ctx, slog.LevelWarn, "webhook rejected", slog.String("webhook_id", r.Header.Get(HeaderID)),
 			slog.Int("status", http.StatusBadRequest), slog.String("outcome", reason))
+		reply(w, http.StatusBadRequest, reason)
 		return
 	}
 	attrs := []slog.Attr{slog.String("event_id", e.ID), slog.String("event_type", string(e.Type))}
 	if err := h.fn(ctx, e); err != nil {
-		reply(w, http.StatusInternalServerError, "handler failed")
 		log.LogAttrs(ctx, slog.LevelError, "webhook handler failed",
 			append(attrs, slog.Int("status", http.StatusInternalServerError), slog.String("outcome", "handler_error"))...)
+		reply(w, http.StatusInternalServerError, "handler failed")
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
 	log.LogAttrs(ctx, slog.LevelInfo, "webhook handled",
 		append(attrs, slog.Int("status", http.StatusNoContent), slog.String("outcome", "ok"))...)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // sentinelText maps a verification error to its sentinel's fixed message.
