@@ -102,6 +102,26 @@ type EventData interface {
 // UTC, second precision. The mock and the SDK must agree byte for byte.
 func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
+// inRange reports whether t, in UTC, has the four-digit year RFC 3339 needs.
+// An offset can push year 0000 or 9999 out of range once converted, and such
+// a time could be decoded but never re-encoded.
+func inRange(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 0 && y <= 9999
+}
+
+// normalizeTimes converts decoded timestamps to UTC (the contract's zone,
+// whatever offset a sender used) and rejects ones that can't be re-encoded.
+func normalizeTimes(d EventData) error {
+	if a, ok := d.(*AppointmentData); ok {
+		if !inRange(a.StartAt) || !inRange(a.EndAt) {
+			return fmt.Errorf("%w: data: timestamp out of range", errBadEvent)
+		}
+		a.StartAt, a.EndAt = a.StartAt.UTC(), a.EndAt.UTC()
+	}
+	return nil
+}
+
 // PatientData is the data of patient.* events. It deliberately carries only
 // the id: patient fields are PHI, and receivers fetch them through the API
 // with their own scopes.
@@ -388,9 +408,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.ID == "" || e.Type == "" || e.Type == EventAll {
 		return nil, fmt.Errorf("%w: id and a concrete type are required", errBadEvent)
 	}
+	if !inRange(e.CreatedAt) {
+		return nil, fmt.Errorf("%w: createdAt out of range", errBadEvent)
+	}
 	var data []byte
 	switch {
 	case e.Data != nil:
+		// A typed nil would encode as "data":null, which no receiver decodes.
+		if v := reflect.ValueOf(e.Data); v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, fmt.Errorf("%w: data is a nil %T", errBadEvent, e.Data)
+		}
 		if mk, known := newData[e.Type]; known {
 			if want := mk(); reflect.TypeOf(want) != reflect.TypeOf(e.Data) {
 				return nil, fmt.Errorf("%w: type %s needs data %T, not %T", errBadEvent, e.Type, want, e.Data)
@@ -432,7 +459,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%w: missing createdAt", errBadEvent)
 	}
 	created, err := time.Parse(time.RFC3339, w.CreatedAt)
-	if err != nil {
+	if err != nil || !inRange(created) {
 		return fmt.Errorf("%w: createdAt is not RFC 3339", errBadEvent)
 	}
 	raw := bytes.TrimSpace(w.Data)
@@ -456,10 +483,13 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(raw, data); err != nil {
 			return fmt.Errorf("%w: data: %s", errBadEvent, describeJSONError(err))
 		}
+		if err := normalizeTimes(data); err != nil {
+			return err
+		}
 	} else {
 		data = &UnknownData{Object: probe.Object, Raw: raw}
 	}
-	*e = Event{ID: w.ID, Type: w.Type, CreatedAt: created, Data: data, Raw: raw}
+	*e = Event{ID: w.ID, Type: w.Type, CreatedAt: created.UTC(), Data: data, Raw: raw}
 	return nil
 }
 

@@ -194,6 +194,8 @@ func TestDecodeErrors(t *testing.T) {
 		"wrong object":       `{"id":"evt_1","type":"patient.created","createdAt":"2026-11-22T14:03:00Z","data":{"object":"invoice"}}`,
 		"wrong field type":   `{"id":"evt_1","type":"invoice.paid","createdAt":"2026-11-22T14:03:00Z","data":{"total":"12"}}`,
 		"bad data time":      `{"id":"evt_1","type":"appointment.created","createdAt":"2026-11-22T14:03:00Z","data":{"startAt":"x"}}`,
+		"createdAt year -1":  `{"id":"evt_1","type":"patient.created","createdAt":"0000-01-01T00:00:00+01:00","data":{}}`,
+		"startAt year 10000": `{"id":"evt_1","type":"appointment.created","createdAt":"2026-11-22T14:03:00Z","data":{"startAt":"9999-12-31T23:00:00-02:00"}}`,
 		"id wrong JSON type": `{"id":1,"type":"patient.created","createdAt":"2026-11-22T14:03:00Z","data":{}}`,
 	} {
 		var e webhooks.Event
@@ -211,6 +213,8 @@ func TestMarshalErrors(t *testing.T) {
 		"wildcard type": {ID: "evt_1", Type: webhooks.EventAll, CreatedAt: t0, Data: good.Data},
 		"no data":       {ID: "evt_1", Type: good.Type, CreatedAt: t0},
 		"mismatch":      {ID: "evt_1", Type: webhooks.EventInvoicePaid, CreatedAt: t0, Data: good.Data},
+		"year 10000":    {ID: "evt_1", Type: good.Type, CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), Data: good.Data},
+		"typed nil":     {ID: "evt_1", Type: webhooks.EventPatientCreated, CreatedAt: t0, Data: (*webhooks.PatientData)(nil)},
 	} {
 		if b, err := json.Marshal(e); err == nil {
 			t.Errorf("%s: marshaled to %s", name, b)
@@ -297,5 +301,25 @@ func TestMarshalDoesNotMutate(t *testing.T) {
 	_ = mustMarshal(t, e)
 	if d.Object != "" || d.StartAt.Nanosecond() != 1 {
 		t.Error("MarshalJSON changed the caller's data")
+	}
+}
+
+// TestDecodeNormalizesToUTC: a sender's offset is accepted but receivers
+// always see UTC, as the contract writes it.
+func TestDecodeNormalizesToUTC(t *testing.T) {
+	const body = `{"id":"evt_1","type":"appointment.created","createdAt":"2026-11-22T23:03:00+09:00",` +
+		`"data":{"object":"appointment","id":"apt_1","startAt":"2026-11-23T09:00:00+09:00","endAt":"2026-11-23T09:30:00+09:00"}}`
+	var e webhooks.Event
+	if err := json.Unmarshal([]byte(body), &e); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := e.Appointment()
+	for _, tm := range []time.Time{e.CreatedAt, d.StartAt, d.EndAt} {
+		if tm.Location() != time.UTC {
+			t.Errorf("%v is not in UTC", tm)
+		}
+	}
+	if !e.CreatedAt.Equal(t0) {
+		t.Errorf("createdAt %v, want %v", e.CreatedAt, t0)
 	}
 }

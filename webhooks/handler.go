@@ -70,7 +70,14 @@ func WithLogger(l *slog.Logger) HandlerOption {
 // Delivery is at least once: fn may see the same event again (same ID) and
 // should make its effect idempotent. The handler is safe for concurrent use;
 // fn must be too.
+//
+// NewHandler panics if fn is nil, as http.ServeMux.Handle does for a nil
+// handler: it is a programming error better caught at start-up than on the
+// first delivery.
 func NewHandler(secret string, fn func(ctx context.Context, e *Event) error, opts ...HandlerOption) http.Handler {
+	if fn == nil {
+		panic("webhooks: NewHandler with nil fn")
+	}
 	h := &handler{
 		fn: fn,
 		cfg: handlerConfig{

@@ -334,3 +334,12 @@ func TestHandlerLogsMetadataOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestNewHandlerNilFnPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic")
+		}
+	}()
+	webhooks.NewHandler(webhooks.NewSecret(), nil)
+}
