@@ -1,0 +1,39 @@
+// Package webhooks receives and verifies MedSpa webhook events.
+//
+// A receiver registers a handler built from the endpoint's secret (returned
+// once, when the endpoint is created) and switches on the event type:
+//
+//	h := webhooks.NewHandler(os.Getenv("MEDSPA_WEBHOOK_SECRET"),
+//		func(ctx context.Context, e *webhooks.Event) error {
+//			switch d := e.Data.(type) {
+//			case *webhooks.AppointmentData:
+//				return syncAppointment(ctx, d.ID, d.Status)
+//			case *webhooks.PaymentData:
+//				return recordPayment(ctx, d.ID, d.Amount, d.Currency)
+//			}
+//			return nil // ignore the rest, including types added later
+//		})
+//	http.Handle("POST /medspa/webhooks", h)
+//
+// Event data is thin: ids, statuses, amounts and counts, never PHI. Fetch
+// details through the API with the receiver's own credentials and scopes.
+//
+// # Verification
+//
+// Deliveries follow Standard Webhooks. Verify (and the handler) accept a
+// delivery only if webhook-signature holds a "v1," HMAC-SHA256 of
+// "<webhook-id>.<webhook-timestamp>.<body>" under the secret's key, and
+// webhook-timestamp is within a tolerance of now (default 5 minutes, either
+// direction) so a captured delivery can't be replayed later. During secret
+// rotation the sender signs with several secrets; any one matching v1
+// signature is enough and other signature versions are ignored. Tests
+// against a mock server whose clock was moved pass WithNow with that clock.
+//
+// Delivery is at least once and unordered: a retry carries the same
+// webhook-id (the event id), so receivers dedupe on it and make effects
+// idempotent. Any non-2xx answer, including the 500 the handler returns when
+// the callback fails, makes the sender retry later.
+//
+// Sign and SignHeaders produce the same headers a sender does, for
+// receivers' own tests.
+package webhooks
