@@ -27,7 +27,7 @@ type Meta struct {
 
 // Page is one page of a list: the records and the paging information.
 type Page[T any] struct {
-	Data []T `json:"data"`
+	Data []T  `json:"data"`
 	Meta Meta `json:"meta"`
 }
 

@@ -1,18 +1,13 @@
 package store
 
-import "time"
+import "github.com/medspa/medspa-go/webhooks"
 
-// Event is a domain event: a state change, ready for webhook delivery. Data carries ids,
-// statuses, amounts and counts only, never PHI.
-type Event struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	CreatedAt time.Time `json:"createdAt"`
-	Data      any       `json:"data"`
-}
+// Event is a domain event: a state change, ready for webhook delivery. Its data carries ids,
+// statuses, amounts and counts only, never PHI (the webhooks data types have no PHI fields).
+type Event = webhooks.Event
 
-// emit records an event; the caller holds a.mu.
-func (a *Account) emit(typ string, data any) {
+// emit records an event; the caller holds a.mu. The hook must not block.
+func (a *Account) emit(typ webhooks.EventType, data webhooks.EventData) {
 	e := Event{ID: a.newID("evt"), Type: typ, CreatedAt: a.Now(), Data: data}
 	a.data.Events = append(a.data.Events, e)
 	a.store.mu.RLock()

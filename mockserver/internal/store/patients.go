@@ -8,6 +8,7 @@ import (
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/webhooks"
 )
 
 // PatientRecord is a stored patient: PHI sealed, the rest in the clear.
@@ -61,7 +62,7 @@ func (a *Account) CreatePatient(p patients.Patient, createdAt time.Time) (patien
 	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: createdAt, UpdatedAt: createdAt}
 	a.sealPatient(r, &p)
 	a.data.Patients.insert(r)
-	a.emit("patient.created", patientEvent(r.ID))
+	a.emit(webhooks.EventPatientCreated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)
 }
 
@@ -104,7 +105,7 @@ func (a *Account) UpdatePatient(id string, change func(*patients.Patient)) (pati
 	}
 	a.sealPatient(r, &after)
 	r.UpdatedAt = a.Now()
-	a.emit("patient.updated", patientEvent(r.ID))
+	a.emit(webhooks.EventPatientUpdated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)
 }
 
