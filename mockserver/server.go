@@ -13,6 +13,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
 
 // Server is the mock server, an http.Handler. It is safe for concurrent use.
@@ -22,6 +23,7 @@ type Server struct {
 	store *store.Store
 	api   *httpapi.API
 	admin http.Handler
+	hooks *webhook.Dispatcher
 }
 
 // Option configures a Server.
@@ -34,6 +36,7 @@ type options struct {
 	seed       uint64
 	phiKey     []byte
 	listen     bool
+	webhooks   webhook.Options
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -65,8 +68,9 @@ func New(opts ...Option) *Server {
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy})
-	s := &Server{opts: o, clock: clk, store: st, api: api}
+	hooks := webhook.New(st, o.webhooks)
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy, Webhooks: hooks})
+	s := &Server{opts: o, clock: clk, store: st, api: api, hooks: hooks}
 	if !o.noAdmin {
 		s.admin = api.AdminHandler()
 	}

@@ -214,7 +214,11 @@ func (a *API) AdminHandler() http.Handler {
 }
 
 // adminRoutes are the admin endpoints added by other files (clock, faults, fixtures, …).
-func (a *API) adminRoutes() []route { return nil }
+func (a *API) adminRoutes() []route {
+	var rs []route
+	rs = append(rs, a.webhookAdminRoutes()...)
+	return rs
+}
 
 func readAdminBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {

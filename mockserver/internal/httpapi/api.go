@@ -15,6 +15,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
 
 // MaxBodyBytes is the request body limit (1 MiB).
@@ -26,6 +27,8 @@ type Options struct {
 	Logger *slog.Logger
 	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
 	TrustProxy bool
+	// Webhooks delivers events and checks endpoint URLs (default: one with the default policy).
+	Webhooks *webhook.Dispatcher
 }
 
 // API serves /api/v1 (and its /v1 alias) and /oauth.
@@ -39,6 +42,9 @@ type API struct {
 
 // New returns the API over st and keys.
 func New(st *store.Store, keys *auth.Registry, opts Options) *API {
+	if opts.Webhooks == nil {
+		opts.Webhooks = webhook.New(st, webhook.Options{})
+	}
 	a := &API{store: st, keys: keys, opts: opts, mux: http.NewServeMux()}
 	a.sec = newSecurity(a)
 	for _, rt := range a.routes() {

@@ -117,11 +117,13 @@ type Account struct {
 type data struct {
 	Patients *table[PatientRecord] `json:"patients"`
 	Events   []Event               `json:"events"`
+	Webhooks *table[WebhookRecord] `json:"webhooks"`
 }
 
 func newData() *data {
 	return &data{
 		Patients: newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
+		Webhooks: newTable(func(w *WebhookRecord) sortKey { return sortKey{w.CreatedAt, w.ID} }),
 	}
 }
 

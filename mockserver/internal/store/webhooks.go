@@ -1,0 +1,136 @@
+package store
+
+import (
+	"slices"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/webhooks"
+)
+
+// WebhookRecord is a stored webhook endpoint; its signing secret is sealed.
+type WebhookRecord struct {
+	ID          string               `json:"id"`
+	URL         string               `json:"url"`
+	Events      []webhooks.EventType `json:"events"`
+	Description string               `json:"description"`
+	Enabled     bool                 `json:"enabled"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	Secret      []byte               `json:"secret"` // whsec_…, AES-256-GCM
+}
+
+func (r *WebhookRecord) endpoint() webhooks.Endpoint {
+	return webhooks.Endpoint{
+		ID: r.ID, URL: r.URL, Events: slices.Clone(r.Events), Description: r.Description,
+		Enabled: r.Enabled, CreatedAt: r.CreatedAt,
+	}
+}
+
+// CreateWebhook stores a validated endpoint with a fresh secret and returns it, secret included
+// (the only time it is shown). createdAt may be backdated (fixtures) when non-zero.
+func (a *Account) CreateWebhook(e webhooks.Endpoint, createdAt time.Time) (webhooks.Endpoint, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if createdAt.IsZero() {
+		createdAt = a.Now()
+	}
+	secret := webhooks.NewSecret()
+	r := &WebhookRecord{
+		ID: a.store.ids.New("whk", createdAt), URL: e.URL, Events: slices.Clone(e.Events),
+		Description: e.Description, Enabled: e.Enabled, CreatedAt: createdAt,
+		Secret: a.store.sealer.Seal([]byte(secret)),
+	}
+	a.data.Webhooks.insert(r)
+	out := r.endpoint()
+	out.Secret = secret
+	return out, nil
+}
+
+// GetWebhook returns the endpoint (without its secret), or 404.
+func (a *Account) GetWebhook(id string) (webhooks.Endpoint, error) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	r, ok := a.data.Webhooks.get(id)
+	if !ok {
+		return webhooks.Endpoint{}, problem.NotFound("webhook")
+	}
+	return r.endpoint(), nil
+}
+
+// ListWebhooks returns a page of endpoints (without secrets) and their number.
+func (a *Account) ListWebhooks(w Window) ([]webhooks.Endpoint, int) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	recs, total := a.data.Webhooks.page(w, nil)
+	out := make([]webhooks.Endpoint, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.endpoint())
+	}
+	return out, total
+}
+
+// DeleteWebhook removes the endpoint, or answers 404. The caller drops its pending retries.
+func (a *Account) DeleteWebhook(id string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.data.Webhooks.get(id)
+	if !ok {
+		return problem.NotFound("webhook")
+	}
+	a.data.Webhooks.reorder(r) // takes it out of the list order; not re-inserted
+	delete(a.data.Webhooks.byID, id)
+	return nil
+}
+
+// DisableWebhook turns the endpoint off (a receiver answered 410 Gone); false if it is gone.
+func (a *Account) DisableWebhook(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.data.Webhooks.get(id)
+	if ok {
+		r.Enabled = false
+	}
+	return ok
+}
+
+// WebhookSubscribers returns the ids of the enabled endpoints subscribed to t (directly or
+// with "*"). webhook.test is only ever sent by the test endpoint, so it has no subscribers.
+func (a *Account) WebhookSubscribers(t webhooks.EventType) []string {
+	if t == webhooks.EventWebhookTest {
+		return nil
+	}
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	var ids []string
+	for _, r := range a.data.Webhooks.all() {
+		if r.Enabled && (slices.Contains(r.Events, t) || slices.Contains(r.Events, webhooks.EventAll)) {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+// WebhookTarget is what a delivery needs: where to send and the secret to sign with.
+type WebhookTarget struct {
+	ID, URL, Secret string
+	Enabled         bool
+}
+
+// WebhookTarget returns the endpoint's delivery target with its secret opened.
+func (a *Account) WebhookTarget(id string) (WebhookTarget, bool) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	r, ok := a.data.Webhooks.get(id)
+	if !ok {
+		return WebhookTarget{}, false
+	}
+	secret, err := a.store.sealer.Open(r.Secret)
+	if err != nil {
+		return WebhookTarget{}, false
+	}
+	return WebhookTarget{ID: r.ID, URL: r.URL, Secret: string(secret), Enabled: r.Enabled}, true
+}
+
+// NewEventID returns a fresh event id on the account's clock (for events that are not domain
+// state changes, such as webhook.test).
+func (a *Account) NewEventID() string { return a.newID("evt") }
