@@ -122,9 +122,16 @@ func options() *openapi3filter.Options {
 // errNoRoute means the request's path or method is not in the document.
 var errNoRoute = errors.New("oapitest: no documented operation")
 
-// route finds the operation of req. A /v1/... path (the server's alias) is routed as
+// routed is a request matched to its documented operation.
+type routed struct {
+	route  *routers.Route
+	params map[string]string
+	req    *http.Request // the request as routed (a /v1 alias rewritten to /api/v1)
+}
+
+// find matches req to its operation. A /v1/... path (the server's alias) is routed as
 // /api/v1/.... It returns errNoRoute for paths and methods the document does not describe.
-func (c *checker) route(req *http.Request) (*routers.Route, map[string]string, *http.Request, error) {
+func (c *checker) find(req *http.Request) (*routed, error) {
 	r := req
 	if p := req.URL.Path; strings.HasPrefix(p, "/v1/") {
 		u := *req.URL
@@ -137,16 +144,13 @@ func (c *checker) route(req *http.Request) (*routers.Route, map[string]string, *
 	}
 	rt, params, err := c.router.FindRoute(r)
 	if err != nil {
-		if errors.Is(err, routers.ErrPathNotFound) || errors.Is(err, routers.ErrMethodNotAllowed) {
-			return nil, nil, nil, errNoRoute
-		}
 		var re *routers.RouteError
 		if errors.As(err, &re) {
-			return nil, nil, nil, errNoRoute
+			return nil, errNoRoute
 		}
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return rt, params, r, nil
+	return &routed{route: rt, params: params, req: r}, nil
 }
 
 // requestBody returns a copy of req's body without consuming it for later readers: it uses
@@ -170,16 +174,16 @@ func requestBody(req *http.Request) ([]byte, error) {
 	return b, err
 }
 
-// input builds the validation input of a routed request whose body is body.
-func input(r *http.Request, rt *routers.Route, params map[string]string, body []byte) *openapi3filter.RequestValidationInput {
-	v := r.Clone(r.Context())
+// input builds the validation input of the routed request with the given body.
+func (rd *routed) input(body []byte) *openapi3filter.RequestValidationInput {
+	v := rd.req.Clone(rd.req.Context())
 	if body != nil {
 		v.Body = io.NopCloser(bytes.NewReader(body))
 	} else {
 		v.Body = http.NoBody
 	}
 	v.GetBody = nil
-	return &openapi3filter.RequestValidationInput{Request: v, PathParams: params, Route: rt, Options: options()}
+	return &openapi3filter.RequestValidationInput{Request: v, PathParams: rd.params, Route: rd.route, Options: options()}
 }
 
 // CheckRequest checks req against the document and returns the findings as an error, or nil
@@ -193,18 +197,19 @@ func CheckRequest(req *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("read request body: %w", err)
 	}
-	return c.checkRequest(req, body)
-}
-
-func (c *checker) checkRequest(req *http.Request, body []byte) error {
-	rt, params, r, err := c.route(req)
+	rd, err := c.find(req)
 	if errors.Is(err, errNoRoute) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return openapi3filter.ValidateRequest(r.Context(), input(r, rt, params, body))
+	return rd.checkRequest(body)
+}
+
+// checkRequest validates the routed request with the given body.
+func (rd *routed) checkRequest(body []byte) error {
+	return openapi3filter.ValidateRequest(rd.req.Context(), rd.input(body))
 }
 
 // CheckResponse checks resp, the answer to req, against the document and returns the
@@ -216,18 +221,23 @@ func CheckResponse(req *http.Request, resp *http.Response) error {
 	if err != nil {
 		return err
 	}
-	return c.checkResponse(req, resp)
-}
-
-func (c *checker) checkResponse(req *http.Request, resp *http.Response) error {
-	rt, params, r, err := c.route(req)
+	rd, err := c.find(req)
 	if errors.Is(err, errNoRoute) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	var body []byte
+	return rd.checkResponse(resp)
+}
+
+// checkResponse validates resp as the answer to the routed request; resp.Body is replaced
+// by an equivalent reader.
+func (rd *routed) checkResponse(resp *http.Response) error {
+	var (
+		body []byte
+		err  error
+	)
 	if resp.Body != nil && resp.Body != http.NoBody {
 		body, err = io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -237,13 +247,13 @@ func (c *checker) checkResponse(req *http.Request, resp *http.Response) error {
 		}
 	}
 	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: input(r, rt, params, nil),
+		RequestValidationInput: rd.input(nil),
 		Status:                 resp.StatusCode,
 		Header:                 resp.Header,
 		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                options(),
 	}
-	return openapi3filter.ValidateResponse(r.Context(), in)
+	return openapi3filter.ValidateResponse(rd.req.Context(), in)
 }
 
 // describe names a request for reports: "POST /api/v1/patients".
@@ -309,7 +319,11 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if skipped(ctx, skipAllKey) {
 		return tr.base.RoundTrip(req)
 	}
-	if _, _, _, err := tr.c.route(req); errors.Is(err, errNoRoute) {
+	rd, err := tr.c.find(req)
+	if err != nil {
+		if !errors.Is(err, errNoRoute) {
+			tr.t.Errorf("oapitest: %s: %v", describe(req), err)
+		}
 		return tr.base.RoundTrip(req)
 	}
 	send := req
@@ -324,7 +338,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			send.Body = io.NopCloser(bytes.NewReader(body))
 			send.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
-		if err := tr.c.checkRequest(req, body); err != nil {
+		if err := rd.checkRequest(body); err != nil {
 			tr.t.Errorf("oapitest: %s: request does not match api/openapi.yaml:\n  %s", describe(req), finding(err))
 		}
 	}
@@ -332,7 +346,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	if err := tr.c.checkResponse(req, resp); err != nil {
+	if err := rd.checkResponse(resp); err != nil {
 		tr.t.Errorf("oapitest: %s → %d: response does not match api/openapi.yaml:\n  %s", describe(req), resp.StatusCode, finding(err))
 	}
 	return resp, nil
