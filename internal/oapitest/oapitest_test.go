@@ -347,10 +347,13 @@ func TestTransportOverTCP(t *testing.T) {
 	ftb := &fakeTB{TB: t}
 	hc := &http.Client{Transport: Transport(ftb, srv.Client().Transport)}
 	var wg sync.WaitGroup
-	for range 8 {
+	for i := range 8 {
 		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/api/v1/patients",
-				strings.NewReader(`{"firstName":"Jane","lastName":"Doe","email":"jane@example.com"}`))
+			var body io.Reader = strings.NewReader(`{"firstName":"Jane","lastName":"Doe","email":"jane@example.com"}`)
+			if i%2 == 1 {
+				body = io.NopCloser(body) // no GetBody: the transport must send a copy
+			}
+			req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/api/v1/patients", body)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Idempotency-Key", "0b3c6a52-3b9f-4a8e-9d0c-2f7e1f7c9a11")
 			resp, err := hc.Do(req)
