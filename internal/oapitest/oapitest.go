@@ -16,6 +16,7 @@ package oapitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -372,4 +373,31 @@ func (tr *transport) peekBody(req *http.Request) ([]byte, error) {
 		return nil, fmt.Errorf("oapitest: read request body: %w", err)
 	}
 	return b, nil
+}
+
+// CheckEvent checks a delivered webhook payload (the JSON body of a delivery) against the
+// document's Event schema and returns the findings as an error, or nil when it conforms.
+func CheckEvent(body []byte) error {
+	c, err := load()
+	if err != nil {
+		return err
+	}
+	ref := c.doc.Components.Schemas["Event"]
+	if ref == nil || ref.Value == nil {
+		return errors.New("oapitest: the document has no Event schema")
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("event is not JSON: %w", err)
+	}
+	return ref.Value.VisitJSON(v, openapi3.MultiErrors(), openapi3.DisableSchemaErrorDetails())
+}
+
+// ValidateEvent checks a delivered webhook payload against the Event schema and reports any
+// finding with t.Errorf.
+func ValidateEvent(t testing.TB, body []byte) {
+	t.Helper()
+	if err := CheckEvent(body); err != nil {
+		t.Errorf("oapitest: webhook event does not match the Event schema of api/openapi.yaml:\n  %s", finding(err))
+	}
 }

@@ -432,3 +432,22 @@ func TestOAuthForms(t *testing.T) {
 		t.Error("grant_type=password passed")
 	}
 }
+
+func TestEvents(t *testing.T) {
+	good := `{"id":"evt_0193a1b2c3d4e5f60718293a4b5c6d7e","type":"appointment.created","createdAt":"2026-11-22T14:03:00Z",
+"data":{"object":"appointment","id":"apt_0193a1b2c3d4e5f60718293a4b5c6d7e","patientId":"` + patID + `","providerId":"prv_9","status":"scheduled","startAt":"2026-11-22T15:00:00Z"}}`
+	if err := CheckEvent([]byte(good)); err != nil {
+		t.Errorf("good event: %v", err)
+	}
+	for name, bad := range map[string]string{
+		"unknown object": `{"id":"evt_0193a1b2c3d4e5f60718293a4b5c6d7e","type":"patient.created","createdAt":"2026-11-22T14:03:00Z","data":{"object":"person","id":"x"}}`,
+		"bad status":     `{"id":"evt_0193a1b2c3d4e5f60718293a4b5c6d7e","type":"appointment.updated","createdAt":"2026-11-22T14:03:00Z","data":{"object":"appointment","id":"apt_0193a1b2c3d4e5f60718293a4b5c6d7e","status":"late"}}`,
+		"bad type":       `{"id":"evt_0193a1b2c3d4e5f60718293a4b5c6d7e","type":"patient.deleted","createdAt":"2026-11-22T14:03:00Z","data":{"object":"patient","id":"` + patID + `"}}`,
+	} {
+		ftb := &fakeTB{TB: t}
+		ValidateEvent(ftb, []byte(bad))
+		if len(ftb.reports()) != 1 {
+			t.Errorf("%s: reports = %q, want one", name, ftb.reports())
+		}
+	}
+}
