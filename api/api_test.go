@@ -50,3 +50,35 @@ func TestOpenAPIJSON(t *testing.T) {
 		t.Fatalf("validate JSON: %v", err)
 	}
 }
+
+func TestAdminOperations(t *testing.T) {
+	d, err := openapi3.NewLoader().LoadFromData(api.AdminOpenAPIYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct{ method, path string }{
+		{"POST", "/__admin/api-keys"},
+		{"POST", "/__admin/oauth-clients"},
+		{"POST", "/__admin/reset"},
+		{"POST", "/__admin/fixtures"},
+		{"POST", "/__admin/snapshots"},
+		{"POST", "/__admin/snapshots/{name}/restore"},
+		{"GET", "/__admin/clock"},
+		{"POST", "/__admin/clock"},
+		{"POST", "/__admin/faults"},
+		{"GET", "/__admin/requests"},
+		{"GET", "/__admin/deliveries"},
+		{"GET", "/__admin/audit-events"},
+	} {
+		item := d.Paths.Find(o.path)
+		if item == nil || item.GetOperation(o.method) == nil {
+			t.Errorf("%s %s missing", o.method, o.path)
+		}
+	}
+	key := d.Components.Schemas["APIKey"].Value
+	for _, f := range []string{"id", "key", "account", "signingSecret", "plan", "scopes", "allowedIps", "signingRequired", "expiresAt", "ratePerMinute", "burst", "daily"} {
+		if key.Properties[f] == nil {
+			t.Errorf("APIKey lacks %q", f)
+		}
+	}
+}
