@@ -89,6 +89,7 @@ func (a *API) getWebhook(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	rq.audit = auditInfo{"read", "webhook", id}
 	e, err := rq.acct.GetWebhook(id)
 	return ok, e, err
 }
@@ -99,6 +100,7 @@ func (a *API) listWebhooks(rq *request) (int, any, error) {
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
+	rq.audit = auditInfo{"list", "webhook", ""}
 	items, total := rq.acct.ListWebhooks(w)
 	return ok, list(items, total, w), nil
 }

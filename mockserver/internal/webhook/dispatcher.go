@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -113,6 +114,7 @@ type Dispatcher struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	wake      chan struct{} // pokes the scheduler
+	fanWake   chan struct{} // pokes the fan-out loop
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -121,6 +123,7 @@ type Dispatcher struct {
 	lanes    map[string]*lane
 	runnable []*lane
 	waiting  []*job // retries not yet due
+	watched  map[*clock.Clock]bool
 
 	logMu sync.Mutex
 	logs  map[string][]Delivery
@@ -139,7 +142,7 @@ func New(st *store.Store, o Options) *Dispatcher {
 	}
 	d := &Dispatcher{
 		store: st, policy: o.Policy, timeout: o.Timeout,
-		wake: make(chan struct{}, 1), lanes: map[string]*lane{},
+		wake: make(chan struct{}, 1), fanWake: make(chan struct{}, 1), lanes: map[string]*lane{}, watched: map[*clock.Clock]bool{},
 		logs: map[string][]Delivery{}, recorders: map[string][]*Recorder{},
 	}
 	d.cond = sync.NewCond(&d.mu)
@@ -158,7 +161,7 @@ func New(st *store.Store, o Options) *Dispatcher {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	st.OnEvent(d.onEvent)
-	st.Clock().OnMove(d.Poke)
+	d.watch(st.Clock())
 	return d
 }
 
@@ -173,17 +176,30 @@ func (d *Dispatcher) onEvent(a *store.Account, e store.Event) {
 	d.events = append(d.events, pendingEvent{acct: a, event: e})
 	d.mu.Unlock()
 	d.startWorkers()
-	d.cond.Signal()
+	select {
+	case d.fanWake <- struct{}{}:
+	default:
+	}
 }
 
 func (d *Dispatcher) startWorkers() {
 	d.start.Do(func() {
-		d.wg.Add(workers + 1)
+		d.wg.Add(workers + 2)
 		for range workers {
 			go d.worker()
 		}
 		go d.scheduler()
+		go d.fanOutLoop()
 	})
+}
+
+// watch makes moves of clk wake the scheduler (the server's clock, and accounts' own clocks
+// however they were made); the caller holds d.mu or is New.
+func (d *Dispatcher) watch(clk *clock.Clock) {
+	if !d.watched[clk] {
+		d.watched[clk] = true
+		clk.OnMove(d.Poke)
+	}
 }
 
 // Poke makes the scheduler look at pending retries now (a clock moved).
@@ -220,19 +236,13 @@ func (d *Dispatcher) Drop(endpointID string) {
 	d.waiting = slices.DeleteFunc(d.waiting, func(j *job) bool { return j.endpoint == endpointID })
 }
 
-// next blocks until there is work: an event to fan out or a job to deliver.
-func (d *Dispatcher) next() (*pendingEvent, *job, bool) {
+// next blocks until there is a job to deliver.
+func (d *Dispatcher) next() (*job, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for {
 		if d.closed {
-			return nil, nil, false
-		}
-		if len(d.events) > 0 {
-			e := d.events[0]
-			d.events[0] = pendingEvent{}
-			d.events = d.events[1:]
-			return &e, nil, true
+			return nil, false
 		}
 		for len(d.runnable) > 0 {
 			l := d.runnable[0]
@@ -250,7 +260,7 @@ func (d *Dispatcher) next() (*pendingEvent, *job, bool) {
 				l.queued = true
 				d.runnable = append(d.runnable, l)
 			}
-			return nil, j, true
+			return j, true
 		}
 		d.cond.Wait()
 	}
@@ -292,16 +302,32 @@ func (d *Dispatcher) finish(j *job) {
 func (d *Dispatcher) worker() {
 	defer d.wg.Done()
 	for {
-		ev, j, ok := d.next()
+		j, ok := d.next()
 		if !ok {
 			return
 		}
-		if ev != nil {
-			d.fanOut(ev)
-			continue
-		}
 		d.deliver(j)
 		d.finish(j)
+	}
+}
+
+// fanOutLoop turns emitted events into jobs. It runs apart from the workers, so events keep
+// flowing to healthy endpoints even while every worker waits on slow receivers.
+func (d *Dispatcher) fanOutLoop() {
+	defer d.wg.Done()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-d.fanWake:
+		}
+		d.mu.Lock()
+		batch := d.events
+		d.events = nil
+		d.mu.Unlock()
+		for i := range batch {
+			d.fanOut(&batch[i])
+		}
 	}
 }
 
@@ -377,6 +403,7 @@ func (d *Dispatcher) scheduler() {
 		moved := false
 		for _, j := range d.waiting {
 			clk := j.acct.Clock()
+			d.watch(clk)
 			now := clk.Now()
 			if !now.Before(j.due) {
 				d.enqueueLocked(j)
