@@ -37,6 +37,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr("MEDSPA_MOCK_ADDR", "127.0.0.1:8080"), "listen address (env MEDSPA_MOCK_ADDR)")
 	quiet := fs.Bool("quiet", false, "do not log one line per request")
+	privateHooks := fs.Bool("private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: medspa-mock [flags]\n\nRuns the MedSpa API mock server. Flags:")
 		fs.PrintDefaults()
@@ -52,7 +53,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}
+	if *privateHooks {
+		opts = append(opts, mockserver.WithPrivateWebhookURLs())
+	}
 	srv := mockserver.New(opts...)
+	defer srv.Close() // stops webhook delivery
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
 		return err
