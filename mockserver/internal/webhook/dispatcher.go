@@ -38,9 +38,9 @@ const (
 	userAgent = "medspa-webhooks/1"
 )
 
-// Schedule is the wait before each retry: after the first failed attempt 5 s, and so on; after
+// schedule is the wait before each retry: after the first failed attempt 5 s, and so on; after
 // the last, delivery gives up (10 attempts in all).
-var Schedule = []time.Duration{
+var schedule = []time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
 	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour,
 }
@@ -72,7 +72,7 @@ type Delivery struct {
 	At time.Time `json:"at"`
 	// Delivered is true on a 2xx.
 	Delivered bool `json:"delivered"`
-	// NextAttemptAt is when the retry falls due, if one is scheduled.
+	// NextAttemptAt is when the retry falls due on the account clock, if one is scheduled.
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 }
 
@@ -368,12 +368,12 @@ func (d *Dispatcher) deliver(j *job) {
 		case resp.status == http.StatusGone:
 			j.acct.DisableWebhook(j.endpoint)
 			d.Drop(j.endpoint)
-		case j.attempt <= len(Schedule):
-			wait := Schedule[j.attempt-1]
+		case j.attempt <= len(schedule):
+			wait := schedule[j.attempt-1]
 			if resp.status == http.StatusTooManyRequests || resp.status == http.StatusServiceUnavailable {
 				wait = max(wait, min(resp.retryAfter, maxRetryAfter))
 			}
-			due := rec.At.Add(wait)
+			due := resp.at.Add(wait)
 			rec.NextAttemptAt = &due
 			d.retry(&job{acct: j.acct, endpoint: j.endpoint, eventID: j.eventID, typ: j.typ, body: j.body, attempt: j.attempt + 1, due: due})
 		}
@@ -433,6 +433,7 @@ func (d *Dispatcher) scheduler() {
 
 // response is what an attempt learned from the receiver.
 type response struct {
+	at         time.Time // the account clock when the attempt started
 	status     int
 	retryAfter time.Duration
 }
@@ -441,7 +442,7 @@ type response struct {
 func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.WebhookTarget, eventID string, typ webhooks.EventType, body []byte, n int) (Delivery, response) {
 	at := a.Clock().Now()
 	rec := Delivery{EventID: eventID, EventType: typ, EndpointID: t.ID, URL: t.URL, Attempt: n, At: at.Truncate(time.Second)}
-	var out response
+	out := response{at: at}
 	h, err := webhooks.SignHeaders(t.Secret, eventID, at, body)
 	if err != nil {
 		rec.Error = "the endpoint secret is invalid"
