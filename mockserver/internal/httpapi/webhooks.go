@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -21,7 +22,11 @@ func (a *API) webhookRoutes() []route {
 func (a *API) webhookAdminRoutes() []route {
 	return []route{
 		{http.MethodGet, "/__admin/deliveries", "", func(rq *request) (int, any, error) {
-			return ok, map[string]any{"deliveries": a.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))}, nil
+			ds := a.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
+			if ds == nil {
+				ds = []webhook.Delivery{}
+			}
+			return ok, map[string]any{"deliveries": ds}, nil
 		}},
 	}
 }
