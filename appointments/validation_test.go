@@ -74,7 +74,7 @@ func TestCreateRules(t *testing.T) {
 		{"blank strings", body(`"patientId":" "`, `"providerId":""`, `"service":"  "`, `"startAt":"2031-01-01T00:00:00Z"`, `"endAt":"2031-01-01T01:00:00Z"`), []string{"/patientId required", "/providerId required", "/service required"}},
 		{"wrong types", `{"patientId":1,"providerId":true,"service":[],"startAt":0,"endAt":{},"roomId":5,"notes":false,"status":1}`, []string{"/endAt invalid_value", "/notes invalid_value", "/patientId invalid_value", "/providerId invalid_value", "/roomId invalid_value", "/service invalid_value", "/startAt invalid_value", "/status invalid_value"}},
 		{"unknown patient", body(append(times("2031-01-01T00:00:00Z", "2031-01-01T01:00:00Z"), `"patientId":"pat_00000000000000000000000000000000"`)[1:]...), []string{"/patientId not_found"}},
-		{"malformed patient id", body(append(times("2031-01-01T00:00:00Z", "2031-01-01T01:00:00Z"), `"patientId":"ada"`)[1:]...), []string{"/patientId not_found"}},
+		{"malformed patient id", body(append(times("2031-01-01T00:00:00Z", "2031-01-01T01:00:00Z"), `"patientId":"ada"`)[1:]...), []string{"/patientId invalid_format"}},
 		{"providerId too long", body(`"patientId":`+q(pid), `"providerId":"`+long(65)+`"`, `"service":"s"`, `"startAt":"2031-01-01T00:00:00Z"`, `"endAt":"2031-01-01T01:00:00Z"`), []string{"/providerId too_long"}},
 		{"service too long", body(`"patientId":`+q(pid), `"providerId":"p"`, `"service":"`+long(201)+`"`, `"startAt":"2031-01-01T00:00:00Z"`, `"endAt":"2031-01-01T01:00:00Z"`), []string{"/service too_long"}},
 		{"roomId too long", body(append(times("2031-01-01T00:00:00Z", "2031-01-01T01:00:00Z"), `"roomId":"`+long(65)+`"`)...), []string{"/roomId too_long"}},
@@ -150,6 +150,7 @@ func TestPatchRules(t *testing.T) {
 		{`{"nickname":"x","id":"apt_1","createdAt":"2031-01-01T00:00:00Z","cancelledAt":null}`, []string{"/cancelledAt unknown_field", "/createdAt unknown_field", "/id unknown_field", "/nickname unknown_field"}},
 		{`{"status":"done","roomId":1,"cancellationReason":"` + long(1001) + `"}`, []string{"/cancellationReason too_long", "/roomId invalid_value", "/status invalid_value"}},
 		{`{"patientId":"pat_00000000000000000000000000000000","notes":"` + long(10001) + `"}`, []string{"/notes too_long", "/patientId not_found"}},
+		{`{"patientId":"bob"}`, []string{"/patientId invalid_format"}},
 		{`{"startAt":"soon","endAt":"later"}`, []string{"/endAt invalid_format", "/startAt invalid_format"}},
 		{`{"startAt":"` + at(60).Format(time3339) + `"}`, []string{"/startAt out_of_range"}}, // == stored endAt
 		{`{"endAt":"` + at(4).Format(time3339) + `"}`, []string{"/endAt out_of_range"}},      // 4 minutes

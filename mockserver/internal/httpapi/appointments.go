@@ -74,9 +74,12 @@ func readAppointment(f *form, acct *store.Account, patch bool, stored func() (ti
 		f.allow(appointmentCreateFields...)
 	}
 	if v, p := f.str("patientId", !patch, 1, 64); p == present {
-		if !store.ValidID("pat", v) || !acct.HasPatient(v) {
+		switch {
+		case !store.ValidID("pat", v):
+			f.fail("patientId", "invalid_format", "must be a pat_ id")
+		case !acct.HasPatient(v):
 			f.fail("patientId", "not_found", "no such patient")
-		} else {
+		default:
 			ch.PatientID = &v
 		}
 	}
@@ -208,7 +211,7 @@ func (a *API) listAppointments(rq *request) (int, any, error) {
 		To:         q.instant("to"),
 	}
 	if filter.PatientID != "" && !store.ValidID("pat", filter.PatientID) {
-		q.fail("patientId", "invalid_format", "must be a patient id (pat_ and 32 hex digits)")
+		q.fail("patientId", "invalid_format", "must be a pat_ id")
 	}
 	for _, s := range q.list("status", appointmentStatuses...) {
 		filter.Statuses = append(filter.Statuses, appointments.Status(s))
