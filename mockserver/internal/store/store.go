@@ -115,15 +115,17 @@ type Account struct {
 // serialized with encoding/json: tables by their records, and any derived index must be a
 // serializable field too (or be recomputed from the tables), so a restore loses nothing.
 type data struct {
-	Patients *table[PatientRecord] `json:"patients"`
-	Events   []Event               `json:"events"`
-	Webhooks *table[WebhookRecord] `json:"webhooks"`
+	Patients     *table[PatientRecord]     `json:"patients"`
+	Appointments *table[AppointmentRecord] `json:"appointments"`
+	Events       []Event                   `json:"events"`
+	Webhooks     *table[WebhookRecord]     `json:"webhooks"`
 }
 
 func newData() *data {
 	return &data{
-		Patients: newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
-		Webhooks: newTable(func(w *WebhookRecord) sortKey { return sortKey{w.CreatedAt, w.ID} }),
+		Patients:     newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
+		Appointments: newTable(func(r *AppointmentRecord) sortKey { return sortKey{r.StartAt, r.ID} }),
+		Webhooks:     newTable(func(w *WebhookRecord) sortKey { return sortKey{w.CreatedAt, w.ID} }),
 	}
 }
 
