@@ -15,6 +15,7 @@ import (
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/oapitest"
 	"github.com/medspa/medspa-go/internal/testenv"
@@ -212,14 +213,29 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 	if _, err := env.Client.Patients.Update(ctx, p.ID, &patients.UpdateParams{Notes: medspa.Set("Prefers penicillin-free care")}); err != nil {
 		t.Fatal(err)
 	}
+	apt, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: p.ID, ProviderID: "prv_9", Service: "Botox", StartAt: at.Add(24 * time.Hour), EndAt: at.Add(25 * time.Hour),
+		Notes: "Adalind prefers penicillin-free numbing cream",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Client.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusConfirmed)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Appointments.Cancel(ctx, apt.ID); err != nil {
+		t.Fatal(err)
+	}
 	tr, err := env.Client.Webhooks.Test(ctx, e.ID)
 	if err != nil || !tr.Delivered {
 		t.Fatalf("test delivery: %+v, %v", tr, err)
 	}
 	want := map[webhooks.EventType]string{
-		webhooks.EventPatientCreated: p.ID, webhooks.EventPatientUpdated: p.ID, webhooks.EventWebhookTest: e.ID,
+		webhooks.EventPatientCreated: p.ID, webhooks.EventPatientUpdated: p.ID,
+		webhooks.EventAppointmentCreated: apt.ID, webhooks.EventAppointmentUpdated: apt.ID, webhooks.EventAppointmentCancelled: apt.ID,
+		webhooks.EventWebhookTest: e.ID,
 	}
-	waitFor(t, "3 deliveries", func() bool { return len(rc.deliveries()) >= 3 })
+	waitFor(t, "every delivery", func() bool { return len(rc.deliveries()) >= len(want) })
 	settle()
 	got := rc.deliveries()
 	if len(got) != len(want) {
@@ -260,9 +276,14 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 		}
 	}
 	// The recorder saw the domain events (not webhook.test, which is not a domain event).
-	evs, err := rec.Wait(ctx, 2)
-	if err != nil || len(evs) != 2 || evs[0].Type != webhooks.EventPatientCreated || evs[1].Type != webhooks.EventPatientUpdated {
-		t.Fatalf("recorded %v, %v", evs, err)
+	evs, err := rec.Wait(ctx, len(want)-1)
+	var types []webhooks.EventType
+	for _, ev := range evs {
+		types = append(types, ev.Type)
+	}
+	if err != nil || !slices.Equal(types, []webhooks.EventType{webhooks.EventPatientCreated, webhooks.EventPatientUpdated,
+		webhooks.EventAppointmentCreated, webhooks.EventAppointmentUpdated, webhooks.EventAppointmentCancelled}) {
+		t.Fatalf("recorded %v, %v", types, err)
 	}
 }
 

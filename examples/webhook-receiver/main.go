@@ -17,6 +17,7 @@ import (
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
@@ -49,7 +50,7 @@ func run(ctx context.Context, out io.Writer) error {
 	defer recv.Close()
 	endpoint, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
 		URL:         "http://" + recv.Listener.Addr().String() + "/medspa/webhooks",
-		Events:      []webhooks.EventType{webhooks.EventPatientCreated, webhooks.EventPatientUpdated},
+		Events:      []webhooks.EventType{webhooks.EventPatientCreated, webhooks.EventAppointmentCreated, webhooks.EventAppointmentCancelled},
 		Description: "example receiver",
 	})
 	if err != nil {
@@ -64,12 +65,20 @@ func run(ctx context.Context, out io.Writer) error {
 	})
 	recv.Start()
 
-	// Trigger events: a patient is created, then updated; and a test delivery.
+	// Trigger events: a patient is created and booked for tomorrow, and the booking is
+	// cancelled; then a test delivery.
 	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		return err
 	}
-	if _, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{Phone: medspa.Set("+15551234567")}); err != nil {
+	start := time.Now().UTC().Truncate(time.Hour).Add(24 * time.Hour)
+	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: p.ID, ProviderID: "prv_9", Service: "Botox — forehead", StartAt: start, EndAt: start.Add(45 * time.Minute),
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.Appointments.Cancel(ctx, apt.ID); err != nil {
 		return err
 	}
 	res, err := c.Webhooks.Test(ctx, endpoint.ID)
@@ -81,12 +90,13 @@ func run(ctx context.Context, out io.Writer) error {
 	// Delivery is asynchronous and unordered: collect, then print in event order.
 	var events []*webhooks.Event
 	timeout := time.After(10 * time.Second)
-	for len(events) < 3 {
+	const want = 4 // patient.created, appointment.created, appointment.cancelled, webhook.test
+	for len(events) < want {
 		select {
 		case e := <-received:
 			events = append(events, e)
 		case <-timeout:
-			return fmt.Errorf("received %d of 3 events", len(events))
+			return fmt.Errorf("received %d of %d events", len(events), want)
 		}
 	}
 	slices.SortFunc(events, func(a, b *webhooks.Event) int {
@@ -98,7 +108,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// The server keeps a log of every attempt (also GET /__admin/deliveries?account=); an
 	// attempt is logged once the receiver's answer is in, a moment after the handler ran.
-	for deadline := time.Now().Add(5 * time.Second); len(srv.Deliveries(key.Account)) < 3 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); len(srv.Deliveries(key.Account)) < want && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	for _, d := range srv.Deliveries(key.Account) {

@@ -14,7 +14,8 @@ func TestWebhookReceiverRuns(t *testing.T) {
 	}
 	for _, want := range []string{
 		"registered whk_", "test delivery: delivered=true status=204",
-		"received patient.created evt_", ": patient pat_", "received patient.updated evt_",
+		"received patient.created evt_", ": patient pat_", "received appointment.created evt_", ": appointment apt_",
+		"received appointment.cancelled evt_",
 		"received webhook.test evt_", ": webhook whk_", "attempt 1 of patient.created to whk_",
 	} {
 		if !strings.Contains(out.String(), want) {
