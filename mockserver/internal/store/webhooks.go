@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
@@ -93,17 +94,21 @@ func (a *Account) DisableWebhook(id string) bool {
 	return ok
 }
 
-// WebhookSubscribers returns the ids of the enabled endpoints subscribed to t (directly or
-// with "*"). webhook.test is only ever sent by the test endpoint, so it has no subscribers.
-func (a *Account) WebhookSubscribers(t webhooks.EventType) []string {
-	if t == webhooks.EventWebhookTest {
+// WebhookSubscribers returns the ids of the enabled endpoints subscribed to e's type (directly
+// or with "*") that existed when e happened: ids come from one generator, strictly increasing,
+// so an endpoint registered after the event has a greater id. webhook.test is only ever sent
+// by the test endpoint, so it has no subscribers.
+func (a *Account) WebhookSubscribers(e Event) []string {
+	if e.Type == webhooks.EventWebhookTest {
 		return nil
 	}
+	_, seq, _ := strings.Cut(e.ID, "_")
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	var ids []string
 	for _, r := range a.data.Webhooks.all() {
-		if r.Enabled && (slices.Contains(r.Events, t) || slices.Contains(r.Events, webhooks.EventAll)) {
+		_, rseq, _ := strings.Cut(r.ID, "_")
+		if r.Enabled && rseq < seq && (slices.Contains(r.Events, e.Type) || slices.Contains(r.Events, webhooks.EventAll)) {
 			ids = append(ids, r.ID)
 		}
 	}

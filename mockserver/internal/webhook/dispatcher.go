@@ -333,7 +333,7 @@ func (d *Dispatcher) fanOutLoop() {
 
 // fanOut makes one job per subscribed endpoint.
 func (d *Dispatcher) fanOut(ev *pendingEvent) {
-	ids := ev.acct.WebhookSubscribers(ev.event.Type)
+	ids := ev.acct.WebhookSubscribers(ev.event)
 	if len(ids) == 0 {
 		return
 	}
