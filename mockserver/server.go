@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
@@ -34,6 +35,8 @@ type options struct {
 	seed       uint64
 	phiKey     []byte
 	listen     bool
+	accessTTL  time.Duration
+	refreshTTL time.Duration
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -65,8 +68,10 @@ func New(opts ...Option) *Server {
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy})
-	s := &Server{opts: o, clock: clk, store: st, api: api}
+	s := &Server{opts: o, clock: clk, store: st}
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s})
+	s.api = api
 	if !o.noAdmin {
 		s.admin = api.AdminHandler()
 	}

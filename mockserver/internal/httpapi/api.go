@@ -26,6 +26,10 @@ type Options struct {
 	Logger *slog.Logger
 	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
 	TrustProxy bool
+	// AccessTokenTTL and RefreshTokenTTL are the OAuth token lifetimes (0: 1 h and 30 days).
+	AccessTokenTTL, RefreshTokenTTL time.Duration
+	// Clock serves the admin clock endpoints (nil: none).
+	Clock ClockControl
 }
 
 // API serves /api/v1 (and its /v1 alias) and /oauth.
@@ -65,6 +69,8 @@ type request struct {
 	addr    netip.Addr
 	// audit is for the audit log: the resource touched.
 	audit auditInfo
+	// signed is set when the request's signature verified: its answer is signed too.
+	signed *signedRequest
 	// backdate is the createdAt a fixture asks for (zero: now); handlers pass it to the store.
 	backdate time.Time
 }
