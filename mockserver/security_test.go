@@ -184,8 +184,12 @@ func TestSignatureVerification(t *testing.T) {
 				r.Body, r.ContentLength = io.NopCloser(strings.NewReader(patientJSON)), int64(len(patientJSON))
 			})
 		}, "required component"},
-		{"stale", func() *http.Request { return signedReq(t, env, k, "GET", "/api/v1/patients", "", t0.Add(-301*time.Second), nil) }, "300 seconds"},
-		{"future", func() *http.Request { return signedReq(t, env, k, "GET", "/api/v1/patients", "", t0.Add(301*time.Second), nil) }, "300 seconds"},
+		{"stale", func() *http.Request {
+			return signedReq(t, env, k, "GET", "/api/v1/patients", "", t0.Add(-301*time.Second), nil)
+		}, "300 seconds"},
+		{"future", func() *http.Request {
+			return signedReq(t, env, k, "GET", "/api/v1/patients", "", t0.Add(301*time.Second), nil)
+		}, "300 seconds"},
 	}
 	for _, tt := range rejections {
 		t.Run(tt.name, func(t *testing.T) {
@@ -326,7 +330,7 @@ func TestAuditLog(t *testing.T) {
 	env.Do(t, "GET", "/api/v1/patients/pat_00000000000000000000000000000000", "") // 404: nothing read
 	ro := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"billing:read"}, Account: acct})
 	env.Do(t, "PATCH", "/api/v1/patients/"+p.ID, `{"notes":"x"}`, "Authorization: Bearer "+ro.Key) // 403 scope
-	env.Do(t, "GET", "/api/v1/patients", "", "Authorization: Bearer msk_test_nobody")                 // 401, no account
+	env.Do(t, "GET", "/api/v1/patients", "", "Authorization: Bearer msk_test_nobody")              // 401, no account
 
 	// Over HTTP: the admin endpoint returns the chain and its verification.
 	resp, body = env.Do(t, "GET", "/__admin/audit-events?account="+acct, "")
