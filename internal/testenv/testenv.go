@@ -4,6 +4,7 @@ package testenv
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/internal/oapitest"
 	"github.com/medspa/medspa-go/mockserver"
 )
 
@@ -27,7 +29,7 @@ type Env struct {
 }
 
 // validate wraps a transport with OpenAPI validation of requests and responses.
-var validate = func(t testing.TB, rt http.RoundTripper) http.RoundTripper { return rt }
+var validate = oapitest.Transport
 
 // New starts a server on 127.0.0.1 (closed with t) and a client for a new key.
 // Extra SDK options are applied after the defaults (no retry waits).
@@ -71,13 +73,27 @@ func (e *Env) NewKey(t testing.TB, p mockserver.APIKeyParams) mockserver.APIKey 
 
 // Do sends a raw request with the env's key (unless headers set Authorization; "Authorization:"
 // with no value sends none) and returns the response and its body. headers are "Name: value".
+// The response is validated against the OpenAPI document; the request too (use DoInvalid for
+// requests that break the document on purpose).
 func (e *Env) Do(t testing.TB, method, path, body string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	return e.do(t, context.Background(), method, path, body, headers)
+}
+
+// DoInvalid is Do for a request that breaks the OpenAPI document on purpose (unknown fields,
+// malformed ids, nulls on required fields): only the response is validated.
+func (e *Env) DoInvalid(t testing.TB, method, path, body string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	return e.do(t, oapitest.WithoutRequestValidation(context.Background()), method, path, body, headers)
+}
+
+func (e *Env) do(t testing.TB, ctx context.Context, method, path, body string, headers []string) (*http.Response, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, e.URL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, e.URL+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func checkScopes(f *form, scopes []string) {
 	}
 	for i, s := range scopes {
 		if !slices.Contains(validScopes, s) {
-			f.fail("scopes/"+itoa(i), "invalid_value", "must be one of "+strings.Join(validScopes, ", "))
+			f.failItem("scopes", i, "invalid_value", "must be one of "+strings.Join(validScopes, ", "))
 		}
 	}
 }
@@ -106,7 +106,7 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 		if err != nil {
 			ip, ierr := netip.ParseAddr(s)
 			if ierr != nil {
-				f.fail("allowedIps/"+itoa(i), "invalid_format", "must be a CIDR such as 10.0.0.0/8 or an address")
+				f.failItem("allowedIps", i, "invalid_format", "must be a CIDR such as 10.0.0.0/8 or an address")
 				continue
 			}
 			pr = netip.PrefixFrom(ip, ip.BitLen())

@@ -120,18 +120,34 @@ func (f *form) fail(name, code, detail string) {
 	*f.errs = append(*f.errs, problem.FieldError{Pointer: f.pointer(name), Code: code, Detail: detail})
 }
 
+// failItem records an invalid array item (pointer /name/i).
+func (f *form) failItem(name string, i int, code, detail string) {
+	*f.errs = append(*f.errs, problem.FieldError{Pointer: f.pointer(name) + "/" + itoa(i), Code: code, Detail: detail})
+}
+
 // allow records unknown_field for every member not named (sorted, for stable answers).
 func (f *form) allow(names ...string) {
+	for _, k := range unknownKeys(f.obj, names) {
+		f.fail(k, "unknown_field", "is not a field of this request")
+	}
+}
+
+// unknownKeys returns the keys of m not in allowed, sorted so answers are stable.
+func unknownKeys[V any](m map[string]V, allowed []string) []string {
 	var unknown []string
-	for k := range f.obj {
-		if !slices.Contains(names, k) {
+	for k := range m {
+		if !slices.Contains(allowed, k) {
 			unknown = append(unknown, k)
 		}
 	}
 	slices.Sort(unknown)
-	for _, k := range unknown {
-		f.fail(k, "unknown_field", "is not a field of this request")
-	}
+	return unknown
+}
+
+// isNull reports an explicit JSON null.
+func (f *form) isNull(name string) bool {
+	raw, ok := f.obj[name]
+	return ok && string(raw) == "null"
 }
 
 // nested returns a form for an object member (same error list, deeper pointers), or nil when the
@@ -190,7 +206,8 @@ func (f *form) str(name string, required bool, minLen, maxLen int) (string, pres
 	s = strings.TrimSpace(s)
 	n := utf8.RuneCountInString(s)
 	switch {
-	case n < minLen && n == 0 && required:
+	case n == 0 && minLen > 0:
+		// Empty after trimming is a missing value, whether created or patched.
 		f.fail(name, "required", "is required")
 		return s, invalid
 	case n < minLen:
@@ -262,10 +279,10 @@ func (f *form) strings(name string, maxItems, maxLen int) ([]string, presence) {
 		list[i] = s
 		n := utf8.RuneCountInString(s)
 		if n == 0 {
-			f.fail(name+"/"+itoa(i), "too_short", "must not be empty")
+			f.failItem(name, i, "too_short", "must not be empty")
 			ok = false
 		} else if n > maxLen {
-			f.fail(name+"/"+itoa(i), "too_long", "must be at most "+itoa(maxLen)+" characters")
+			f.failItem(name, i, "too_long", "must be at most "+itoa(maxLen)+" characters")
 			ok = false
 		}
 	}

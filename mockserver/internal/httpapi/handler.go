@@ -158,3 +158,8 @@ func validIdempotencyKey(k string) bool {
 	}
 	return true
 }
+
+// writeProblem writes a problem for r outside the route handlers.
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
+	problem.Write(w, RequestID(r), problem.New(status, code, detail))
+}

@@ -79,8 +79,8 @@ func readPatient(f *form, patch bool, today client.Date) func(*patients.Patient)
 	if v, p := f.enum("gender", false, genders...); p != invalid {
 		set(p, func(x *patients.Patient) { x.Gender = patients.Gender(v) })
 	}
-	if _, p := field[map[string]any](f, "address", "an object"); p == null {
-		set(p, func(x *patients.Patient) { x.Address = nil })
+	if f.isNull("address") {
+		set(null, func(x *patients.Patient) { x.Address = nil })
 	} else if af := f.nested("address"); af != nil {
 		af.allow(addressField...)
 		var addr patients.Address
