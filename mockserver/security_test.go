@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/medspa/medspa-go/internal/httpsig"
+	"github.com/medspa/medspa-go/internal/oapitest"
 	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 )
@@ -40,7 +43,9 @@ func TestIPAllowlist(t *testing.T) {
 		{"v4 single address", false, []string{"127.0.0.1"}, "", 200},
 		{"v4 not in list", false, []string{"10.0.0.0/8"}, "", 403},
 		{"xff ignored when untrusted", false, []string{"10.0.0.0/8"}, "10.1.2.3", 403},
-		{"xff trusted v4", true, []string{"10.0.0.0/8"}, "10.1.2.3, 127.0.0.1", 200},
+		{"xff trusted v4", true, []string{"10.0.0.0/8"}, "10.1.2.3", 200},
+		{"xff trusted: the proxy's hop counts", true, []string{"10.0.0.0/8"}, "192.168.1.1, 10.1.2.3", 200},
+		{"xff trusted: a forged first hop does not", true, []string{"10.0.0.0/8"}, "10.1.2.3, 192.168.1.1", 403},
 		{"xff trusted v4 outside", true, []string{"10.0.0.0/8"}, "192.168.1.1", 403},
 		{"xff trusted v6", true, []string{"2001:db8::/32"}, "2001:db8::17", 200},
 		{"xff trusted v6 outside", true, []string{"2001:db8::/32"}, "2001:db9::1", 403},
@@ -99,6 +104,11 @@ func signedReq(t *testing.T, env *testenv.Env, k mockserver.APIKey, method, path
 	return req
 }
 
+// invalid marks a request that breaks the OpenAPI document on purpose.
+func invalid(req *http.Request) *http.Request {
+	return req.WithContext(oapitest.WithoutRequestValidation(req.Context()))
+}
+
 func send(t *testing.T, env *testenv.Env, req *http.Request) (*http.Response, []byte) {
 	t.Helper()
 	resp, err := env.HTTP.Do(req)
@@ -131,7 +141,7 @@ func TestSignatureVerification(t *testing.T) {
 	// Errors after the signature check are signed too (here a 404 from routing and a 422).
 	for _, tc := range []struct{ method, path, body string }{{"GET", "/api/v1/nowhere", ""}, {"POST", "/api/v1/patients", `{}`}} {
 		req := signedReq(t, env, k, tc.method, tc.path, tc.body, t0, nil)
-		resp, body := send(t, env, req)
+		resp, body := send(t, env, invalid(req))
 		if resp.StatusCode < 400 {
 			t.Fatalf("%s %s: %d", tc.method, tc.path, resp.StatusCode)
 		}
@@ -221,7 +231,7 @@ func TestSignatureVerification(t *testing.T) {
 	// An oversized signed body gets 413 (not 401): its digest cannot be checked on a partial read.
 	big := `{"notes":"` + strings.Repeat("x", 1<<20) + `"}`
 	req = signedReq(t, env, k, "POST", "/api/v1/patients", big, t0, nil)
-	if resp, body := send(t, env, req); resp.StatusCode != 413 {
+	if resp, body := send(t, env, invalid(req)); resp.StatusCode != 413 {
 		t.Fatalf("oversized: %d %s", resp.StatusCode, body)
 	}
 }
@@ -431,5 +441,39 @@ func TestAdminClock(t *testing.T) {
 	}
 	if resp, _ := env.Do(t, "GET", "/__admin/clock?account=acct_nope", ""); resp.StatusCode != 404 {
 		t.Errorf("unknown account: %d", resp.StatusCode)
+	}
+}
+
+// TestIPAllowlistIPv6Peer serves on [::1] so the peer address itself is IPv6.
+func TestIPAllowlistIPv6Peer(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skip("no IPv6 loopback:", err)
+	}
+	srv := mockserver.New()
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Listener.Close()
+	ts.Listener = ln
+	ts.Start()
+	defer ts.Close()
+	for _, tt := range []struct {
+		allowed []string
+		want    int
+	}{{[]string{"::1/128"}, 200}, {[]string{"::/0"}, 200}, {[]string{"fe80::/10", "127.0.0.0/8"}, 403}} {
+		k, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}, AllowedIPs: tt.allowed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/patients", nil)
+		req.Header.Set("Authorization", "Bearer "+k.Key)
+		hc := &http.Client{Transport: oapitest.Transport(t, ts.Client().Transport)}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%v: %d, want %d", tt.allowed, resp.StatusCode, tt.want)
+		}
 	}
 }

@@ -42,7 +42,8 @@ type options struct {
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists).
+// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists): the
+// last hop, the one the trusted proxy appended.
 func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true } }
 
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
