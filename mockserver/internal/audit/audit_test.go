@@ -42,7 +42,11 @@ func TestChain(t *testing.T) {
 	}
 	edits := []func([]Event) []Event{
 		func(e []Event) []Event { e[10].IP = "10.0.0.1"; return e },
-		func(e []Event) []Event { e[0].PrevHash = strings.Repeat("1", 64); e[0].Hash = ComputeHash(e[0]); return e },
+		func(e []Event) []Event {
+			e[0].PrevHash = strings.Repeat("1", 64)
+			e[0].Hash = ComputeHash(e[0])
+			return e
+		},
 		func(e []Event) []Event { e[5].Outcome = Success; e[5].Hash = ComputeHash(e[5]); return e }, // rehashed, next link breaks
 		func(e []Event) []Event { return e[1:] },
 		func(e []Event) []Event { e[3], e[4] = e[4], e[3]; return e },
