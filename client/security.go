@@ -21,7 +21,8 @@ var ErrResponseSignature = errors.New("medspa: response signature missing or inv
 
 // WithSigning signs every request (RFC 9421, hmac-sha256, with Content-Digest) with the key's
 // id (key_…) and signing secret (mss_…), and verifies the signature of every response. An
-// invalid secret makes New (or the call) fail.
+// invalid secret makes New (or the call) fail. Signing secrets belong to API keys: use it with
+// WithAPIKey.
 func WithSigning(keyID, secret string) Option {
 	key, err := httpsig.ParseSecret(secret)
 	if err == nil && keyID == "" {
@@ -157,17 +158,19 @@ func (l *limiter) wait(ctx context.Context) error {
 	return l.l.Wait(ctx)
 }
 
-// observe follows the server's view: a 429's Retry-After holds requests that long; a response
-// reporting no tokens left holds them until one token is due at the configured rate (counted
-// from when the request was sent, which is when the server took its token), but never past the
-// time the server says the bucket is full again.
+// observe follows the server's view: a 429's Retry-After (up to DefaultRetryAfterMax) holds
+// requests that long; a response reporting no tokens left holds them until one token is due at
+// the configured rate (counted from when the request was sent, about when the server took its
+// token), but never past the time the server says the bucket is full again.
 func (l *limiter) observe(resp *http.Response, sent time.Time) {
 	if l == nil {
 		return
 	}
 	var hold time.Time
 	if resp.StatusCode == http.StatusTooManyRequests {
-		if ra := retryAfter(resp); ra > 0 {
+		// A long Retry-After (a spent daily quota) is left to the caller as an *Error, rather
+		// than silently stalling every later call for hours.
+		if ra := retryAfter(resp); ra > 0 && ra <= DefaultRetryAfterMax {
 			hold = time.Now().Add(ra)
 		}
 	} else if rem, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining")); err == nil && rem == 0 {

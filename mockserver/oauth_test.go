@@ -494,3 +494,32 @@ func TestOAuthCredentialStuffingGuard(t *testing.T) {
 		t.Fatalf("after the minute: %v", err)
 	}
 }
+
+func TestAdminOAuthClients(t *testing.T) {
+	env := testenv.New(t, nil)
+	resp, body := env.Do(t, "POST", "/__admin/oauth-clients",
+		`{"plan":"professional","scopes":["patients:read"],"account":"`+env.Key.Account+`","redirectUris":["`+redirectURI+`"]}`)
+	var c mockserver.OAuthClient
+	if err := json.Unmarshal(body, &c); err != nil || resp.StatusCode != 201 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if !strings.HasPrefix(c.ClientID, "cli_") || !strings.HasPrefix(c.ClientSecret, "mcs_") || c.Account != env.Key.Account ||
+		c.Plan != "professional" || len(c.RedirectURIs) != 1 {
+		t.Fatalf("%+v", c)
+	}
+	// The client sees the key's account.
+	env.Do(t, "POST", "/api/v1/patients", patientJSON)
+	cc := clientcredentials.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: env.URL + "/oauth/token", AuthStyle: oauth2.AuthStyleInHeader}
+	tok, err := cc.Token(oauthCtx(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body = getWithToken(t, env, tok.AccessToken)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"total":1`) || resp.Header.Get("X-RateLimit-Limit") != "500" {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	resp, body = env.DoInvalid(t, "POST", "/__admin/oauth-clients", `{"plan":"gold","scopes":["nope"],"redirectUris":["/relative"]}`)
+	if resp.StatusCode != 422 || strings.Count(string(body), `"pointer"`) != 3 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+}
