@@ -194,6 +194,14 @@ func TestSignatureVerification(t *testing.T) {
 				r.Body, r.ContentLength = io.NopCloser(strings.NewReader(patientJSON)), int64(len(patientJSON))
 			})
 		}, "required component"},
+		{"other algorithm", func() *http.Request {
+			return signedReq(t, env, k, "GET", "/api/v1/patients", "", t0, func(r *http.Request) {
+				r.Header.Set("Signature-Input", strings.Replace(r.Header.Get("Signature-Input"), `alg="hmac-sha256"`, `alg="rsa-pss-sha512"`, 1))
+			})
+		}, "does not verify"},
+		{"malformed header", func() *http.Request {
+			return signedReq(t, env, k, "GET", "/api/v1/patients", "", t0, func(r *http.Request) { r.Header.Set("Signature", "sig1=not-bytes") })
+		}, "does not verify"},
 		{"stale", func() *http.Request {
 			return signedReq(t, env, k, "GET", "/api/v1/patients", "", t0.Add(-301*time.Second), nil)
 		}, "300 seconds"},
