@@ -345,6 +345,7 @@ func TestAuditLog(t *testing.T) {
 	_ = json.Unmarshal(body, &p)
 	env.Do(t, "GET", "/api/v1/patients/"+p.ID, "")
 	env.Do(t, "GET", "/api/v1/patients", "")
+	env.Do(t, "GET", "/api/v1/appointments", "")
 	env.Do(t, "GET", "/api/v1/patients/pat_00000000000000000000000000000000", "") // 404: nothing read
 	ro := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"billing:read"}, Account: acct})
 	env.Do(t, "PATCH", "/api/v1/patients/"+p.ID, `{"notes":"x"}`, "Authorization: Bearer "+ro.Key) // 403 scope
@@ -367,6 +368,7 @@ func TestAuditLog(t *testing.T) {
 		{env.Key.ID, "create", "patient", p.ID, "success"},
 		{env.Key.ID, "read", "patient", p.ID, "success"},
 		{env.Key.ID, "list", "patient", "", "success"},
+		{env.Key.ID, "list", "appointment", "", "success"},
 		{ro.ID, "update", "patient", p.ID, "denied"},
 	}
 	if len(out.Events) != len(want) {
@@ -397,7 +399,7 @@ func TestAuditLog(t *testing.T) {
 	}
 	for name, edit := range map[string]func(e []mockserver.AuditEvent) []mockserver.AuditEvent{
 		"actor":   func(e []mockserver.AuditEvent) []mockserver.AuditEvent { e[1].Actor = "key_x"; return e },
-		"outcome": func(e []mockserver.AuditEvent) []mockserver.AuditEvent { e[3].Outcome = "success"; return e },
+		"outcome": func(e []mockserver.AuditEvent) []mockserver.AuditEvent { e[4].Outcome = "success"; return e },
 		"drop":    func(e []mockserver.AuditEvent) []mockserver.AuditEvent { return append(e[:1], e[2:]...) },
 		"swap":    func(e []mockserver.AuditEvent) []mockserver.AuditEvent { e[1], e[2] = e[2], e[1]; return e },
 	} {
