@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
@@ -36,13 +37,16 @@ type options struct {
 	seed       uint64
 	phiKey     []byte
 	listen     bool
+	accessTTL  time.Duration
+	refreshTTL time.Duration
 	webhooks   webhook.Options
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists).
+// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists): the
+// last hop, the one the trusted proxy appended.
 func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true } }
 
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
@@ -69,8 +73,10 @@ func New(opts ...Option) *Server {
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
 	hooks := webhook.New(st, o.webhooks)
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy, Webhooks: hooks})
-	s := &Server{opts: o, clock: clk, store: st, api: api, hooks: hooks}
+	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks})
+	s.api = api
 	if !o.noAdmin {
 		s.admin = api.AdminHandler()
 	}

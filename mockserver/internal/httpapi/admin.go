@@ -213,9 +213,11 @@ func (a *API) AdminHandler() http.Handler {
 	return mux
 }
 
-// adminRoutes are the admin endpoints added by other files (clock, faults, fixtures, …).
+// adminRoutes are the admin endpoints added by other files (clock, faults, fixtures, …):
+// one line per file.
 func (a *API) adminRoutes() []route {
 	var rs []route
+	rs = append(rs, a.adminSecurityRoutes()...)
 	rs = append(rs, a.webhookAdminRoutes()...)
 	return rs
 }
