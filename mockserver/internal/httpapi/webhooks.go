@@ -54,7 +54,6 @@ func (a *API) createWebhook(rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	out, err := rq.acct.CreateWebhook(e, rq.backdate)
-	rq.audit = auditInfo{"create", "webhook", out.ID}
 	return created, out, err
 }
 
@@ -94,7 +93,6 @@ func (a *API) getWebhook(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"read", "webhook", id}
 	e, err := rq.acct.GetWebhook(id)
 	return ok, e, err
 }
@@ -105,7 +103,6 @@ func (a *API) listWebhooks(rq *request) (int, any, error) {
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"list", "webhook", ""}
 	items, total := rq.acct.ListWebhooks(w)
 	return ok, list(items, total, w), nil
 }
@@ -119,7 +116,6 @@ func (a *API) deleteWebhook(rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	a.opts.Webhooks.Drop(id)
-	rq.audit = auditInfo{"delete", "webhook", id}
 	return http.StatusNoContent, nil, nil
 }
 
