@@ -363,6 +363,7 @@ func (d *Dispatcher) deliver(j *job) {
 	if d.ctx.Err() != nil {
 		return // closing: the attempt was cancelled, not failed
 	}
+	var next *job
 	if !rec.Delivered {
 		switch {
 		case resp.status == http.StatusGone:
@@ -373,12 +374,16 @@ func (d *Dispatcher) deliver(j *job) {
 			if resp.status == http.StatusTooManyRequests || resp.status == http.StatusServiceUnavailable {
 				wait = max(wait, min(resp.retryAfter, maxRetryAfter))
 			}
-			due := resp.at.Add(wait)
-			rec.NextAttemptAt = &due
-			d.retry(&job{acct: j.acct, endpoint: j.endpoint, eventID: j.eventID, typ: j.typ, body: j.body, attempt: j.attempt + 1, due: due})
+			next = &job{acct: j.acct, endpoint: j.endpoint, eventID: j.eventID, typ: j.typ, body: j.body, attempt: j.attempt + 1, due: resp.at.Add(wait)}
+			rec.NextAttemptAt = &next.due
 		}
 	}
+	// Log before the retry is queued, so the log lists attempts in order; after disabling, so
+	// whoever sees a 410 in the log sees the endpoint disabled.
 	d.log(j.acct.ID, rec)
+	if next != nil {
+		d.retry(next)
+	}
 }
 
 func (d *Dispatcher) retry(j *job) {
