@@ -375,7 +375,8 @@ func (d *Dispatcher) deliver(j *job) {
 				wait = max(wait, min(resp.retryAfter, maxRetryAfter))
 			}
 			next = &job{acct: j.acct, endpoint: j.endpoint, eventID: j.eventID, typ: j.typ, body: j.body, attempt: j.attempt + 1, due: resp.at.Add(wait)}
-			rec.NextAttemptAt = &next.due
+			due := next.due
+			rec.NextAttemptAt = &due
 		}
 	}
 	// Log before the retry is queued, so the log lists attempts in order; after disabling, so
