@@ -115,6 +115,11 @@ func (a *Account) WebhookSubscribers(e Event) []string {
 	return ids
 }
 
+// HasWebhooksLocked reports whether the account has any endpoint. It takes no lock: call it
+// only where a.mu is held, as in the OnEvent hook, so events of accounts without endpoints
+// are never queued.
+func (a *Account) HasWebhooksLocked() bool { return a.data.Webhooks.len() > 0 }
+
 // WebhookTarget is what a delivery needs: where to send and the secret to sign with.
 type WebhookTarget struct {
 	ID, URL, Secret string

@@ -132,7 +132,7 @@ type Dispatcher struct {
 	recorders map[string][]*Recorder
 }
 
-// New returns a dispatcher subscribed to st's events. Workers start with the first event.
+// New returns a dispatcher subscribed to st's events.
 func New(st *store.Store, o Options) *Dispatcher {
 	if o.Policy == nil {
 		o.Policy = &Policy{}
@@ -165,9 +165,13 @@ func New(st *store.Store, o Options) *Dispatcher {
 	return d
 }
 
-// onEvent runs under the account's lock: it only queues.
+// onEvent runs under the account's lock: it only queues. Workers start with the first event
+// of an account that has endpoints, so a server that never uses webhooks runs no goroutines.
 func (d *Dispatcher) onEvent(a *store.Account, e store.Event) {
 	d.record(a.ID, e)
+	if !a.HasWebhooksLocked() {
+		return
+	}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()

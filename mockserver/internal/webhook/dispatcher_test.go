@@ -57,3 +57,29 @@ func TestRetryRunsInRealTime(t *testing.T) {
 		t.Fatalf("success scheduled a retry: %+v", log[1])
 	}
 }
+
+// TestNoEndpointsNoWork: events of an account without endpoints are recorded for recorders but
+// never queued, and start no goroutines.
+func TestNoEndpointsNoWork(t *testing.T) {
+	st := store.New(store.Options{})
+	d := New(st, Options{})
+	defer d.Close()
+	a := st.Account("acct_test")
+	rec := d.Record(a.ID)
+	for range 3 {
+		if _, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.mu.Lock()
+	queued := len(d.events)
+	d.mu.Unlock()
+	started := true
+	d.start.Do(func() { started = false })
+	if queued != 0 || started {
+		t.Fatalf("queued %d events, workers started %t", queued, started)
+	}
+	if n := len(rec.Events()); n != 3 {
+		t.Fatalf("recorded %d events, want 3", n)
+	}
+}
