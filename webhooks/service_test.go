@@ -184,6 +184,21 @@ func TestEndpointCRUD(t *testing.T) {
 		t.Fatalf("unknown parameter: %d", resp.StatusCode)
 	}
 
+	// Another account sees none of it.
+	other := env.ClientFor(t, env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}}).Key)
+	if _, err := other.Webhooks.Get(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
+		t.Fatalf("other account get: %v", err)
+	}
+	if _, err := other.Webhooks.Test(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
+		t.Fatalf("other account test: %v", err)
+	}
+	if err := other.Webhooks.Delete(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
+		t.Fatalf("other account delete: %v", err)
+	}
+	if page, err := other.Webhooks.List(ctx, nil); err != nil || page.Meta.Total != 0 {
+		t.Fatalf("other account list: %+v, %v", page, err)
+	}
+
 	// Scopes: webhooks:read may read, not write.
 	ro := env.ClientFor(t, env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"webhooks:read"}, Account: env.Key.Account}).Key)
 	if _, err := ro.Webhooks.List(ctx, nil); err != nil {
