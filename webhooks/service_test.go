@@ -801,3 +801,23 @@ func TestCloseIsSafe(t *testing.T) {
 		t.Fatalf("%d deliveries after Close, want 1", n)
 	}
 }
+
+// TestTLSFailuresDescribed: an https receiver with an untrusted certificate, or a plain-HTTP
+// server behind an https URL, fails with a short reason.
+func TestTLSFailuresDescribed(t *testing.T) {
+	env := testenv.New(t, nil)
+	ctx := context.Background()
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer tlsSrv.Close()
+	plain := newTestReceiver(t, answer(200))
+	for url, want := range map[string]string{
+		tlsSrv.URL + "/hook": "not trusted",
+		"https://" + strings.TrimPrefix(plain.URL, "http://"): "does not speak TLS",
+	} {
+		e := register(t, env, url, webhooks.EventAll)
+		tr, err := env.Client.Webhooks.Test(ctx, e.ID)
+		if err != nil || tr.Delivered || tr.StatusCode != nil || tr.Error == nil || !strings.Contains(*tr.Error, want) {
+			t.Fatalf("%s: %+v (%s), %v", url, tr, deref(tr.Error), err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -507,6 +509,10 @@ func describe(err error, timeout time.Duration) string {
 		return "connection refused"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "connection reset by the receiver"
+	case errors.As(err, new(*tls.CertificateVerificationError)):
+		return "the receiver's TLS certificate is not trusted"
+	case errors.As(err, new(tls.RecordHeaderError)) || strings.Contains(err.Error(), "gave HTTP response to HTTPS client"):
+		return "the receiver does not speak TLS"
 	case errors.As(err, new(*net.DNSError)):
 		return "the host name could not be resolved"
 	case errors.As(err, &opErr) && opErr.Op == "dial":
