@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -807,7 +808,9 @@ func TestCloseIsSafe(t *testing.T) {
 func TestTLSFailuresDescribed(t *testing.T) {
 	env := testenv.New(t, nil)
 	ctx := context.Background()
-	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshakes are expected
+	tlsSrv.StartTLS()
 	defer tlsSrv.Close()
 	plain := newTestReceiver(t, answer(200))
 	for url, want := range map[string]string{
