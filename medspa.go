@@ -9,7 +9,9 @@
 package medspa
 
 import (
+	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/patients"
 )
 
@@ -18,7 +20,11 @@ type Client struct {
 	// Engine is the shared engine, for calls the services do not cover.
 	Engine *client.Client
 
-	Patients *patients.Service
+	Patients  *patients.Service
+	Invoices  *billing.InvoicesService
+	Payments  *billing.PaymentsService
+	Products  *inventory.ProductsService
+	Inventory *inventory.InventoryService
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -29,8 +35,12 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	return &Client{
-		Engine:   e,
-		Patients: patients.NewService(e),
+		Engine:    e,
+		Patients:  patients.NewService(e),
+		Invoices:  billing.NewInvoicesService(e),
+		Payments:  billing.NewPaymentsService(e),
+		Products:  inventory.NewProductsService(e),
+		Inventory: inventory.NewInventoryService(e),
 	}, nil
 }
 
