@@ -230,7 +230,8 @@ func (f *form) integer(name string, required bool, lo, hi int64) (int64, presenc
 	raw, ok := f.obj[name]
 	if ok && string(raw) != "null" {
 		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
+		// json.Number also accepts a string holding a number ("1"); the contract wants a number.
+		if err := json.Unmarshal(raw, &n); err != nil || raw[0] == '"' {
 			f.fail(name, "invalid_value", "must be an integer")
 			return 0, invalid
 		}
