@@ -80,15 +80,6 @@ func apiError(t *testing.T, err error, sentinel error) *client.Error {
 	return e
 }
 
-func fields(e *client.Error) []string {
-	var out []string
-	for _, f := range e.Fields {
-		out = append(out, f.Pointer+" "+f.Code)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // checkLots asserts onHand == sum(lots), lots ordered by expiry, none empty.
 func checkLots(t *testing.T, s inventory.StockRecord) {
 	t.Helper()
