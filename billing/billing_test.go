@@ -197,7 +197,9 @@ func TestMoney(t *testing.T) {
 	}{
 		{"no tax", []line{{2, 1999}}, 0, 0},
 		{"x.5 cents rounds up", []line{{1, 1}}, 5000, 0},    // 0.5 → 1
-		{"x.4999 rounds down", []line{{1, 9999}}, 5, 0},     // 4.9995 → 5; see next
+		{"x.9995 rounds up", []line{{1, 9999}}, 5, 0},       // 4.9995 → 5
+		{"x.4999 rounds down", []line{{1, 14999}}, 1, 0},    // 1.4999 → 1
+		{"x.5001 rounds up", []line{{1, 15001}}, 1, 0},      // 1.5001 → 2
 		{"just below half", []line{{1, 4999}}, 1, 0},        // 0.4999 → 0
 		{"exactly half of a cent", []line{{1, 10}}, 500, 0}, // 0.5 → 1
 		{"1.5 → 2", []line{{3, 1}}, 5000, 0},                // 1.5 → 2
@@ -724,12 +726,44 @@ func TestScopes(t *testing.T) {
 	apiError(t, err, client.ErrInsufficientScope)
 }
 
+// TestLotTrackedSaleIsFEFO: an invoice selling a lot-tracked product takes from the
+// first-expiring lots at main.
+func TestLotTrackedSaleIsFEFO(t *testing.T) {
+	env := newEnv(t)
+	c := env.Client
+	pat := mustPatient(t, c)
+	p, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "FILL", Name: "Filler", Category: inventory.CategoryFiller, Price: 60000, TrackLots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct {
+		n, exp string
+		q      int64
+	}{{"LATE", "2031-01-01", 3}, {"SOON", "2030-01-01", 2}} {
+		d, _ := client.ParseDate(l.exp)
+		if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: l.q, Reason: inventory.ReasonReceived, LotNumber: l.n, ExpiresOn: d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Filler", Quantity: 6, ProductID: p.ID}}})
+	if e := apiError(t, err, client.ErrInsufficientStock); *e.Available != 5 {
+		t.Errorf("available %d, want 5", *e.Available)
+	}
+	mustInvoice(t, c, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Filler", Quantity: 3, ProductID: p.ID}}})
+	page, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := page.Data[0]
+	if s.OnHand != 2 || len(s.Lots) != 1 || s.Lots[0].LotNumber != "LATE" || s.Lots[0].Quantity != 2 {
+		t.Errorf("after the sale %+v", s)
+	}
+}
+
 // ExamplePaymentsService_Create_declined shows how to read a declined card: the error is a
 // *client.Error matching client.ErrCardDeclined, with the failed payment's id and the reason.
 func ExamplePaymentsService_Create_declined() {
-	env := exampleEnv()
-	defer env.close()
-	c := env.client
+	c := exampleClient()
 	pat, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	inv, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: pat.ID,
@@ -756,13 +790,8 @@ func medspaKey(account string, scopes ...string) mockserver.APIKeyParams {
 	return mockserver.APIKeyParams{Plan: "enterprise", Scopes: scopes, Account: account}
 }
 
-// example is an in-process mock server and a client for the runnable examples.
-type example struct {
-	client *medspa.Client
-	close  func()
-}
-
-func exampleEnv() example {
+// exampleClient is an SDK client of a fresh in-process mock server, for the runnable examples.
+func exampleClient() *medspa.Client {
 	srv := mockserver.New()
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
@@ -772,5 +801,5 @@ func exampleEnv() example {
 	if err != nil {
 		panic(err)
 	}
-	return example{client: c, close: func() {}}
+	return c
 }

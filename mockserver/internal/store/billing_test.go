@@ -333,3 +333,35 @@ func TestReportAccessorsWindow(t *testing.T) {
 		t.Errorf("payments in window %+v", pays)
 	}
 }
+
+// TestReorderPointPatchCrossesToLow: raising a reorder point over the stock on hand is a crossing
+// too (one event per record), and every record of the product follows.
+func TestReorderPointPatchCrossesToLow(t *testing.T) {
+	a, _, prod := fixture(t)
+	for _, loc := range []string{MainLocation, "annex"} {
+		if _, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: loc, Delta: 5, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := len(a.Events())
+	if _, err := a.UpdateProduct(prod.ID, func(p *inventory.Product) { p.ReorderPoint = 5 }); err != nil {
+		t.Fatal(err)
+	}
+	evs := a.Events()[n:]
+	if len(evs) != 2 || evs[0].Type != webhooks.EventInventoryLowStock || evs[1].Type != webhooks.EventInventoryLowStock {
+		t.Fatalf("events %+v", evs)
+	}
+	recs, _ := a.ListStock(StockFilter{ProductID: prod.ID}, Window{Page: 1, PerPage: 10})
+	for _, s := range recs {
+		if !s.LowStock || s.ReorderPoint != 5 {
+			t.Errorf("record %+v", s)
+		}
+	}
+	// Already low: no new crossing.
+	if _, err := a.UpdateProduct(prod.ID, func(p *inventory.Product) { p.ReorderPoint = 6 }); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Events()) != n+2 {
+		t.Errorf("a record already low crossed again")
+	}
+}
