@@ -675,3 +675,36 @@ func TestScopes(t *testing.T) {
 func testKey(account string, scopes ...string) mockserver.APIKeyParams {
 	return mockserver.APIKeyParams{Plan: "enterprise", Scopes: scopes, Account: account}
 }
+
+// TestHostileBodiesNeverFail500: odd JSON on every billing and inventory write answers a 4xx
+// problem and changes nothing.
+func TestHostileBodiesNeverFail500(t *testing.T) {
+	env := newEnv(t)
+	p := mustProduct(t, env.Client, inventory.ProductCreateParams{SKU: "H", Price: 1})
+	bodies := []string{
+		`null`, `[]`, `"x"`, `1`, `{"a":1}{}`, `{"lineItems":{}}`, `{"lineItems":[[]]}`, `{"lineItems":[null]}`,
+		`{"lineItems":"x","patientId":[]}`, `{"quantity":1e400}`, `{"delta":-0,"reason":"used","productId":"` + p.ID + `"}`,
+		`{"delta":1e2,"reason":"received","productId":"` + p.ID + `"}`, `{"delta":9223372036854775808}`,
+		`{"amount":-9223372036854775809,"method":null}`, `{"price":1.0}`, `{"sku":"\u0000"}`, `{"sku":"a\u007fb","name":"x","category":"other","price":1}`, `{"lotNumber":"L\n1","delta":1,"reason":"received","productId":"` + p.ID + `","expiresOn":"2030-01-01"}`, `{"expiresOn":20300101}`,
+		`{"lineItems":[{"quantity":1,"unitAmount":9223372036854775807,"description":"x","productId":null}],"patientId":"pat_0000000000000000000000000000000f"}`,
+		`{"location":"` + strings.Repeat("é", 70) + `"}`, `{"active":null,"trackLots":null,"sku":null}`,
+	}
+	paths := []struct{ method, path string }{
+		{http.MethodPost, "/api/v1/invoices"}, {http.MethodPost, "/api/v1/payments"}, {http.MethodPost, "/api/v1/products"},
+		{http.MethodPatch, "/api/v1/products/" + p.ID}, {http.MethodPost, "/api/v1/inventory/adjust"},
+	}
+	for _, ep := range paths {
+		for _, b := range bodies {
+			resp, body := env.DoInvalid(t, ep.method, ep.path, b)
+			if resp.StatusCode >= 500 || resp.StatusCode < 400 || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("%s %s %s: %d %s", ep.method, ep.path, b, resp.StatusCode, body)
+			}
+		}
+	}
+	if got, _ := env.Client.Products.Get(ctx, p.ID); *got != *p {
+		t.Errorf("hostile patches changed the product")
+	}
+	if s := stock(t, env.Client, p.ID, "main"); s.OnHand != 0 {
+		t.Errorf("hostile adjustments moved stock: %d", s.OnHand)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"net/http"
 	"regexp"
+	"strings"
+	"unicode"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
@@ -49,7 +51,11 @@ func readProduct(f *form, patch bool) func(*inventory.Product) {
 		f.nonNull("sku", "name", "category", "price")
 	}
 	if v, p := f.str("sku", !patch, 1, 64); p == present {
-		sets = append(sets, func(x *inventory.Product) { x.SKU = v })
+		if printable(v) {
+			sets = append(sets, func(x *inventory.Product) { x.SKU = v })
+		} else {
+			f.fail("sku", "invalid_format", "must not contain control characters")
+		}
 	}
 	if v, p := f.str("name", !patch, 1, 200); p == present {
 		sets = append(sets, func(x *inventory.Product) { x.Name = v })
@@ -196,7 +202,13 @@ func readAdjustment(f *form) inventory.AdjustParams {
 			f.fail("delta", "invalid_value", "must be negative for reason "+reason)
 		}
 	}
-	in.LotNumber, _ = f.str("lotNumber", false, 1, 64)
+	if v, p := f.str("lotNumber", false, 1, 64); p == present {
+		if printable(v) {
+			in.LotNumber = v
+		} else {
+			f.fail("lotNumber", "invalid_format", "must not contain control characters")
+		}
+	}
 	if s, p := field[string](f, "expiresOn", "a date string"); p == present {
 		d, err := client.ParseDate(s)
 		if err != nil {
@@ -221,4 +233,9 @@ func (a *API) adjustStock(rq *request) (int, any, error) {
 	adj, err := rq.acct.Adjust(in, rq.backdate)
 	rq.audit = auditInfo{"create", "inventory_adjustment", adj.ID}
 	return created, adj, err
+}
+
+// printable reports whether s has no control characters (identifiers such as SKUs and lot numbers).
+func printable(s string) bool {
+	return !strings.ContainsFunc(s, unicode.IsControl)
 }
