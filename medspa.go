@@ -9,6 +9,7 @@
 package medspa
 
 import (
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
@@ -20,11 +21,12 @@ type Client struct {
 	// Engine is the shared engine, for calls the services do not cover.
 	Engine *client.Client
 
-	Patients  *patients.Service
-	Invoices  *billing.InvoicesService
-	Payments  *billing.PaymentsService
-	Products  *inventory.ProductsService
-	Inventory *inventory.InventoryService
+	Patients     *patients.Service
+	Appointments *appointments.Service
+	Invoices     *billing.InvoicesService
+	Payments     *billing.PaymentsService
+	Products     *inventory.ProductsService
+	Inventory    *inventory.InventoryService
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -35,12 +37,13 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	return &Client{
-		Engine:    e,
-		Patients:  patients.NewService(e),
-		Invoices:  billing.NewInvoicesService(e),
-		Payments:  billing.NewPaymentsService(e),
-		Products:  inventory.NewProductsService(e),
-		Inventory: inventory.NewInventoryService(e),
+		Engine:       e,
+		Patients:     patients.NewService(e),
+		Appointments: appointments.NewService(e),
+		Invoices:     billing.NewInvoicesService(e),
+		Payments:     billing.NewPaymentsService(e),
+		Products:     inventory.NewProductsService(e),
+		Inventory:    inventory.NewInventoryService(e),
 	}, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/oapitest"
@@ -304,6 +305,19 @@ func TestInvoiceRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := env.Client.Patients.Create(ctx, &patients.CreateParams{FirstName: "Bo", LastName: "B", Email: "bo@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Hour)
+	visit, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "Facial", StartAt: start, EndAt: start.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	othersVisit, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: other.ID, ProviderID: "prv_2", Service: "Facial", StartAt: start, EndAt: start.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	unknownPat := "pat_0000000000000000000000000000000f"
 	unknownPrd := "prd_0000000000000000000000000000000f"
 	item := `{"description":"Facial","quantity":1,"unitAmount":100}`
@@ -316,7 +330,7 @@ func TestInvoiceRules(t *testing.T) {
 		want []string
 	}{
 		{"minimal", `{` + valid + `}`, nil},
-		{"all fields", `{` + valid + `,"appointmentId":"apt_0193a1b2c3d4e5f60718293a4b5c6d7e","taxRateBps":10000,"discountAmount":100,"currency":"usd","dueAt":"2030-01-01T00:00:00Z","notes":"` + long(10000) + `"}`, nil},
+		{"all fields", `{` + valid + `,"appointmentId":"` + visit.ID + `","taxRateBps":10000,"discountAmount":100,"currency":"usd","dueAt":"2030-01-01T00:00:00Z","notes":"` + long(10000) + `"}`, nil},
 		{"product line defaults its price", `{"patientId":"` + pat.ID + `","lineItems":[{"description":"P","quantity":1,"productId":"` + prod.ID + `"}]}`, nil},
 		{"empty object", `{}`, []string{"/lineItems required", "/patientId required"}},
 		{"no line items", `{"patientId":"` + pat.ID + `","lineItems":[]}`, []string{"/lineItems too_short"}},
@@ -331,6 +345,8 @@ func TestInvoiceRules(t *testing.T) {
 		{"negative tax", `{` + valid + `,"taxRateBps":-1}`, []string{"/taxRateBps out_of_range"}},
 		{"server fields", `{` + valid + `,"status":"paid","total":1}`, []string{"/status unknown_field", "/total unknown_field"}},
 		{"unknown references, all at once", `{"patientId":"` + unknownPat + `","lineItems":[{"description":"a","quantity":1,"productId":"` + unknownPrd + `"},{"description":"b","quantity":1,"productId":"` + eur.ID + `"}]}`, []string{"/lineItems/0/productId not_found", "/lineItems/1/productId invalid_value", "/patientId not_found"}},
+		{"unknown appointment", `{` + valid + `,"appointmentId":"apt_0193a1b2c3d4e5f60718293a4b5c6d7e"}`, []string{"/appointmentId not_found"}},
+		{"another patient's appointment", `{` + valid + `,"appointmentId":"` + othersVisit.ID + `"}`, []string{"/appointmentId invalid_value"}},
 		{"discount above subtotal", `{` + valid + `,"discountAmount":101}`, []string{"/discountAmount out_of_range"}},
 		{"product price defaults then discount checked", `{"patientId":"` + pat.ID + `","discountAmount":1001,"lineItems":[{"description":"P","quantity":1,"productId":"` + prod.ID + `"}]}`, []string{"/discountAmount out_of_range"}},
 	}
@@ -802,4 +818,19 @@ func exampleClient() *medspa.Client {
 		panic(err)
 	}
 	return c
+}
+
+func TestInvoiceForAnAppointment(t *testing.T) {
+	env := newEnv(t)
+	pat := mustPatient(t, env.Client)
+	start := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)
+	visit, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_9", Service: "Botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: visit.ID, LineItems: []billing.LineItemParams{{Description: "Botox", Quantity: 20, UnitAmount: billing.Amount(1200)}}})
+	got, err := env.Client.Invoices.Get(ctx, inv.ID)
+	if err != nil || got.AppointmentID != visit.ID || inv.AppointmentID != visit.ID || got.Total != 24000 {
+		t.Errorf("invoice %+v %v", got, err)
+	}
 }

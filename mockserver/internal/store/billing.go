@@ -78,14 +78,17 @@ func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax
 	return subtotal, tax, base + tax, nil
 }
 
-// checkAppointmentRef checks an invoice's appointmentId against the appointments (the caller
-// holds a.mu) and returns the field code of a bad reference ("" when fine). The appointments
-// store is being written on its own branch; until it lands, any well-formed apt_ id (the handler
-// checks the shape) is accepted. At merge, wire it: unknown id → "not_found"; an appointment of
-// another patient → "invalid_value".
-func (a *Account) checkAppointmentRef(appointmentID, patientID string) (code string) {
-	_, _ = appointmentID, patientID
-	return ""
+// checkAppointmentRef checks an invoice's appointmentId (the caller holds a.mu): an unknown
+// appointment is not_found; one of another patient is invalid_value.
+func (a *Account) checkAppointmentRef(appointmentID, patientID string) *problem.FieldError {
+	r, ok := a.data.Appointments.get(appointmentID)
+	switch {
+	case !ok:
+		return &problem.FieldError{Pointer: "/appointmentId", Code: "not_found", Detail: "no such appointment"}
+	case r.PatientID != patientID:
+		return &problem.FieldError{Pointer: "/appointmentId", Code: "invalid_value", Detail: "the appointment is another patient's"}
+	}
+	return nil
 }
 
 // CreateInvoice stores a validated invoice (in has passed the shape checks): the patient and
@@ -106,8 +109,8 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 		fail("/patientId", "not_found", "no such patient")
 	}
 	if in.AppointmentID != "" {
-		if code := a.checkAppointmentRef(in.AppointmentID, in.PatientID); code != "" {
-			fail("/appointmentId", code, "no such appointment of this patient")
+		if e := a.checkAppointmentRef(in.AppointmentID, in.PatientID); e != nil {
+			errs = append(errs, *e)
 		}
 	}
 	items := make([]billing.LineItem, len(in.LineItems))

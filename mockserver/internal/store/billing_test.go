@@ -120,8 +120,8 @@ func TestInvoiceTotals(t *testing.T) {
 	}
 }
 
-// fixture is an account with a patient and a product with stock at main.
-func fixture(t *testing.T) (*Account, string, inventory.Product) {
+// billingFixture is an account with a patient and a product with stock at main.
+func billingFixture(t *testing.T) (*Account, string, inventory.Product) {
 	t.Helper()
 	a := New(Options{}).Account("acct_test")
 	p, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.co"}, time.Time{})
@@ -146,7 +146,7 @@ func code(err error) string {
 // TestEventsAreThin follows a checkout and checks every event's type and data: ids, statuses,
 // amounts and counts, and no free text.
 func TestEventsAreThin(t *testing.T) {
-	a, patID, prod := fixture(t)
+	a, patID, prod := billingFixture(t)
 	adj, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 5, Reason: inventory.ReasonReceived, Note: "SECRET-NOTE", Reference: "PO-7"}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestEventsAreThin(t *testing.T) {
 // TestBillingDumpSealsNotesAndRestores: invoice notes and adjustment notes never appear in the
 // serialized state; a restore from it keeps every rule (SKU index, stock keys, amounts).
 func TestBillingDumpSealsNotesAndRestores(t *testing.T) {
-	a, patID, prod := fixture(t)
+	a, patID, prod := billingFixture(t)
 	if _, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 3, Reason: inventory.ReasonReceived, Note: "Hush-adjustment-note"}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestBillingDumpSealsNotesAndRestores(t *testing.T) {
 // TestConcurrentSalesAndAdjustments mixes invoices selling a product with adjustments on its
 // record: every sale is all-or-nothing and onHand ends at the exact sum, never below zero.
 func TestConcurrentSalesAndAdjustments(t *testing.T) {
-	a, patID, prod := fixture(t)
+	a, patID, prod := billingFixture(t)
 	if _, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 50, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestConcurrentSalesAndAdjustments(t *testing.T) {
 }
 
 func TestReportAccessorsWindow(t *testing.T) {
-	a, patID, _ := fixture(t)
+	a, patID, _ := billingFixture(t)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var invs []string
 	for i := range 3 {
@@ -337,7 +337,7 @@ func TestReportAccessorsWindow(t *testing.T) {
 // TestReorderPointPatchCrossesToLow: raising a reorder point over the stock on hand is a crossing
 // too (one event per record), and every record of the product follows.
 func TestReorderPointPatchCrossesToLow(t *testing.T) {
-	a, _, prod := fixture(t)
+	a, _, prod := billingFixture(t)
 	for _, loc := range []string{MainLocation, "annex"} {
 		if _, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: loc, Delta: 5, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
 			t.Fatal(err)
