@@ -587,9 +587,8 @@ func TestConcurrentAdjustments(t *testing.T) {
 			t.Errorf("onHandAfter %d < 0", v)
 		}
 	}
-	slices.Sort(afters)
-	if len(slices.Compact(slices.Clone(afters))) == 0 {
-		t.Error("no adjustment succeeded")
+	if len(afters) < 50 {
+		t.Errorf("only %d adjustments succeeded; every receipt should have", len(afters))
 	}
 }
 
