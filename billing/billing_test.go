@@ -398,6 +398,7 @@ func TestPaymentRules(t *testing.T) {
 		{"unknown token", `{"invoiceId":"` + inv.ID + `","amount":1,"method":"card","cardToken":"tok_chargeDeclined"}`, 422, "validation_error", []string{"/cardToken invalid_value"}},
 		{"token only for cards", `{"invoiceId":"` + inv.ID + `","amount":1,"method":"cash","cardToken":"tok_visa"}`, 422, "validation_error", []string{"/cardToken invalid_value"}},
 		{"scalars", `{"invoiceId":"inv_x","amount":0,"method":"bitcoin","currency":"US","extra":1}`, 422, "validation_error", []string{"/amount out_of_range", "/currency invalid_format", "/extra unknown_field", "/invoiceId invalid_format", "/method invalid_value"}},
+		{"bad method with a token: only the method is wrong", `{"invoiceId":"` + inv.ID + `","amount":1,"method":"crypto","cardToken":"tok_visa"}`, 422, "validation_error", []string{"/method invalid_value"}},
 		{"negative amount", `{"invoiceId":"` + inv.ID + `","amount":-5,"method":"cash"}`, 422, "validation_error", []string{"/amount out_of_range"}},
 		{"unknown invoice", `{"invoiceId":"inv_0000000000000000000000000000000f","amount":1,"method":"cash"}`, 422, "validation_error", []string{"/invoiceId not_found"}},
 		{"currency mismatch", `{"invoiceId":"` + eurInv.ID + `","amount":1,"method":"cash","currency":"usd"}`, 422, "validation_error", []string{"/currency invalid_value"}},

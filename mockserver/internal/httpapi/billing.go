@@ -142,12 +142,12 @@ func (a *API) createPayment(rq *request) (int, any, error) {
 	in := billing.PaymentCreateParams{InvoiceID: f.ref("invoiceId", "inv", true)}
 	in.Amount, _ = f.integer("amount", true, 1, math.MaxInt64)
 	in.Currency = f.currency("currency", "")
-	method, _ := f.enum("method", true, paymentMethods...)
+	method, mp := f.enum("method", true, paymentMethods...)
 	in.Method = billing.PaymentMethod(method)
 	tok, p := f.str("cardToken", in.Method == billing.MethodCard, 0, 0)
 	switch {
 	case p != present:
-	case in.Method != billing.MethodCard && method != "":
+	case mp == present && in.Method != billing.MethodCard:
 		f.fail("cardToken", "invalid_value", "is only for card payments")
 	case !store.KnownCardToken(tok):
 		f.fail("cardToken", "invalid_value", "is not a valid card token")
