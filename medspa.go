@@ -67,6 +67,21 @@ var (
 	WithHeader         = client.WithHeader
 	WithIdempotencyKey = client.WithIdempotencyKey
 	WithResponseInto   = client.WithResponseInto
+
+	WithClientCredentials = client.WithClientCredentials
+	WithOAuth2            = client.WithOAuth2
+	WithSigning           = client.WithSigning
+	WithPlan              = client.WithPlan
+	WithRateLimit         = client.WithRateLimit
+	// OAuthEndpoint returns the API's OAuth 2.0 endpoints for an oauth2.Config.
+	OAuthEndpoint = client.OAuthEndpoint
+)
+
+// Plans for WithPlan.
+const (
+	PlanStarter      = client.PlanStarter
+	PlanProfessional = client.PlanProfessional
+	PlanEnterprise   = client.PlanEnterprise
 )
 
 // Error sentinels, re-exported for errors.Is.
@@ -80,6 +95,11 @@ var (
 	ErrInvalidStateTransition = client.ErrInvalidStateTransition
 	ErrCardDeclined           = client.ErrCardDeclined
 	ErrInsufficientStock      = client.ErrInsufficientStock
+	ErrTokenExpired           = client.ErrTokenExpired
+	ErrInvalidSignature       = client.ErrInvalidSignature
+	ErrIPNotAllowed           = client.ErrIPNotAllowed
+	ErrQuotaExceeded          = client.ErrQuotaExceeded
+	ErrResponseSignature      = client.ErrResponseSignature
 )
 
 // Set and Null build update fields (JSON Merge Patch).
