@@ -17,9 +17,11 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/oapitest"
 	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
@@ -213,51 +215,90 @@ func TestEndpointCRUD(t *testing.T) {
 	}
 }
 
-// TestEventsArriveSignedWithoutPHI: every event kind emitted arrives signed with the endpoint's
-// secret at the (moved) account clock, and no delivery carries PHI.
+// TestEventsArriveSignedWithoutPHI: every event kind arrives signed with the endpoint's secret
+// at the (moved) account clock, and no delivery carries PHI.
 func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 	env := testenv.New(t, nil)
 	ctx := context.Background()
+	c := env.Client
 	at := time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC)
 	env.Server.SetTime(env.Key.Account, at)
 	rc := newTestReceiver(t, answer(204))
 	e := register(t, env, rc.URL, webhooks.EventAll)
 	rec := env.Server.RecordEvents(env.Key.Account)
 	defer rec.Stop()
-
-	p := createPatient(t, env)
-	if _, err := env.Client.Patients.Update(ctx, p.ID, &patients.UpdateParams{Notes: medspa.Set("Prefers penicillin-free care")}); err != nil {
-		t.Fatal(err)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
-	apt, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{
+
+	// One API call after another, each emitting events (in this order).
+	p := createPatient(t, env)
+	_, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{Notes: medspa.Set("Prefers penicillin-free care")})
+	must(err)
+	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: p.ID, ProviderID: "prv_9", Service: "Botox", StartAt: at.Add(24 * time.Hour), EndAt: at.Add(25 * time.Hour),
 		Notes: "Adalind prefers penicillin-free numbing cream",
 	})
-	if err != nil {
-		t.Fatal(err)
+	must(err)
+	_, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusConfirmed)})
+	must(err)
+	must(c.Appointments.Cancel(ctx, apt.ID))
+	prd, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 120000, ReorderPoint: 5})
+	must(err)
+	in, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 10, Reason: inventory.ReasonReceived, Note: "for Adalind Quixotica"})
+	must(err)
+	out, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: -6, Reason: inventory.ReasonUsed, Note: "used on Adalind"})
+	must(err)
+	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
+		LineItems: []billing.LineItemParams{{Description: "Consult for Adalind Quixotica", Quantity: 1, UnitAmount: billing.Amount(10000)}},
+		Notes:     "Hidden Lane, Springfield"})
+	must(err)
+	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCard, CardToken: billing.TokenDecline})
+	var declined *medspa.Error
+	if !errors.As(err, &declined) || declined.PaymentID == "" {
+		t.Fatalf("declined payment: %v", err)
 	}
-	if _, err := env.Client.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusConfirmed)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Client.Appointments.Cancel(ctx, apt.ID); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := env.Client.Webhooks.Test(ctx, e.ID)
+	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCash})
+	must(err)
+	tr, err := c.Webhooks.Test(ctx, e.ID)
 	if err != nil || !tr.Delivered {
 		t.Fatalf("test delivery: %+v, %v", tr, err)
 	}
-	want := map[webhooks.EventType]string{
-		webhooks.EventPatientCreated: p.ID, webhooks.EventPatientUpdated: p.ID,
-		webhooks.EventAppointmentCreated: apt.ID, webhooks.EventAppointmentUpdated: apt.ID, webhooks.EventAppointmentCancelled: apt.ID,
-		webhooks.EventWebhookTest: e.ID,
+
+	// Every kind, with the ids of its objects (one entry per expected delivery).
+	want := map[webhooks.EventType][]string{
+		webhooks.EventPatientCreated:       {p.ID},
+		webhooks.EventPatientUpdated:       {p.ID},
+		webhooks.EventAppointmentCreated:   {apt.ID},
+		webhooks.EventAppointmentUpdated:   {apt.ID},
+		webhooks.EventAppointmentCancelled: {apt.ID},
+		webhooks.EventProductCreated:       {prd.ID},
+		webhooks.EventInventoryAdjusted:    {in.ID, out.ID},
+		webhooks.EventInventoryLowStock:    {out.Inventory.ID},
+		webhooks.EventInvoiceCreated:       {inv.ID},
+		webhooks.EventPaymentFailed:        {declined.PaymentID},
+		webhooks.EventPaymentSucceeded:     {pay.ID},
+		webhooks.EventInvoicePaid:          {inv.ID},
+		webhooks.EventWebhookTest:          {e.ID},
 	}
-	waitFor(t, "every delivery", func() bool { return len(rc.deliveries()) >= len(want) })
+	for _, typ := range webhooks.AllEventTypes() {
+		if len(want[typ]) == 0 {
+			t.Fatalf("the test triggers no %s event", typ)
+		}
+	}
+	total := 0
+	for _, ids := range want {
+		total += len(ids)
+	}
+	waitFor(t, "every delivery", func() bool { return len(rc.deliveries()) >= total })
 	settle()
 	got := rc.deliveries()
-	if len(got) != len(want) {
-		t.Fatalf("got %d deliveries, want %d", len(got), len(want))
+	if len(got) != total {
+		t.Fatalf("got %d deliveries, want %d", len(got), total)
 	}
-	seen := map[webhooks.EventType]bool{}
 	for _, d := range got {
 		ev, err := webhooks.Verify(e.Secret, d.header, d.body, webhooks.WithNow(func() time.Time { return at }))
 		if err != nil {
@@ -277,29 +318,35 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 		if !ev.CreatedAt.Equal(at) {
 			t.Fatalf("createdAt = %v", ev.CreatedAt)
 		}
-		id, ok := want[ev.Type]
-		if !ok || seen[ev.Type] {
-			t.Fatalf("unexpected event %s", ev.Type)
+		if _, unknown := ev.Unknown(); unknown {
+			t.Fatalf("%s decoded as unknown data", ev.Type)
 		}
-		seen[ev.Type] = true
-		if ev.Data == nil || !strings.Contains(string(d.body), `"id":"`+id+`"`) {
-			t.Fatalf("%s data %s, want id %s", ev.Type, d.body, id)
+		ids := want[ev.Type]
+		i := slices.IndexFunc(ids, func(id string) bool { return strings.Contains(string(d.body), `"id":"`+id+`"`) })
+		if i < 0 {
+			t.Fatalf("unexpected delivery %s (still expected for its type: %v)", d.body, ids)
 		}
+		want[ev.Type] = slices.Delete(ids, i, i+1)
 		for _, s := range phi {
 			if strings.Contains(string(d.body), s) || strings.Contains(fmt.Sprint(d.header), s) {
 				t.Fatalf("delivery of %s carries PHI %q", ev.Type, s)
 			}
 		}
 	}
-	// The recorder saw the domain events (not webhook.test, which is not a domain event).
-	evs, err := rec.Wait(ctx, len(want)-1)
+	// The recorder saw the domain events in emission order (not webhook.test, which is not a
+	// domain event).
+	evs, err := rec.Wait(ctx, total-1)
 	var types []webhooks.EventType
 	for _, ev := range evs {
 		types = append(types, ev.Type)
 	}
-	if err != nil || !slices.Equal(types, []webhooks.EventType{webhooks.EventPatientCreated, webhooks.EventPatientUpdated,
-		webhooks.EventAppointmentCreated, webhooks.EventAppointmentUpdated, webhooks.EventAppointmentCancelled}) {
-		t.Fatalf("recorded %v, %v", types, err)
+	if wantTypes := []webhooks.EventType{
+		webhooks.EventPatientCreated, webhooks.EventPatientUpdated,
+		webhooks.EventAppointmentCreated, webhooks.EventAppointmentUpdated, webhooks.EventAppointmentCancelled,
+		webhooks.EventProductCreated, webhooks.EventInventoryAdjusted, webhooks.EventInventoryAdjusted, webhooks.EventInventoryLowStock,
+		webhooks.EventInvoiceCreated, webhooks.EventPaymentFailed, webhooks.EventPaymentSucceeded, webhooks.EventInvoicePaid,
+	}; err != nil || !slices.Equal(types, wantTypes) {
+		t.Fatalf("recorded %v, %v; want %v", types, err, wantTypes)
 	}
 }
 
