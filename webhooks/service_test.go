@@ -871,3 +871,29 @@ func TestTLSFailuresDescribed(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminClockRunsRetries: moving an account's clock through POST /__admin/clock runs the
+// retries that fall due, as the Go methods do.
+func TestAdminClockRunsRetries(t *testing.T) {
+	env := testenv.New(t, nil)
+	acct := env.Key.Account
+	admin := func(body string) {
+		t.Helper()
+		if resp, b := env.Do(t, "POST", "/__admin/clock", body); resp.StatusCode != 200 {
+			t.Fatalf("admin clock %s: %d %s", body, resp.StatusCode, b)
+		}
+	}
+	admin(`{"account":"` + acct + `","now":"2030-05-06T07:08:09Z"}`)
+	rc := newTestReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		if n == 1 {
+			w.WriteHeader(http.StatusBadGateway)
+		}
+	})
+	register(t, env, rc.URL, webhooks.EventAll)
+	createPatient(t, env)
+	waitAttempts(t, env, 1)
+	admin(`{"account":"` + acct + `","advance":"5s"}`)
+	if a := waitAttempts(t, env, 2)[1]; !a.Delivered || !a.At.Equal(time.Date(2030, 5, 6, 7, 8, 14, 0, time.UTC)) {
+		t.Fatalf("retry = %+v", a)
+	}
+}
