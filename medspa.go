@@ -11,6 +11,7 @@ package medspa
 import (
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/reports"
 )
 
 // Client is the MedSpa API client: one service per area, all sharing one engine.
@@ -19,6 +20,7 @@ type Client struct {
 	Engine *client.Client
 
 	Patients *patients.Service
+	Reports  *reports.Service
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -31,6 +33,7 @@ func New(opts ...Option) (*Client, error) {
 	return &Client{
 		Engine:   e,
 		Patients: patients.NewService(e),
+		Reports:  reports.NewService(e),
 	}, nil
 }
 

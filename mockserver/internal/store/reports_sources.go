@@ -1,0 +1,95 @@
+package store
+
+import (
+	"slices"
+	"time"
+)
+
+// The report engine reads the domain through the row types and iterators of this file only,
+// so that the tables behind them can change without touching the engine. Rows carry the
+// fields in the clear: sealed PHI is never opened for a report. Callers hold a.mu (read).
+
+// apptRow is an appointment as reports see it (API status values).
+type apptRow struct {
+	ID, PatientID, ProviderID, Service, RoomID, Status string
+	StartAt, EndAt, CreatedAt                          time.Time
+}
+
+// paymentRow is a payment as reports see it (status succeeded or failed).
+type paymentRow struct {
+	ID, InvoiceID, Status, Method, Currency, CardBrand, DeclineCode string
+	Amount                                                          int64
+	CreatedAt                                                       time.Time
+}
+
+// invoiceRow is an invoice as reports see it.
+type invoiceRow struct {
+	ID, PatientID, AppointmentID, Status, Currency              string
+	Subtotal, DiscountAmount, Tax, Total, AmountPaid, AmountDue int64
+	TaxRateBps                                                  int64
+	CreatedAt                                                   time.Time
+}
+
+// patientRow is a patient's clear fields.
+type patientRow struct {
+	ID        string
+	CreatedAt time.Time
+}
+
+// adjustmentRow is an inventory adjustment as reports see it.
+type adjustmentRow struct {
+	ID, ProductID, Location, Reason, LotNumber, Reference string
+	Delta, OnHandAfter                                    int64
+	CreatedAt                                             time.Time
+}
+
+// rowIter calls yield for each row whose time field is in [from, to) (zero from: since the
+// beginning), in time order, until yield returns false. The row is reused between calls.
+type rowIter[R any] func(from, to time.Time, yield func(*R) bool)
+
+// reportSources is what the engine reads. A nil iterator or lookup has no records.
+type reportSources struct {
+	appointments rowIter[apptRow] // by startAt
+	payments     rowIter[paymentRow]
+	invoices     rowIter[invoiceRow]
+	patients     rowIter[patientRow]
+	adjustments  rowIter[adjustmentRow]
+	// appointment and invoice look a record up by id into *into.
+	appointment func(id string, into *apptRow) bool
+	invoice     func(id string, into *invoiceRow) bool
+}
+
+// sources returns the account's records as report rows; the caller holds a.mu (read).
+func (a *Account) sources() *reportSources {
+	return &reportSources{
+		patients: tableRows(a.data.Patients, func(r *PatientRecord, row *patientRow) {
+			*row = patientRow{ID: r.ID, CreatedAt: r.CreatedAt}
+		}),
+	}
+}
+
+// tableRows iterates the records of t in [from, to) of its sort time, converting each with fill.
+func tableRows[R, Row any](t *table[R], fill func(*R, *Row)) rowIter[Row] {
+	return func(from, to time.Time, yield func(*Row) bool) {
+		recs := t.all()
+		i := 0
+		if !from.IsZero() {
+			i, _ = slices.BinarySearchFunc(recs, from, func(r *R, from time.Time) int {
+				if t.key(r).t.Before(from) {
+					return -1
+				}
+				return 1
+			})
+		}
+		var row Row
+		for _, r := range recs[i:] {
+			if !t.key(r).t.Before(to) {
+				return
+			}
+			fill(r, &row)
+			if !yield(&row) {
+				return
+			}
+		}
+	}
+}
