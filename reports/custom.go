@@ -27,7 +27,7 @@ type CustomParams struct {
 	// Timezone is the IANA zone of day/week/month dimensions (default UTC).
 	Timezone string `url:"timezone,omitempty"`
 	// Source is the record source (SourceAppointments, ...). Required.
-	Source string `url:"source"`
+	Source string `url:"source,omitempty"`
 	// Metrics are count, sum:<field>, avg:<field>, min:<field> or max:<field> over numeric
 	// fields (default count).
 	Metrics []string `url:"metrics,omitempty"`

@@ -311,10 +311,7 @@ func apptDim(src *reportSources, groupBy, id string, into *apptRow) string {
 	return v
 }
 
-// appointmentStatuses are the API status values in the contract's metric order.
-var appointmentStatuses = []string{"scheduled", "confirmed", "checked_in", "in_progress", "completed", "cancelled", "no_show"}
-
-// apptCounts are per-status counts (appointmentStatuses order) and the total.
+// apptCounts are per-status counts (in the contract's metric order) and the total.
 type apptCounts struct {
 	by    [7]int64
 	total int64
