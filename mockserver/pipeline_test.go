@@ -43,6 +43,8 @@ func TestErrorPaths(t *testing.T) {
 		{"credentials before route", "GET", "/api/v1/nothing", "", []string{"Authorization:"}, 401, "unauthorized", ""},
 		{"unknown route", "GET", "/api/v1/nothing", "", nil, 404, "not_found", ""},
 		{"unknown route outside api", "GET", "/api/v2/patients", "", nil, 404, "not_found", ""},
+		{"dot segment is no redirect", "GET", "/api/v1/patients/.", "", nil, 404, "not_found", ""},
+		{"double slash is no redirect", "GET", "/api/v1//patients", "", nil, 404, "not_found", ""},
 		{"method not allowed", "DELETE", "/api/v1/patients", "", nil, 405, "method_not_allowed", "Allow: GET, POST"},
 		{"method not allowed on item", "PUT", "/api/v1/patients/pat_00000000000000000000000000000000", "{}", nil, 405, "method_not_allowed", "Allow: GET, PATCH"},
 		{"read scope cannot write", "POST", "/api/v1/patients", `{}`, []string{"Authorization: Bearer " + readOnly.Key}, 403, "insufficient_scope", `Www-Authenticate: Bearer error="insufficient_scope", scope="patients:write"`},
