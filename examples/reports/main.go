@@ -1,0 +1,168 @@
+// Reports seeds a month of activity in the embedded mock server through the SDK, prints the
+// revenue, appointments, patients and a custom report as aligned tables, and downloads one as
+// CSV into a file it names.
+//
+//	go run ./examples/reports
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/mockserver"
+	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/reports"
+)
+
+func main() {
+	if _, err := run(context.Background(), os.Stdout, os.TempDir()); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// month is the seeded month; the reports run as of its end.
+var (
+	monthStart = time.Date(2026, time.October, 1, 0, 0, 0, 0, time.UTC)
+	monthEnd   = monthStart.AddDate(0, 1, 0)
+)
+
+// run seeds, reports, and returns the path of the CSV file it wrote in dir.
+func run(ctx context.Context, out io.Writer, dir string) (string, error) {
+	srv := mockserver.New()
+	c, key, err := srv.NewClient()
+	if err != nil {
+		return "", err
+	}
+	if err := seed(ctx, srv, key.Account, c); err != nil {
+		return "", err
+	}
+	srv.SetTime(key.Account, monthEnd) // "now" is the end of the month: the default window covers it
+
+	window := reports.Params{From: monthStart, To: monthEnd, Timezone: "America/New_York"}
+
+	rev, err := c.Reports.Revenue(ctx, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByWeek})
+	if err != nil {
+		return "", err
+	}
+	rows := [][]any{{"week", "collected", "payments", "invoiced", "invoices"}}
+	for _, d := range rev.Data {
+		rows = append(rows, []any{d.Key, money(d.Collected), d.Payments, money(d.Invoiced), d.Invoices})
+	}
+	rows = append(rows, []any{"total", money(rev.Totals.Collected), rev.Totals.Payments, money(rev.Totals.Invoiced), rev.Totals.Invoices})
+	if err := table(out, "Revenue by week", rows); err != nil {
+		return "", err
+	}
+
+	apts, err := c.Reports.Appointments(ctx, &reports.AppointmentsParams{From: window.From, To: window.To, Timezone: window.Timezone})
+	if err != nil {
+		return "", err
+	}
+	rows = [][]any{{"status", "total", "no-show rate", "cancellation rate"}}
+	for _, d := range apts.Data {
+		rows = append(rows, []any{d.Key, d.Total, d.NoShowRate, d.CancellationRate})
+	}
+	rows = append(rows, []any{"total", apts.Totals.Total, apts.Totals.NoShowRate, apts.Totals.CancellationRate})
+	if err := table(out, "Appointments by status", rows); err != nil {
+		return "", err
+	}
+
+	pats, err := c.Reports.Patients(ctx, &reports.PatientsParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByWeek})
+	if err != nil {
+		return "", err
+	}
+	rows = [][]any{{"week", "new", "active", "returning"}}
+	for _, d := range pats.Data {
+		rows = append(rows, []any{d.Key, d.NewPatients, d.ActivePatients, d.ReturningPatients})
+	}
+	rows = append(rows, []any{"total", pats.Totals.NewPatients, pats.Totals.ActivePatients, pats.Totals.ReturningPatients})
+	if err := table(out, "Patients by week", rows); err != nil {
+		return "", err
+	}
+
+	custom := &reports.CustomParams{
+		From: window.From, To: window.To, Timezone: window.Timezone,
+		Source: reports.SourcePatients, GroupBy: []string{reports.GroupByWeek}, Metrics: []string{"count"},
+	}
+	cr, err := c.Reports.Custom(ctx, custom)
+	if err != nil {
+		return "", err
+	}
+	rows = [][]any{toAny(cr.Columns)}
+	rows = append(rows, cr.Rows...)
+	if err := table(out, "Custom: new patients per week", rows); err != nil {
+		return "", err
+	}
+
+	// The revenue report as CSV, streamed to a file.
+	body, err := c.Reports.CSV(ctx, reports.Revenue, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByDay})
+	if err != nil {
+		return "", err
+	}
+	defer body.Close()
+	f, err := os.CreateTemp(dir, "medspa-revenue-*.csv")
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, body); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	path := filepath.Clean(f.Name())
+	fmt.Fprintf(out, "\nrevenue by day written to %s\n", path)
+	return path, nil
+}
+
+// seed creates the month's activity, moving the account's clock to each record's time so that
+// records carry realistic timestamps.
+func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa.Client) error {
+	for day := range 30 {
+		for i := range day%3 + 1 {
+			srv.SetTime(account, monthStart.AddDate(0, 0, day).Add(time.Duration(14+i)*time.Hour))
+			_, err := c.Patients.Create(ctx, &patients.CreateParams{
+				FirstName: "Client", LastName: fmt.Sprintf("D%02dN%d", day+1, i), Email: fmt.Sprintf("client.%d.%d@example.com", day, i),
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// table prints rows aligned, the first as the header.
+func table(out io.Writer, title string, rows [][]any) error {
+	fmt.Fprintf(out, "\n%s\n", title)
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, r := range rows {
+		cells := make([]string, len(r))
+		for i, v := range r {
+			cells[i] = fmt.Sprint(v)
+			if v == nil {
+				cells[i] = "-"
+			}
+		}
+		fmt.Fprintln(w, strings.Join(cells, "\t")+"\t")
+	}
+	return w.Flush()
+}
+
+func money(cents int64) string { return fmt.Sprintf("$%d.%02d", cents/100, cents%100) }
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestReportsExampleRuns(t *testing.T) {
+	var out bytes.Buffer
+	dir := t.TempDir()
+	path, err := run(context.Background(), &out, dir)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	// New patients per ISO week in New York: 1, 2 or 3 a day over October 2026 (60 in all).
+	for _, want := range []string{
+		`Patients by week`, `2026-W40 +7 +0 +0`, `2026-W41 +14 `, `2026-W42 +15 `, `2026-W43 +13 `, `2026-W44 +11 `,
+		`total +60 +0 +0`, `Custom: new patients per week`, `week +count`, `2026-W42 +15`, `Revenue by week`,
+		`Appointments by status`, `revenue by day written to ` + regexp.QuoteMeta(path),
+	} {
+		if !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if filepath.Dir(path) != dir {
+		t.Errorf("CSV at %s, want in %s", path, dir)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "key,collected,payments,invoiced,invoices\n") {
+		t.Errorf("CSV %q", b)
+	}
+}
