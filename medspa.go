@@ -9,6 +9,7 @@
 package medspa
 
 import (
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"
@@ -19,8 +20,9 @@ type Client struct {
 	// Engine is the shared engine, for calls the services do not cover.
 	Engine *client.Client
 
-	Patients *patients.Service
-	Reports  *reports.Service
+	Patients     *patients.Service
+	Appointments *appointments.Service
+	Reports      *reports.Service
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -31,9 +33,10 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	return &Client{
-		Engine:   e,
-		Patients: patients.NewService(e),
-		Reports:  reports.NewService(e),
+		Engine:       e,
+		Patients:     patients.NewService(e),
+		Appointments: appointments.NewService(e),
+		Reports:      reports.NewService(e),
 	}, nil
 }
 
@@ -57,6 +60,21 @@ var (
 	WithHeader         = client.WithHeader
 	WithIdempotencyKey = client.WithIdempotencyKey
 	WithResponseInto   = client.WithResponseInto
+
+	WithClientCredentials = client.WithClientCredentials
+	WithOAuth2            = client.WithOAuth2
+	WithSigning           = client.WithSigning
+	WithPlan              = client.WithPlan
+	WithRateLimit         = client.WithRateLimit
+	// OAuthEndpoint returns the API's OAuth 2.0 endpoints for an oauth2.Config.
+	OAuthEndpoint = client.OAuthEndpoint
+)
+
+// Plans for WithPlan.
+const (
+	PlanStarter      = client.PlanStarter
+	PlanProfessional = client.PlanProfessional
+	PlanEnterprise   = client.PlanEnterprise
 )
 
 // Error sentinels, re-exported for errors.Is.
@@ -70,6 +88,11 @@ var (
 	ErrInvalidStateTransition = client.ErrInvalidStateTransition
 	ErrCardDeclined           = client.ErrCardDeclined
 	ErrInsufficientStock      = client.ErrInsufficientStock
+	ErrTokenExpired           = client.ErrTokenExpired
+	ErrInvalidSignature       = client.ErrInvalidSignature
+	ErrIPNotAllowed           = client.ErrIPNotAllowed
+	ErrQuotaExceeded          = client.ErrQuotaExceeded
+	ErrResponseSignature      = client.ErrResponseSignature
 )
 
 // Set and Null build update fields (JSON Merge Patch).

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
@@ -34,12 +35,15 @@ type options struct {
 	seed       uint64
 	phiKey     []byte
 	listen     bool
+	accessTTL  time.Duration
+	refreshTTL time.Duration
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists).
+// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists): the
+// last hop, the one the trusted proxy appended.
 func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true } }
 
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
@@ -65,8 +69,10 @@ func New(opts ...Option) *Server {
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy})
-	s := &Server{opts: o, clock: clk, store: st, api: api}
+	s := &Server{opts: o, clock: clk, store: st}
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s})
+	s.api = api
 	if !o.noAdmin {
 		s.admin = api.AdminHandler()
 	}

@@ -61,10 +61,29 @@ type reportSources struct {
 
 // sources returns the account's records as report rows; the caller holds a.mu (read).
 func (a *Account) sources() *reportSources {
+	fillAppt := func(r *AppointmentRecord, row *apptRow) {
+		*row = apptRow{
+			ID: r.ID, PatientID: r.PatientID, ProviderID: r.ProviderID, Service: r.Service, RoomID: r.RoomID,
+			Status: string(r.Status), StartAt: r.StartAt, EndAt: r.EndAt, CreatedAt: r.CreatedAt,
+		}
+	}
 	return &reportSources{
 		patients: tableRows(a.data.Patients, func(r *PatientRecord, row *patientRow) {
 			*row = patientRow{ID: r.ID, CreatedAt: r.CreatedAt}
 		}),
+		appointments: tableRows(a.data.Appointments, fillAppt),
+		appointment:  lookup(a.data.Appointments, fillAppt),
+	}
+}
+
+// lookup finds a record of t by id and converts it with fill.
+func lookup[R, Row any](t *table[R], fill func(*R, *Row)) func(id string, into *Row) bool {
+	return func(id string, into *Row) bool {
+		r, ok := t.get(id)
+		if ok {
+			fill(r, into)
+		}
+		return ok
 	}
 }
 

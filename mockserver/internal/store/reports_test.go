@@ -251,9 +251,9 @@ func TestCustomErrorDetails(t *testing.T) {
 	}
 }
 
-// fixture is a small hand-made account: two providers, an invoice without appointment, a
+// reportFixture is a small hand-made account: two providers, an invoice without appointment, a
 // failed payment, and records exactly at the window's end.
-func fixture() *memSources {
+func reportFixture() *memSources {
 	return &memSources{
 		appts: []apptRow{
 			{ID: "apt_1", PatientID: "pat_a", ProviderID: "prv_x", Service: "botox", Status: "completed", StartAt: utc("2026-10-20T15:00:00Z"), EndAt: utc("2026-10-20T15:30:00Z")},
@@ -300,7 +300,7 @@ var november = ReportQuery{From: "2026-11-01", To: "2026-12-01"}
 func withGroupBy(q ReportQuery, g string) ReportQuery { q.GroupBy = g; return q }
 
 func TestRevenueReportEngine(t *testing.T) {
-	src := fixture().sources()
+	src := reportFixture().sources()
 	type row = reports.RevenueRow
 	type m = reports.RevenueTotals
 	total := m{Collected: 51000, Payments: 3, Invoiced: 82500, Invoices: 3}
@@ -341,7 +341,7 @@ func TestRevenueReportEngine(t *testing.T) {
 }
 
 func TestAppointmentsReportEngine(t *testing.T) {
-	src := fixture().sources()
+	src := reportFixture().sources()
 	type row = reports.AppointmentsRow
 	type m = reports.AppointmentsTotals
 	got := appointmentsReport(src, mustParse(t, reports.Appointments, november))
@@ -380,7 +380,7 @@ func TestAppointmentsReportEngine(t *testing.T) {
 }
 
 func TestPatientsReportEngine(t *testing.T) {
-	src := fixture().sources()
+	src := reportFixture().sources()
 	type row = reports.PatientsRow
 	type m = reports.PatientsTotals
 	got := patientsReport(src, mustParse(t, reports.Patients, withGroupBy(november, "week")))
@@ -411,7 +411,7 @@ func TestPatientsReportEngine(t *testing.T) {
 }
 
 func TestCustomReportEngine(t *testing.T) {
-	src := fixture().sources()
+	src := reportFixture().sources()
 	for _, c := range []struct {
 		name string
 		q    ReportQuery
