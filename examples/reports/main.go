@@ -17,6 +17,7 @@ import (
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"
@@ -123,16 +124,64 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 	return path, nil
 }
 
-// seed creates the month's activity, moving the account's clock to each record's time so that
-// records carry realistic timestamps.
+// seed creates the month's activity: 1–3 new patients a day, three visits a day with three
+// providers (most completed, some no-shows and cancellations, the last few still scheduled).
+// The account's clock moves to each record's time so that records carry realistic timestamps.
 func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa.Client) error {
+	var pats []string
 	for day := range 30 {
 		for i := range day%3 + 1 {
 			srv.SetTime(account, monthStart.AddDate(0, 0, day).Add(time.Duration(14+i)*time.Hour))
-			_, err := c.Patients.Create(ctx, &patients.CreateParams{
+			p, err := c.Patients.Create(ctx, &patients.CreateParams{
 				FirstName: "Client", LastName: fmt.Sprintf("D%02dN%d", day+1, i), Email: fmt.Sprintf("client.%d.%d@example.com", day, i),
 			})
 			if err != nil {
+				return err
+			}
+			pats = append(pats, p.ID)
+		}
+	}
+	type visit struct {
+		id     string
+		status appointments.Status
+	}
+	var visits []visit
+	srv.SetTime(account, monthStart.Add(-24*time.Hour)) // booked ahead
+	services := []string{"Botox", "Filler", "HydraFacial"}
+	for day := range 30 {
+		for k := range 3 {
+			i := day*3 + k
+			start := monthStart.AddDate(0, 0, day).Add(time.Duration(15+k) * time.Hour)
+			ap, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+				PatientID: pats[i%20], ProviderID: fmt.Sprintf("prv_%d", k+1), Service: services[(day+k)%3],
+				StartAt: start, EndAt: start.Add(45 * time.Minute),
+			})
+			if err != nil {
+				return err
+			}
+			st := appointments.StatusCompleted
+			switch {
+			case i%6 == 3:
+				st = appointments.StatusNoShow
+			case i%6 == 4:
+				st = appointments.StatusCancelled
+			case i%6 == 5 && day >= 25:
+				st = appointments.StatusScheduled
+			}
+			visits = append(visits, visit{ap.ID, st})
+		}
+	}
+	srv.SetTime(account, monthEnd) // every visit has started: no-shows may be recorded
+	for _, v := range visits {
+		var steps []appointments.Status
+		switch v.status {
+		case appointments.StatusCompleted:
+			steps = []appointments.Status{appointments.StatusCheckedIn, appointments.StatusCompleted}
+		case appointments.StatusNoShow, appointments.StatusCancelled:
+			steps = []appointments.Status{v.status}
+		}
+		for _, st := range steps {
+			if _, err := c.Appointments.Update(ctx, v.id, &appointments.UpdateParams{Status: medspa.Set(st)}); err != nil {
 				return err
 			}
 		}
