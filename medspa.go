@@ -10,7 +10,9 @@ package medspa
 
 import (
 	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"
 )
@@ -22,6 +24,10 @@ type Client struct {
 
 	Patients     *patients.Service
 	Appointments *appointments.Service
+	Invoices     *billing.InvoicesService
+	Payments     *billing.PaymentsService
+	Products     *inventory.ProductsService
+	Inventory    *inventory.InventoryService
 	Reports      *reports.Service
 }
 
@@ -36,6 +42,10 @@ func New(opts ...Option) (*Client, error) {
 		Engine:       e,
 		Patients:     patients.NewService(e),
 		Appointments: appointments.NewService(e),
+		Invoices:     billing.NewInvoicesService(e),
+		Payments:     billing.NewPaymentsService(e),
+		Products:     inventory.NewProductsService(e),
+		Inventory:    inventory.NewInventoryService(e),
 		Reports:      reports.NewService(e),
 	}, nil
 }
@@ -77,21 +87,35 @@ const (
 	PlanEnterprise   = client.PlanEnterprise
 )
 
-// Error sentinels, re-exported for errors.Is.
+// Error sentinels, re-exported for errors.Is: one per error code of the API, plus ErrAPI (any
+// API error) and ErrResponseSignature (a response that failed signature verification).
 var (
-	ErrNotFound               = client.ErrNotFound
-	ErrValidation             = client.ErrValidation
+	ErrAPI                    = client.ErrAPI
+	ErrMalformedJSON          = client.ErrMalformedJSON
 	ErrUnauthorized           = client.ErrUnauthorized
-	ErrInsufficientScope      = client.ErrInsufficientScope
-	ErrRateLimited            = client.ErrRateLimited
-	ErrAppointmentConflict    = client.ErrAppointmentConflict
-	ErrInvalidStateTransition = client.ErrInvalidStateTransition
-	ErrCardDeclined           = client.ErrCardDeclined
-	ErrInsufficientStock      = client.ErrInsufficientStock
 	ErrTokenExpired           = client.ErrTokenExpired
 	ErrInvalidSignature       = client.ErrInvalidSignature
+	ErrCardDeclined           = client.ErrCardDeclined
+	ErrInsufficientScope      = client.ErrInsufficientScope
 	ErrIPNotAllowed           = client.ErrIPNotAllowed
+	ErrNotFound               = client.ErrNotFound
+	ErrMethodNotAllowed       = client.ErrMethodNotAllowed
+	ErrAppointmentConflict    = client.ErrAppointmentConflict
+	ErrInvalidStateTransition = client.ErrInvalidStateTransition
+	ErrAppointmentLocked      = client.ErrAppointmentLocked
+	ErrInsufficientStock      = client.ErrInsufficientStock
+	ErrDuplicateSKU           = client.ErrDuplicateSKU
+	ErrInvoiceNotPayable      = client.ErrInvoiceNotPayable
+	ErrIdempotencyKeyInUse    = client.ErrIdempotencyKeyInUse
+	ErrPayloadTooLarge        = client.ErrPayloadTooLarge
+	ErrUnsupportedMediaType   = client.ErrUnsupportedMediaType
+	ErrValidation             = client.ErrValidation
+	ErrIdempotencyKeyReused   = client.ErrIdempotencyKeyReused
+	ErrAmountExceedsBalance   = client.ErrAmountExceedsBalance
+	ErrRateLimited            = client.ErrRateLimited
 	ErrQuotaExceeded          = client.ErrQuotaExceeded
+	ErrInternal               = client.ErrInternal
+	ErrServiceUnavailable     = client.ErrServiceUnavailable
 	ErrResponseSignature      = client.ErrResponseSignature
 )
 

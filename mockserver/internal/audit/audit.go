@@ -36,16 +36,28 @@ type Event struct {
 	Hash         string    `json:"hash"`
 }
 
+// canonical is an event without its hash, fields declared in sorted key order, so that
+// encoding/json writes the canonical form (keys sorted, no whitespace) without a map to sort.
+type canonical struct {
+	Action       string `json:"action"`
+	Actor        string `json:"actor"`
+	At           string `json:"at"`
+	ID           string `json:"id"`
+	IP           string `json:"ip"`
+	Outcome      string `json:"outcome"`
+	PrevHash     string `json:"prevHash"`
+	RequestID    string `json:"requestId"`
+	ResourceID   string `json:"resourceId"`
+	ResourceType string `json:"resourceType"`
+}
+
 // ComputeHash is hex SHA-256 of e.PrevHash followed by the canonical JSON of e without hash:
-// keys sorted, no whitespace (encoding/json's map encoding, which sorts keys; `at` in RFC 3339
-// UTC at second precision).
+// keys sorted, no whitespace, `at` in RFC 3339 UTC at second precision.
 func ComputeHash(e Event) string {
-	m := map[string]string{
-		"id": e.ID, "at": e.At.UTC().Format(time.RFC3339), "actor": e.Actor, "action": e.Action,
-		"resourceType": e.ResourceType, "resourceId": e.ResourceID, "requestId": e.RequestID,
-		"ip": e.IP, "outcome": e.Outcome, "prevHash": e.PrevHash,
-	}
-	b, _ := json.Marshal(m) // a map of strings always encodes
+	b, _ := json.Marshal(canonical{ // a struct of strings always encodes
+		Action: e.Action, Actor: e.Actor, At: e.At.UTC().Format(time.RFC3339), ID: e.ID, IP: e.IP,
+		Outcome: e.Outcome, PrevHash: e.PrevHash, RequestID: e.RequestID, ResourceID: e.ResourceID, ResourceType: e.ResourceType,
+	})
 	h := sha256.New()
 	h.Write([]byte(e.PrevHash))
 	h.Write(b)

@@ -3,6 +3,7 @@ package audit
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -55,5 +56,19 @@ func TestChain(t *testing.T) {
 		if Verify(edit(l.Events("acct_a"))) {
 			t.Errorf("edit %d verifies", i)
 		}
+	}
+}
+
+// TestCanonicalFormIsSortedKeys pins the canonical JSON to the map encoding (keys sorted) that
+// the contract defines, so the faster struct encoding cannot drift from it.
+func TestCanonicalFormIsSortedKeys(t *testing.T) {
+	e := Event{ID: "aud_1", At: time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC), Actor: "key_<1>", Action: "read",
+		ResourceType: "patient", ResourceID: "pat_1", RequestID: "req_1", IP: "127.0.0.1", Outcome: "success", PrevHash: GenesisHash}
+	m := map[string]string{"id": e.ID, "at": "2026-11-22T14:03:00Z", "actor": e.Actor, "action": e.Action, "resourceType": e.ResourceType,
+		"resourceId": e.ResourceID, "requestId": e.RequestID, "ip": e.IP, "outcome": e.Outcome, "prevHash": e.PrevHash}
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(append([]byte(e.PrevHash), b...))
+	if got, want := ComputeHash(e), hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("hash %s, want %s (from the sorted-key map encoding)", got, want)
 	}
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"slices"
 	"time"
+
+	"github.com/medspa/medspa-go/billing"
 )
 
 // The report engine reads the domain through the row types and iterators of this file only,
@@ -73,6 +75,32 @@ func (a *Account) sources() *reportSources {
 		}),
 		appointments: tableRows(a.data.Appointments, fillAppt),
 		appointment:  lookup(a.data.Appointments, fillAppt),
+		invoices:     tableRows(a.data.Invoices, fillInvoice),
+		invoice:      lookup(a.data.Invoices, fillInvoice),
+		payments: tableRows(a.data.Payments, func(r *billing.Payment, row *paymentRow) {
+			*row = paymentRow{
+				ID: r.ID, InvoiceID: r.InvoiceID, Status: string(r.Status), Method: string(r.Method), Currency: r.Currency,
+				DeclineCode: r.DeclineCode, Amount: r.Amount, CreatedAt: r.CreatedAt,
+			}
+			if r.Card != nil {
+				row.CardBrand = r.Card.Brand
+			}
+		}),
+		adjustments: tableRows(a.data.Adjustments, func(r *AdjustmentRecord, row *adjustmentRow) {
+			*row = adjustmentRow{
+				ID: r.ID, ProductID: r.ProductID, Location: r.Location, Reason: string(r.Reason), LotNumber: r.LotNumber,
+				Reference: r.Reference, Delta: r.Delta, OnHandAfter: r.OnHandAfter, CreatedAt: r.CreatedAt,
+			}
+		}),
+	}
+}
+
+// fillInvoice converts an invoice record (its sealed notes stay sealed).
+func fillInvoice(r *InvoiceRecord, row *invoiceRow) {
+	*row = invoiceRow{
+		ID: r.ID, PatientID: r.PatientID, AppointmentID: r.AppointmentID, Status: string(r.Status), Currency: r.Currency,
+		Subtotal: r.Subtotal, DiscountAmount: r.DiscountAmount, Tax: r.Tax, Total: r.Total, AmountPaid: r.AmountPaid,
+		AmountDue: r.AmountDue, TaxRateBps: r.TaxRateBps, CreatedAt: r.CreatedAt,
 	}
 }
 
