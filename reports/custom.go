@@ -56,7 +56,8 @@ type CustomReport struct {
 	Rows     [][]any   `json:"rows"`
 }
 
-// UnmarshalJSON decodes integers in rows as int64 and other numbers as float64.
+// UnmarshalJSON decodes avg columns as float64 and other numbers as int64 (float64 if they
+// are not integers).
 func (r *CustomReport) UnmarshalJSON(b []byte) error {
 	type plain CustomReport
 	var raw struct {
@@ -78,7 +79,8 @@ func (r *CustomReport) UnmarshalJSON(b []byte) error {
 				return err
 			}
 			if n, ok := v.(json.Number); ok {
-				if k, err := n.Int64(); err == nil {
+				avg := j < len(r.Columns) && strings.HasPrefix(r.Columns[j], "avg:")
+				if k, err := n.Int64(); err == nil && !avg {
 					v = k
 				} else if v, err = n.Float64(); err != nil {
 					return fmt.Errorf("reports: row %d column %d: %w", i, j, err)

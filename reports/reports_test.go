@@ -459,10 +459,10 @@ func TestDecode(t *testing.T) {
 		t.Error("a non-struct type: want an error")
 	}
 	var decoded reports.CustomReport
-	if err := json.Unmarshal([]byte(`{"columns":["a","n","f"],"rows":[["x",9007199254740993,0.3333],[null,1,2.0]]}`), &decoded); err != nil {
+	if err := json.Unmarshal([]byte(`{"columns":["a","n","f","avg:x"],"rows":[["x",9007199254740993,0.3333,2],[null,1,2.0,-3]]}`), &decoded); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([][]any{{"x", int64(9007199254740993), 0.3333}, {nil, int64(1), 2.0}}, decoded.Rows); diff != "" {
+	if diff := cmp.Diff([][]any{{"x", int64(9007199254740993), 0.3333, 2.0}, {nil, int64(1), 2.0, -3.0}}, decoded.Rows); diff != "" {
 		t.Errorf("UnmarshalJSON (-want +got):\n%s", diff)
 	}
 }
