@@ -41,7 +41,7 @@ func revenueFixture(t *testing.T, env *testenv.Env) {
 	i1 := invoice("2026-11-01T03:30:00Z", billing.InvoiceCreateParams{PatientID: pats[0], AppointmentID: a1, LineItems: line(2, 15000)}) // 10-31 23:30 EDT: outside
 	i2 := invoice("2026-11-01T04:30:00Z", billing.InvoiceCreateParams{PatientID: pats[1], AppointmentID: a2, LineItems: line(1, 50000), TaxRateBps: 825})
 	i3 := invoice("2026-11-02T04:30:00Z", billing.InvoiceCreateParams{PatientID: pats[0], LineItems: line(1, 2500)}) // 11-01 23:30 EST
-	invoice("2026-11-08T05:00:00Z", billing.InvoiceCreateParams{PatientID: pats[1], LineItems: line(1, 999)})         // at `to`: outside
+	invoice("2026-11-08T05:00:00Z", billing.InvoiceCreateParams{PatientID: pats[1], LineItems: line(1, 999)})        // at `to`: outside
 	invoice("2026-11-07T15:00:00Z", billing.InvoiceCreateParams{PatientID: pats[0], AppointmentID: a1, LineItems: line(1, 10000)})
 
 	pay := func(when string, p billing.PaymentCreateParams) error {
