@@ -242,38 +242,15 @@ func revenueReport(src *reportSources, r *ReportRequest) *reports.RevenueReport 
 	g := newGroups[reports.RevenueTotals]()
 	var tot reports.RevenueTotals
 	b := newBucketer(r.groupBy, r.loc)
+	byTime := isTimeUnit(r.groupBy)
 	var inv invoiceRow
 	var apt apptRow
-	// dimOf is the provider or service of an invoice's appointment.
-	dimOf := func(invoiceID string) string {
-		if src.invoice == nil || !src.invoice(invoiceID, &inv) {
-			return unassigned
-		}
-		return apptDim(src, r.groupBy, inv.AppointmentID, &apt)
-	}
-	if src.payments != nil {
-		src.payments(r.from, r.to, func(p *paymentRow) bool {
-			if p.Status != "succeeded" {
-				return true
-			}
-			var k string
-			if isTimeUnit(r.groupBy) {
-				k, _ = b.key(p.CreatedAt)
-			} else {
-				k = dimOf(p.InvoiceID)
-			}
-			m := g.at(k)
-			m.Collected += p.Amount
-			m.Payments++
-			tot.Collected += p.Amount
-			tot.Payments++
-			return true
-		})
-	}
+	// The last invoice's provider or service: an invoice's payments often come in a row.
+	var lastInvoice, lastDim string
 	if src.invoices != nil {
 		src.invoices(r.from, r.to, func(in *invoiceRow) bool {
 			var k string
-			if isTimeUnit(r.groupBy) {
+			if byTime {
 				k, _ = b.key(in.CreatedAt)
 			} else {
 				k = apptDim(src, r.groupBy, in.AppointmentID, &apt)
@@ -283,6 +260,31 @@ func revenueReport(src *reportSources, r *ReportRequest) *reports.RevenueReport 
 			m.Invoices++
 			tot.Invoiced += in.Total
 			tot.Invoices++
+			return true
+		})
+	}
+	if src.payments != nil {
+		src.payments(r.from, r.to, func(p *paymentRow) bool {
+			if p.Status != "succeeded" {
+				return true
+			}
+			var k string
+			if byTime {
+				k, _ = b.key(p.CreatedAt)
+			} else if p.InvoiceID == lastInvoice {
+				k = lastDim
+			} else {
+				k = unassigned
+				if src.invoice != nil && src.invoice(p.InvoiceID, &inv) {
+					k = apptDim(src, r.groupBy, inv.AppointmentID, &apt)
+				}
+				lastInvoice, lastDim = p.InvoiceID, k
+			}
+			m := g.at(k)
+			m.Collected += p.Amount
+			m.Payments++
+			tot.Collected += p.Amount
+			tot.Payments++
 			return true
 		})
 	}
