@@ -18,6 +18,7 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"
@@ -90,15 +91,27 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 
 	custom := &reports.CustomParams{
 		From: window.From, To: window.To, Timezone: window.Timezone,
-		Source: reports.SourcePatients, GroupBy: []string{reports.GroupByWeek}, Metrics: []string{"count"},
+		Source: reports.SourcePayments, GroupBy: []string{"method", "status"}, Metrics: []string{"count", "sum:amount", "avg:amount"},
 	}
 	cr, err := c.Reports.Custom(ctx, custom)
 	if err != nil {
 		return "", err
 	}
-	rows = [][]any{toAny(cr.Columns)}
-	rows = append(rows, cr.Rows...)
-	if err := table(out, "Custom: new patients per week", rows); err != nil {
+	type byMethod struct {
+		Method, Status string
+		Count          int64
+		Sum            int64   `report:"sum:amount"`
+		Avg            float64 `report:"avg:amount"`
+	}
+	methods, err := reports.Decode[byMethod](cr)
+	if err != nil {
+		return "", err
+	}
+	rows = [][]any{{"method", "status", "payments", "amount", "average"}}
+	for _, m := range methods {
+		rows = append(rows, []any{m.Method, m.Status, m.Count, money(m.Sum), money(int64(m.Avg))})
+	}
+	if err := table(out, "Custom: payments by method", rows); err != nil {
 		return "", err
 	}
 
@@ -125,7 +138,8 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 }
 
 // seed creates the month's activity: 1–3 new patients a day, three visits a day with three
-// providers (most completed, some no-shows and cancellations, the last few still scheduled).
+// providers (most completed, some no-shows and cancellations, the last few still scheduled),
+// an invoice for every completed visit and its payments.
 // The account's clock moves to each record's time so that records carry realistic timestamps.
 func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa.Client) error {
 	var pats []string
@@ -142,8 +156,10 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 		}
 	}
 	type visit struct {
-		id     string
-		status appointments.Status
+		id, patientID, service string
+		endAt                  time.Time
+		status                 appointments.Status
+		n                      int
 	}
 	var visits []visit
 	srv.SetTime(account, monthStart.Add(-24*time.Hour)) // booked ahead
@@ -168,10 +184,10 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 			case i%6 == 5 && day >= 25:
 				st = appointments.StatusScheduled
 			}
-			visits = append(visits, visit{ap.ID, st})
+			visits = append(visits, visit{ap.ID, ap.PatientID, ap.Service, ap.EndAt, st, i})
 		}
 	}
-	srv.SetTime(account, monthEnd) // every visit has started: no-shows may be recorded
+	prices := map[string]int64{"Botox": 45000, "Filler": 70000, "HydraFacial": 20000}
 	for _, v := range visits {
 		var steps []appointments.Status
 		switch v.status {
@@ -180,8 +196,34 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 		case appointments.StatusNoShow, appointments.StatusCancelled:
 			steps = []appointments.Status{v.status}
 		}
+		srv.SetTime(account, v.endAt) // the visit is over: no-shows may be recorded, invoices issued
 		for _, st := range steps {
 			if _, err := c.Appointments.Update(ctx, v.id, &appointments.UpdateParams{Status: medspa.Set(st)}); err != nil {
+				return err
+			}
+		}
+		if v.status != appointments.StatusCompleted {
+			continue
+		}
+		// Completed visits are invoiced at checkout (8.25% tax) and paid by card, in full or in
+		// part (the rest in cash a week later).
+		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+			PatientID: v.patientID, AppointmentID: v.id, TaxRateBps: 825,
+			LineItems: []billing.LineItemParams{{Description: v.service, Quantity: 1, UnitAmount: billing.Amount(prices[v.service])}},
+		})
+		if err != nil {
+			return err
+		}
+		card := inv.Total
+		if v.n%4 == 0 {
+			card = inv.Total / 2
+		}
+		if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: card, Method: billing.MethodCard, CardToken: billing.TokenVisa}); err != nil {
+			return err
+		}
+		if rest := inv.Total - card; rest > 0 {
+			srv.SetTime(account, v.endAt.AddDate(0, 0, 7))
+			if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: rest, Method: billing.MethodCash}); err != nil {
 				return err
 			}
 		}
@@ -207,11 +249,3 @@ func table(out io.Writer, title string, rows [][]any) error {
 }
 
 func money(cents int64) string { return fmt.Sprintf("$%d.%02d", cents/100, cents%100) }
-
-func toAny(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
