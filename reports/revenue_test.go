@@ -2,6 +2,8 @@ package reports_test
 
 import (
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/inventory"
+	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"
 )
 
@@ -224,5 +227,72 @@ func TestCustomReportOverInventory(t *testing.T) {
 	}
 	if diff := cmp.Diff([][]any{{0.5}}, r.Rows); diff != "" { // (5 − 4) / 2
 		t.Errorf("east (-want +got):\n%s", diff)
+	}
+}
+
+// TestReportsCarryNoPHI runs every report, as JSON and CSV, over records full of PHI and
+// free text, grouped by every dimension a source allows: none of it comes out.
+func TestReportsCarryNoPHI(t *testing.T) {
+	env := testenv.New(t, nil)
+	env.Server.SetTime(env.Key.Account, at("2026-11-02T12:00:00Z"))
+	p, err := env.Client.Patients.Create(ctx, &patients.CreateParams{
+		FirstName: "Zelda", LastName: "Secretname", Email: "zelda.secret@example.com", Phone: "+15557654321",
+		Notes: "phi-clinical-note", Allergies: []string{"phi-allergy"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: p.ID, ProviderID: "prv_a", Service: "peel", Notes: "phi-appointment-note",
+		StartAt: at("2026-11-02T15:00:00Z"), EndAt: at("2026-11-02T15:30:00Z"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := env.Client.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+		PatientID: p.ID, AppointmentID: ap.ID, Notes: "phi-invoice-note",
+		LineItems: []billing.LineItemParams{{Description: "peel", Quantity: 1, UnitAmount: billing.Amount(100)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash}); err != nil {
+		t.Fatal(err)
+	}
+	prod, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "P-1", Name: "Peel", Category: inventory.CategorySkincare, Price: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Client.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: 1, Reason: inventory.ReasonReceived, Note: "phi-adjustment-note"}); err != nil {
+		t.Fatal(err)
+	}
+	env.Server.SetTime(env.Key.Account, at("2026-11-03T00:00:00Z"))
+	paths := []string{"revenue?groupBy=provider", "appointments?groupBy=service", "patients?groupBy=day"}
+	for src, dims := range map[string]string{
+		"appointments":          "id,patientId,providerId&groupBy=service,roomId,status",
+		"payments":              "id,invoiceId,status&groupBy=method,currency,cardBrand",
+		"invoices":              "id,patientId,appointmentId&groupBy=status,currency",
+		"patients":              "id,day",
+		"inventory_adjustments": "id,productId,location&groupBy=reason,lotNumber,reference",
+	} {
+		// Two groupBy parameters would be refused; the second part is asked separately.
+		first, second, _ := strings.Cut(dims, "&groupBy=")
+		paths = append(paths, "custom?source="+src+"&groupBy="+first)
+		if second != "" {
+			paths = append(paths, "custom?source="+src+"&groupBy="+second)
+		}
+	}
+	for _, path := range paths {
+		for _, accept := range []string{"application/json", "text/csv"} {
+			resp, body := env.Do(t, http.MethodGet, "/api/v1/reports/"+path, "", "Accept: "+accept)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+			}
+			for _, phi := range []string{"Zelda", "Secretname", "zelda.secret", "5557654321", "phi-"} {
+				if strings.Contains(string(body), phi) {
+					t.Errorf("%s (%s) carries %q: %s", path, accept, phi, body)
+				}
+			}
+		}
 	}
 }
