@@ -19,8 +19,8 @@ const (
 	reportMaxDays     = 366
 )
 
-// ReportQuery is a report request as received: raw query values, empty when absent. Metrics,
-// Dimensions and Filters are for the custom report only.
+// ReportQuery is a report request as received: raw query values, empty when absent. Source,
+// Metrics and Filters are for the custom report only, where GroupBy is a comma list.
 type ReportQuery struct {
 	From, To, Timezone, GroupBy string
 	Source, Metrics             string
