@@ -14,6 +14,7 @@ import (
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/reports"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -29,6 +30,7 @@ type Client struct {
 	Products     *inventory.ProductsService
 	Inventory    *inventory.InventoryService
 	Webhooks     *webhooks.Service
+	Reports      *reports.Service
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -47,6 +49,7 @@ func New(opts ...Option) (*Client, error) {
 		Products:     inventory.NewProductsService(e),
 		Inventory:    inventory.NewInventoryService(e),
 		Webhooks:     webhooks.NewService(e),
+		Reports:      reports.NewService(e),
 	}, nil
 }
 

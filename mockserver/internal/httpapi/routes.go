@@ -16,6 +16,7 @@ func (a *API) routes() []route {
 	rs = append(rs, a.billingRoutes()...)
 	rs = append(rs, a.inventoryRoutes()...)
 	rs = append(rs, a.webhookRoutes()...)
+	rs = append(rs, a.reportRoutes()...)
 	return rs
 }
 
