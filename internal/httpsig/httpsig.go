@@ -338,11 +338,11 @@ func findSignature(h http.Header) (*signature, error) {
 	}
 	in, err := parseDictionary(headerValue(inVals))
 	if err != nil {
-		return nil, fmt.Errorf("Signature-Input: %w", err)
+		return nil, fmt.Errorf("parsing the Signature-Input header: %w", err)
 	}
 	sigs, err := parseDictionary(headerValue(sigVals))
 	if err != nil {
-		return nil, fmt.Errorf("Signature: %w", err)
+		return nil, fmt.Errorf("parsing the Signature header: %w", err)
 	}
 	im, ok1 := lookupMember(in, Label)
 	sm, ok2 := lookupMember(sigs, Label)
