@@ -1,0 +1,201 @@
+package mockserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/inventory"
+	"github.com/medspa/medspa-go/mockserver"
+	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/webhooks"
+)
+
+// world is an in-process server with one account holding one record of every kind, for the
+// fuzz targets and the bad-input catalogue: every item route has a real id to aim at.
+type world struct {
+	srv *mockserver.Server
+	c   *medspa.Client
+	hc  *http.Client
+	key mockserver.APIKey
+	// ids of the seeded records, by placeholder: @pat @apt @inv @pay @prd @whk.
+	ids map[string]string
+}
+
+func newWorld(t testing.TB, opts ...mockserver.Option) *world {
+	t.Helper()
+	srv := mockserver.New(opts...)
+	t.Cleanup(srv.Close)
+	c, key, err := srv.NewClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Wanda", LastName: "Worldwide", Email: "wanda@example.com"})
+	must(err)
+	start := srv.Now(key.Account).Add(48 * time.Hour).Truncate(time.Hour)
+	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
+	must(err)
+	prd, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "W-1", Name: "Filler", Category: inventory.CategoryOther, Price: 300})
+	must(err)
+	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 100, Reason: inventory.ReasonReceived})
+	must(err)
+	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(10_000)}}})
+	must(err)
+	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1000, Method: billing.MethodCash})
+	must(err)
+	// A loopback endpoint nobody listens on: deliveries fail fast and never leave the machine.
+	whk, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}})
+	must(err)
+	return &world{srv: srv, c: c, hc: srv.Client(), key: key, ids: map[string]string{
+		"@pat": pat.ID, "@apt": apt.ID, "@inv": inv.ID, "@pay": pay.ID, "@prd": prd.ID, "@whk": whk.ID,
+	}}
+}
+
+// fill replaces the placeholders of s with the seeded ids.
+func (w *world) fill(s string) string {
+	for k, v := range w.ids {
+		s = strings.ReplaceAll(s, k, v)
+	}
+	return s
+}
+
+// answer is one response, read whole.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends one raw request with the world's key (headers "Name: value"; "Name:" deletes).
+func (w *world) do(t testing.TB, method, target, contentType string, body []byte, headers ...string) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, mockserver.InProcessBaseURL+target, bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("%s %q: %v", method, target, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+w.key.Key)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		if v = strings.TrimSpace(v); v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Add(k, v)
+		}
+	}
+	resp, err := w.hc.Do(req)
+	if err != nil {
+		t.Fatalf("%s %q: transport error %v", method, target, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, b}
+}
+
+// problemBody is the contract's problem document (§4).
+type problemBody struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Code   string `json:"code"`
+	Errors []struct {
+		Field string `json:"field"`
+		Code  string `json:"code"`
+	} `json:"errors"`
+}
+
+// checkAnswer asserts what every answer must be: never a 5xx, and every 4xx the contract's
+// problem document with a matching status. It returns the decoded problem (zero for 2xx/3xx).
+func checkAnswer(t testing.TB, what string, a answer) problemBody {
+	t.Helper()
+	var p problemBody
+	if a.status >= 500 {
+		t.Fatalf("%s: status %d: %s", what, a.status, a.body)
+	}
+	if a.status >= 400 {
+		if ct := a.header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Fatalf("%s: %d with Content-Type %q: %s", what, a.status, ct, a.body)
+		}
+		if err := json.Unmarshal(a.body, &p); err != nil || p.Status != a.status || p.Code == "" ||
+			p.Type != "https://docs.medspa.dev/errors/"+p.Code || p.Title == "" {
+			t.Fatalf("%s: %d without a proper problem body: %s", what, a.status, a.body)
+		}
+	}
+	return p
+}
+
+// dump is the account's whole observable state: every list's total and every seeded record.
+// Two equal dumps mean nothing changed.
+func (w *world) dump(t testing.TB) string {
+	t.Helper()
+	var sb strings.Builder
+	for _, p := range []string{"/api/v1/patients", "/api/v1/appointments", "/api/v1/invoices", "/api/v1/products", "/api/v1/inventory", "/api/v1/webhooks"} {
+		a := w.do(t, http.MethodGet, p+"?perPage=100", "", nil)
+		sb.WriteString(p + " " + string(a.body) + "\n")
+	}
+	for _, p := range []string{"patients/@pat", "appointments/@apt", "invoices/@inv", "payments/@pay", "products/@prd", "webhooks/@whk"} {
+		a := w.do(t, http.MethodGet, "/api/v1/"+w.fill(p), "", nil)
+		sb.WriteString(p + " " + string(a.body) + "\n")
+	}
+	return sb.String()
+}
+
+// offLoopback reports whether body names a URL whose host is not a loopback address or name:
+// registering it would make the server resolve and call it, and tests stay on loopback.
+func offLoopback(body []byte) bool {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return bytes.Contains(body, []byte(":"))
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case string:
+			if !strings.Contains(x, ":") {
+				return false
+			}
+			u, err := url.Parse(x)
+			if err != nil {
+				return false
+			}
+			h := u.Hostname()
+			if ip, err := netip.ParseAddr(h); err == nil {
+				return !ip.Unmap().IsLoopback()
+			}
+			return h != "" && h != "localhost" && !strings.HasSuffix(h, ".localhost")
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case map[string]any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
