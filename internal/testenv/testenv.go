@@ -75,7 +75,8 @@ func (e *Env) NewKey(t testing.TB, p mockserver.APIKeyParams) mockserver.APIKey 
 // Do sends a raw request with the env's key (unless headers set Authorization; "Authorization:"
 // with no value sends none) and returns the response and its body. headers are "Name: value".
 // The response is validated against the OpenAPI document; the request too (use DoInvalid for
-// requests that break the document on purpose).
+// requests that break the OpenAPI document on purpose). "+Name: value" adds a value instead of
+// replacing it (a duplicated header).
 func (e *Env) Do(t testing.TB, method, path, body string, headers ...string) (*http.Response, []byte) {
 	t.Helper()
 	return e.do(t, context.Background(), method, path, body, headers)
@@ -105,11 +106,14 @@ func (e *Env) do(t testing.TB, ctx context.Context, method, path, body string, h
 	for _, h := range headers {
 		k, v, _ := strings.Cut(h, ":")
 		v = strings.TrimSpace(v)
-		if v == "" {
+		switch add, ok := strings.CutPrefix(k, "+"); {
+		case ok:
+			req.Header.Add(add, v)
+		case v == "":
 			req.Header.Del(k)
-			continue
+		default:
+			req.Header.Set(k, v)
 		}
-		req.Header.Set(k, v)
 	}
 	resp, err := e.HTTP.Do(req)
 	if err != nil {

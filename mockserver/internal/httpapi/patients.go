@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"net/mail"
 	"regexp"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -48,7 +50,9 @@ func readPatient(f *form, patch bool, today client.Date) func(*patients.Patient)
 		set(p, func(x *patients.Patient) { x.LastName = v })
 	}
 	if v, p := f.str("email", !patch, 1, 254); p == present {
-		if addr, err := mail.ParseAddress(v); err != nil || addr.Address != v || addr.Name != "" {
+		// net/mail accepts any UTF-8 in the local part (RFC 6532), invisible and bidi-override
+		// characters included: those only serve to spoof an address.
+		if addr, err := mail.ParseAddress(v); err != nil || addr.Address != v || addr.Name != "" || strings.IndexFunc(v, invisible) >= 0 {
 			f.fail("email", "invalid_format", "must be an email address")
 		} else {
 			set(p, func(x *patients.Patient) { x.Email = v })
@@ -172,3 +176,6 @@ func (a *API) listPatients(rq *request) (int, any, error) {
 	items, total, err := rq.acct.ListPatients(filter, w)
 	return ok, list(items, total, w), err
 }
+
+// invisible reports control and format characters (zero-width spaces, bidi overrides).
+func invisible(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
