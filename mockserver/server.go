@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
@@ -21,7 +23,7 @@ type Server struct {
 	clock *clock.Clock
 	store *store.Store
 	api   *httpapi.API
-	admin http.Handler
+	admin func() http.Handler // built on first use: most tests never call /__admin/
 }
 
 // Option configures a Server.
@@ -34,6 +36,8 @@ type options struct {
 	seed       uint64
 	phiKey     []byte
 	listen     bool
+	journal    int
+	start      time.Time
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -51,6 +55,21 @@ func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 // WithPHIKey sets the 32-byte AES-256 key that seals PHI at rest (default: random per process).
 func WithPHIKey(key []byte) Option { return func(o *options) { o.phiKey = key } }
 
+// WithJournalSize keeps the last n requests per account in the journal (default 10,000;
+// n <= 0 turns the journal off).
+func WithJournalSize(n int) Option {
+	return func(o *options) {
+		o.journal = n
+		if n == 0 {
+			o.journal = -1
+		}
+	}
+}
+
+// WithStartTime freezes the server clock at t from the start; with WithSeed, two runs of the
+// same test produce byte-identical responses.
+func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t } }
+
 // WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
 
@@ -65,21 +84,25 @@ func New(opts ...Option) *Server {
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy})
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy, JournalSize: o.journal})
 	s := &Server{opts: o, clock: clk, store: st, api: api}
 	if !o.noAdmin {
-		s.admin = api.AdminHandler()
+		s.admin = sync.OnceValue(api.AdminHandler)
+	}
+	if !o.start.IsZero() {
+		s.SetTime("", o.start)
 	}
 	return s
 }
 
-// ServeHTTP serves the API, OAuth and (unless turned off) the admin surface.
+// ServeHTTP serves the API, OAuth and (unless turned off) the admin surface. API and OAuth
+// requests pass the test tools first: injected faults, the journal and the log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/__admin/") && s.admin != nil {
-		s.admin.ServeHTTP(w, r)
+		s.admin().ServeHTTP(w, r)
 		return
 	}
-	s.api.ServeHTTP(w, r)
+	s.api.ServeFront(w, r)
 }
 
 // APIKeyParams describe a key to create (see CreateAPIKey).
