@@ -38,6 +38,7 @@ type options struct {
 	listen     bool
 	journal    int
 	start      time.Time
+	strict     bool
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -70,6 +71,15 @@ func WithJournalSize(n int) Option {
 // same test produce byte-identical responses.
 func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t } }
 
+// WithStrictValidation validates every /api/v1 request against the OpenAPI document
+// (api/openapi.yaml) before the handlers run, answering 422 validation_error (or 400) with the
+// validator's findings as field errors. The document loads once per process, on first use.
+func WithStrictValidation() Option { return func(o *options) { o.strict = true } }
+
+// DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize
+// says otherwise.
+const DefaultJournalSize = httpapi.DefaultJournalSize
+
 // WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
 
@@ -84,7 +94,7 @@ func New(opts ...Option) *Server {
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy, JournalSize: o.journal})
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy, JournalSize: o.journal, Strict: o.strict})
 	s := &Server{opts: o, clock: clk, store: st, api: api}
 	if !o.noAdmin {
 		s.admin = sync.OnceValue(api.AdminHandler)

@@ -26,6 +26,8 @@ type Options struct {
 	Logger *slog.Logger
 	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
 	TrustProxy bool
+	// Strict validates every /api/v1 request against the OpenAPI document before its handler.
+	Strict bool
 	// JournalSize bounds the request journal per account (0: DefaultJournalSize; < 0: off).
 	JournalSize int
 }
