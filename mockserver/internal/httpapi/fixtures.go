@@ -126,7 +126,7 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 		return "", problem.Field(at, "invalid_value", "must be a JSON object")
 	}
 	var errs []problem.FieldError
-	resolved := resolveRefs(obj, at, made, &errs)
+	resolved := resolveRefs(obj, []string{k.name, strconv.Itoa(i)}, made, &errs)
 	obj = resolved.(map[string]any)
 	var backdate time.Time
 	if v, ok := obj["createdAt"]; ok {
@@ -177,16 +177,17 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 	return created.ID, nil
 }
 
-// resolveRefs replaces @<kind>.<index> references in every string of v, recording unknown ones.
-func resolveRefs(v any, at string, made map[string][]string, errs *[]problem.FieldError) any {
+// resolveRefs replaces @<kind>.<index> references in every string of v (at path), recording
+// unknown ones.
+func resolveRefs(v any, path []string, made map[string][]string, errs *[]problem.FieldError) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			x[k] = resolveRefs(e, at+"/"+escapePointer(k), made, errs)
+			x[k] = resolveRefs(e, append(path[:len(path):len(path)], k), made, errs)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = resolveRefs(e, at+"/"+strconv.Itoa(i), made, errs)
+			x[i] = resolveRefs(e, append(path[:len(path):len(path)], strconv.Itoa(i)), made, errs)
 		}
 	case string:
 		if !strings.Contains(x, "@") {
@@ -204,7 +205,11 @@ func resolveRefs(v any, at string, made map[string][]string, errs *[]problem.Fie
 			return sm[1] + ids[n]
 		})
 		if bad {
-			*errs = append(*errs, problem.FieldError{Pointer: at, Code: "not_found", Detail: "names no earlier fixture"})
+			var ptr strings.Builder
+			for _, p := range path {
+				ptr.WriteString("/" + escapePointer(p))
+			}
+			*errs = append(*errs, problem.FieldError{Pointer: ptr.String(), Code: "not_found", Detail: "names no earlier fixture"})
 		}
 		return s
 	}

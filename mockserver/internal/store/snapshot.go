@@ -10,20 +10,14 @@ import (
 // accountState is an account's whole state as JSON: its data and its completed idempotency
 // entries. In-flight entries are left out: restored, they would block their key for a day.
 type accountState struct {
-	Data        json.RawMessage              `json:"data"`
+	Data        *data                        `json:"data"`
 	Idempotency map[string]*IdempotencyEntry `json:"idempotency"`
 }
 
 // Export returns the account's whole state (data and idempotency entries) as JSON, for
 // snapshots and -data files. PHI stays sealed.
 func (a *Account) Export() ([]byte, error) {
-	a.mu.RLock()
-	d, err := json.Marshal(a.data)
-	a.mu.RUnlock()
-	if err != nil {
-		return nil, fmt.Errorf("store: exporting account: %w", err)
-	}
-	st := accountState{Data: d, Idempotency: map[string]*IdempotencyEntry{}}
+	st := accountState{Idempotency: map[string]*IdempotencyEntry{}}
 	a.idemMu.Lock()
 	for k, e := range a.idem {
 		if !e.InFlight {
@@ -32,26 +26,32 @@ func (a *Account) Export() ([]byte, error) {
 		}
 	}
 	a.idemMu.Unlock()
-	return json.Marshal(st)
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	st.Data = a.data
+	b, err := json.Marshal(st) // one pass, under the lock: the copy is consistent
+	if err != nil {
+		return nil, fmt.Errorf("store: exporting account: %w", err)
+	}
+	return b, nil
 }
 
 // Import replaces the account's whole state with what Export returned. It changes nothing when
 // b does not decode.
 func (a *Account) Import(b []byte) error {
-	var st accountState
+	st := accountState{Data: newData()}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return fmt.Errorf("store: importing account: %w", err)
 	}
-	d := newData()
-	if err := json.Unmarshal(st.Data, d); err != nil {
-		return fmt.Errorf("store: importing account data: %w", err)
+	if st.Data == nil {
+		return fmt.Errorf("store: importing account: no data")
 	}
 	idem := maps.Clone(st.Idempotency)
 	if idem == nil {
 		idem = map[string]*IdempotencyEntry{}
 	}
 	a.mu.Lock()
-	a.data = d
+	a.data = st.Data
 	a.mu.Unlock()
 	a.idemMu.Lock()
 	a.idem = idem
