@@ -510,3 +510,23 @@ func TestWithoutAdmin(t *testing.T) {
 		t.Fatalf("POST faults = %d without admin", st)
 	}
 }
+
+func TestStrictValidation(t *testing.T) {
+	s, _ := mockserver.NewTest(t, mockserver.WithStrictValidation())
+	k := newKey(t, s, "")
+	st, _, b := raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com","phone":12,"bogus":true}`)
+	if st != 422 || !strings.Contains(string(b), `"pointer":"/bogus","code":"unknown_field"`) ||
+		!strings.Contains(string(b), `"pointer":"/phone"`) || !strings.Contains(string(b), "OpenAPI document") {
+		t.Fatalf("strict 422: %d %s", st, b)
+	}
+	if st, _, b = raw(t, s, k.Key, "GET", "/api/v1/patients?perPage=1000", ""); st != 422 || !strings.Contains(string(b), `"pointer":"perPage","code":"out_of_range"`) {
+		t.Fatalf("strict query: %d %s", st, b)
+	}
+	if st, _, b = raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com"}`); st != 201 {
+		t.Fatalf("valid request under strict mode: %d %s", st, b)
+	}
+	// Authentication still comes first.
+	if st, _, _ = raw(t, s, "", "POST", "/api/v1/patients", `{"bogus":true}`); st != 401 {
+		t.Fatalf("unauthenticated under strict mode: %d", st)
+	}
+}

@@ -59,6 +59,7 @@ func (a *API) strictCheck(rq *request) *problem.Problem {
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
 		},
 	})
+
 	if err == nil {
 		return nil
 	}
@@ -109,10 +110,10 @@ func (a *API) strictCheck(rq *request) *problem.Problem {
 	return problem.Validation(errs)
 }
 
-// flatten expands kin-openapi's multi-errors.
+// flatten expands kin-openapi's multi-errors (not those wrapped in a RequestError, whose
+// parameter or body says where the findings are).
 func flatten(err error) []error {
-	var me openapi3.MultiError
-	if errors.As(err, &me) {
+	if me, ok := err.(openapi3.MultiError); ok {
 		var out []error
 		for _, e := range me {
 			out = append(out, flatten(e)...)
