@@ -148,6 +148,9 @@ func decodeError(resp *http.Response, body []byte) *Error {
 	if e.Title == "" {
 		e.Title = http.StatusText(resp.StatusCode)
 	}
+	if e.Title == "" {
+		e.Title = "HTTP " + strconv.Itoa(resp.StatusCode)
+	}
 	if e.RequestID == "" {
 		e.RequestID = resp.Header.Get("X-Request-Id")
 	}

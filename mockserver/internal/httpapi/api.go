@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path"
 	"strings"
 	"time"
 
@@ -108,13 +109,13 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
 	rq.Request = r
 
-	path := r.URL.Path
+	p := r.URL.Path
 	switch {
-	case path == "/api/v1/openapi.yaml" || path == "/api/v1/openapi.json":
+	case p == "/api/v1/openapi.yaml" || p == "/api/v1/openapi.json":
 		a.serveOpenAPI(w, r)
-	case strings.HasPrefix(path, "/oauth/"):
+	case strings.HasPrefix(p, "/oauth/"):
 		a.sec.serveOAuth(w, rq)
-	case path == "/api/v1" || strings.HasPrefix(path, "/api/v1/"):
+	case p == "/api/v1" || strings.HasPrefix(p, "/api/v1/"):
 		a.serveAPI(w, rq)
 	default:
 		problem.Write(w, rq.id, problem.NotFound("route"))
@@ -155,6 +156,12 @@ func (a *API) serveAPI(w http.ResponseWriter, rq *request) {
 	w = sw
 	if p := a.sec.rateLimit(w, rq); p != nil {
 		problem.Write(w, rq.id, p)
+		return
+	}
+	// A path that is not clean (dot segments, double slashes) names no resource: ServeMux would
+	// answer it with an HTML redirect, the contract wants a problem.
+	if path.Clean(r.URL.Path) != r.URL.Path {
+		problem.Write(w, rq.id, problem.NotFound("route"))
 		return
 	}
 	// Handler only looks the route up; ServeHTTP also sets the path values.

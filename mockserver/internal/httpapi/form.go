@@ -127,16 +127,21 @@ func (f *form) failItem(name string, i int, code, detail string) {
 
 // allow records unknown_field for every member not named (sorted, for stable answers).
 func (f *form) allow(names ...string) {
+	for _, k := range unknownKeys(f.obj, names) {
+		f.fail(k, "unknown_field", "is not a field of this request")
+	}
+}
+
+// unknownKeys returns the keys of m not in allowed, sorted so answers are stable.
+func unknownKeys[V any](m map[string]V, allowed []string) []string {
 	var unknown []string
-	for k := range f.obj {
-		if !slices.Contains(names, k) {
+	for k := range m {
+		if !slices.Contains(allowed, k) {
 			unknown = append(unknown, k)
 		}
 	}
 	slices.Sort(unknown)
-	for _, k := range unknown {
-		f.fail(k, "unknown_field", "is not a field of this request")
-	}
+	return unknown
 }
 
 // isNull reports an explicit JSON null.

@@ -21,14 +21,7 @@ type query struct {
 // parseQuery reads rq's query and records unknown_parameter for names not allowed.
 func (rq *request) parseQuery(allowed ...string) *query {
 	q := &query{v: rq.URL.Query()}
-	var unknown []string
-	for k := range q.v {
-		if !slices.Contains(allowed, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	slices.Sort(unknown)
-	for _, k := range unknown {
+	for _, k := range unknownKeys(q.v, allowed) {
 		q.fail(k, "unknown_parameter", "is not a parameter of this endpoint")
 	}
 	return q

@@ -1,0 +1,150 @@
+package mockserver_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/mockserver"
+)
+
+type problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Code      string `json:"code"`
+	RequestID string `json:"requestId"`
+}
+
+var requestIDShape = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
+
+// TestErrorPaths covers the failure paths of the contract's §4 that the core serves, in the
+// order of checks: each answers its status and code as problem+json, with the request id.
+func TestErrorPaths(t *testing.T) {
+	env := testenv.New(t, nil)
+	readOnly := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"patients:read"}, Account: env.Key.Account})
+	writer := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"patients:write"}, Account: env.Key.Account})
+	big := `{"notes":"` + strings.Repeat("x", 1<<20) + `"}`
+	cases := []struct {
+		name         string
+		method, path string
+		body         string
+		headers      []string
+		status       int
+		code         string
+		header       string // a response header that must be present, "Name: value"
+	}{
+		{"no credentials", "GET", "/api/v1/patients", "", []string{"Authorization:"}, 401, "unauthorized", `Www-Authenticate: Bearer realm="medspa"`},
+		{"unknown key", "GET", "/api/v1/patients", "", []string{"Authorization: Bearer msk_test_nope"}, 401, "unauthorized", ""},
+		{"basic scheme", "GET", "/api/v1/patients", "", []string{"Authorization: Basic YTpi"}, 401, "unauthorized", ""},
+		{"credentials before route", "GET", "/api/v1/nothing", "", []string{"Authorization:"}, 401, "unauthorized", ""},
+		{"unknown route", "GET", "/api/v1/nothing", "", nil, 404, "not_found", ""},
+		{"unknown route outside api", "GET", "/api/v2/patients", "", nil, 404, "not_found", ""},
+		{"dot segment is no redirect", "GET", "/api/v1/patients/.", "", nil, 404, "not_found", ""},
+		{"double slash is no redirect", "GET", "/api/v1//patients", "", nil, 404, "not_found", ""},
+		{"method not allowed", "DELETE", "/api/v1/patients", "", nil, 405, "method_not_allowed", "Allow: GET, POST"},
+		{"method not allowed on item", "PUT", "/api/v1/patients/pat_00000000000000000000000000000000", "{}", nil, 405, "method_not_allowed", "Allow: GET, PATCH"},
+		{"read scope cannot write", "POST", "/api/v1/patients", `{}`, []string{"Authorization: Bearer " + readOnly.Key}, 403, "insufficient_scope", `Www-Authenticate: Bearer error="insufficient_scope", scope="patients:write"`},
+		{"write implies read", "GET", "/api/v1/patients", "", []string{"Authorization: Bearer " + writer.Key}, 200, "", ""},
+		{"scope before media type", "POST", "/api/v1/patients", `{}`, []string{"Authorization: Bearer " + readOnly.Key, "Content-Type: text/plain"}, 403, "insufficient_scope", ""},
+		{"wrong media type", "POST", "/api/v1/patients", `{}`, []string{"Content-Type: text/plain"}, 415, "unsupported_media_type", ""},
+		{"merge patch only for PATCH", "POST", "/api/v1/patients", `{}`, []string{"Content-Type: application/merge-patch+json"}, 415, "unsupported_media_type", ""},
+		{"too large", "POST", "/api/v1/patients", big, nil, 413, "payload_too_large", ""},
+		{"not JSON", "POST", "/api/v1/patients", `{"firstName":`, nil, 400, "malformed_json", ""},
+		{"JSON array", "POST", "/api/v1/patients", `[]`, nil, 400, "malformed_json", ""},
+		{"JSON string", "POST", "/api/v1/patients", `"x"`, nil, 400, "malformed_json", ""},
+		{"trailing data", "POST", "/api/v1/patients", `{} {}`, nil, 400, "malformed_json", ""},
+		{"duplicate keys", "POST", "/api/v1/patients", `{"firstName":"a","firstName":"b","lastName":"c","email":"a@b.co"}`, nil, 400, "malformed_json", ""},
+		{"bad UTF-8", "POST", "/api/v1/patients", "{\"firstName\":\"\xff\",\"lastName\":\"c\",\"email\":\"a@b.co\"}", nil, 400, "malformed_json", ""},
+		{"deep nesting", "POST", "/api/v1/patients", strings.Repeat("[", 100) + strings.Repeat("]", 100), nil, 400, "malformed_json", ""},
+		{"v1 alias", "GET", "/v1/patients", "", nil, 200, "", ""},
+		{"v1 alias errors too", "GET", "/v1/patients/pat_x", "", nil, 404, "not_found", ""},
+		{"openapi is public", "GET", "/api/v1/openapi.yaml", "", []string{"Authorization:"}, 200, "", "Content-Type: application/yaml"},
+		{"openapi json", "GET", "/api/v1/openapi.json", "", []string{"Authorization:"}, 200, "", "Content-Type: application/json"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := env.DoInvalid(t, tc.method, tc.path, tc.body, tc.headers...)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %.300s", resp.StatusCode, tc.status, body)
+			}
+			if rid := resp.Header.Get("X-Request-Id"); !requestIDShape.MatchString(rid) {
+				t.Errorf("X-Request-Id %q", rid)
+			}
+			if tc.header != "" {
+				k, v, _ := strings.Cut(tc.header, ": ")
+				if got := resp.Header.Get(k); got != v {
+					t.Errorf("%s: %q, want %q", k, got, v)
+				}
+			}
+			if tc.code == "" {
+				return
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			var p problem
+			if err := json.Unmarshal(body, &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Code != tc.code || p.Status != tc.status || p.Type != "https://docs.medspa.dev/errors/"+tc.code || p.Title == "" ||
+				p.RequestID != resp.Header.Get("X-Request-Id") {
+				t.Errorf("problem %+v", p)
+			}
+		})
+	}
+	if n := countPatients(t, env); n != 0 {
+		t.Errorf("rejected requests created %d patients", n)
+	}
+}
+
+func countPatients(t *testing.T, env *testenv.Env) int {
+	t.Helper()
+	_, body := env.Do(t, http.MethodGet, "/api/v1/patients?perPage=1", "")
+	var l struct{ Meta struct{ Total int } }
+	if err := json.Unmarshal(body, &l); err != nil {
+		t.Fatal(err)
+	}
+	return l.Meta.Total
+}
+
+func TestExpiredKeyIsUnauthorized(t *testing.T) {
+	env := testenv.New(t, nil)
+	now := env.Server.Now("")
+	exp := now.Add(-1)
+	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}, ExpiresAt: &exp})
+	resp, _ := env.Do(t, "GET", "/api/v1/patients", "", "Authorization: Bearer "+k.Key)
+	if resp.StatusCode != 401 {
+		t.Errorf("expired key: %d", resp.StatusCode)
+	}
+}
+
+func TestAccountsAreIsolated(t *testing.T) {
+	env := testenv.New(t, nil)
+	other := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}})
+	_, body := env.Do(t, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@b.co"}`)
+	var p struct{ ID string }
+	_ = json.Unmarshal(body, &p)
+	resp, _ := env.Do(t, "GET", "/api/v1/patients/"+p.ID, "", "Authorization: Bearer "+other.Key)
+	if resp.StatusCode != 404 {
+		t.Errorf("other account sees the patient: %d", resp.StatusCode)
+	}
+	_, body = env.Do(t, "GET", "/api/v1/patients", "", "Authorization: Bearer "+other.Key)
+	if !strings.Contains(string(body), `"total":0`) {
+		t.Errorf("other account lists: %s", body)
+	}
+	shared := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"patients:read"}, Account: env.Key.Account})
+	if resp, _ := env.Do(t, "GET", "/api/v1/patients/"+p.ID, "", "Authorization: Bearer "+shared.Key); resp.StatusCode != 200 {
+		t.Errorf("a key of the same account: %d", resp.StatusCode)
+	}
+	// Reset empties one account and keeps its keys.
+	if err := env.Server.Reset(env.Key.Account); err != nil {
+		t.Fatal(err)
+	}
+	if n := countPatients(t, env); n != 0 {
+		t.Errorf("after reset: %d patients", n)
+	}
+}
