@@ -71,7 +71,7 @@ func createPatient(t testing.TB, c *medspa.Client, first string) *patients.Patie
 	return p
 }
 
-func TestAccountsAreIsolated(t *testing.T) {
+func TestAccountsAreIsolatedWithJournal(t *testing.T) {
 	s, a := mockserver.NewTest(t)
 	kb := newKey(t, s, "")
 	pa := createPatient(t, a, "Alice")
