@@ -9,6 +9,7 @@
 package medspa
 
 import (
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -18,7 +19,8 @@ type Client struct {
 	// Engine is the shared engine, for calls the services do not cover.
 	Engine *client.Client
 
-	Patients *patients.Service
+	Patients     *patients.Service
+	Appointments *appointments.Service
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -29,8 +31,9 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	return &Client{
-		Engine:   e,
-		Patients: patients.NewService(e),
+		Engine:       e,
+		Patients:     patients.NewService(e),
+		Appointments: appointments.NewService(e),
 	}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 func (a *API) routes() []route {
 	var rs []route
 	rs = append(rs, a.patientRoutes()...)
+	rs = append(rs, a.appointmentRoutes()...)
 	return rs
 }
 

@@ -115,13 +115,15 @@ type Account struct {
 // serialized with encoding/json: tables by their records, and any derived index must be a
 // serializable field too (or be recomputed from the tables), so a restore loses nothing.
 type data struct {
-	Patients *table[PatientRecord] `json:"patients"`
-	Events   []Event               `json:"events"`
+	Patients     *table[PatientRecord]     `json:"patients"`
+	Appointments *table[AppointmentRecord] `json:"appointments"`
+	Events       []Event                   `json:"events"`
 }
 
 func newData() *data {
 	return &data{
-		Patients: newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
+		Patients:     newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
+		Appointments: newTable(func(r *AppointmentRecord) sortKey { return sortKey{r.StartAt, r.ID} }),
 	}
 }
 

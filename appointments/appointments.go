@@ -1,0 +1,151 @@
+// Package appointments is the appointments area of the MedSpa API: book, fetch, reschedule,
+// move through the visit's states, cancel and list appointments.
+//
+// The server refuses overlapping active appointments for the same provider, room or patient
+// (client.ErrAppointmentConflict, with the other appointment's id in Error.ConflictingID), and
+// moves Status only along the contract's state machine (client.ErrInvalidStateTransition, with
+// Error.From and Error.To). Notes are protected health information; the SDK never logs them.
+package appointments
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/medspa/medspa-go/client"
+)
+
+// Status is the state of an appointment.
+//
+//	scheduled   → confirmed, checked_in, cancelled, no_show
+//	confirmed   → checked_in, cancelled, no_show
+//	checked_in  → in_progress, completed
+//	in_progress → completed
+//
+// Completed, cancelled and no_show are terminal; no_show is accepted only once the appointment
+// has started.
+type Status string
+
+// Statuses.
+const (
+	StatusScheduled  Status = "scheduled"
+	StatusConfirmed  Status = "confirmed"
+	StatusCheckedIn  Status = "checked_in"
+	StatusInProgress Status = "in_progress"
+	StatusCompleted  Status = "completed"
+	StatusCancelled  Status = "cancelled"
+	StatusNoShow     Status = "no_show"
+)
+
+// Active reports whether s is an active status (scheduled, confirmed, checked_in,
+// in_progress): only active appointments block a slot.
+func (s Status) Active() bool {
+	switch s {
+	case StatusScheduled, StatusConfirmed, StatusCheckedIn, StatusInProgress:
+		return true
+	}
+	return false
+}
+
+// Appointment is a booked visit of a patient with a provider, over [StartAt, EndAt).
+type Appointment struct {
+	ID         string `json:"id"`
+	PatientID  string `json:"patientId"`
+	ProviderID string `json:"providerId"`
+	Service    string `json:"service"`
+	// StartAt is inclusive, EndAt exclusive; both UTC, second precision.
+	StartAt time.Time `json:"startAt"`
+	EndAt   time.Time `json:"endAt"`
+	RoomID  string    `json:"roomId,omitempty"`
+	// Notes are clinical notes (PHI).
+	Notes  string `json:"notes,omitempty"`
+	Status Status `json:"status"`
+	// CancelledAt is set when the appointment was cancelled, with the reason if one was given.
+	CancelledAt        time.Time `json:"cancelledAt,omitzero"`
+	CancellationReason string    `json:"cancellationReason,omitempty"`
+	CreatedAt          time.Time `json:"createdAt"`
+	UpdatedAt          time.Time `json:"updatedAt"`
+}
+
+// CreateParams are the fields of a new appointment. PatientID, ProviderID, Service, StartAt
+// and EndAt are required; EndAt must be 5 to 720 minutes after StartAt.
+type CreateParams struct {
+	PatientID  string    `json:"patientId"`
+	ProviderID string    `json:"providerId"`
+	Service    string    `json:"service"`
+	StartAt    time.Time `json:"startAt"`
+	EndAt      time.Time `json:"endAt"`
+	RoomID     string    `json:"roomId,omitempty"`
+	Notes      string    `json:"notes,omitempty"`
+	// Status is StatusScheduled (the default) or StatusConfirmed.
+	Status Status `json:"status,omitempty"`
+}
+
+// UpdateParams is a merge patch: fields left zero are unchanged, client.Set sets one,
+// client.Null clears an optional one (RoomID, Notes, CancellationReason). PatientID,
+// StartAt, EndAt, ProviderID and RoomID change only while the appointment is scheduled or
+// confirmed (client.ErrAppointmentLocked otherwise). Status moves along the state machine;
+// setting StatusCancelled records CancellationReason if given.
+type UpdateParams struct {
+	PatientID          client.Optional[string]    `json:"patientId,omitzero"`
+	ProviderID         client.Optional[string]    `json:"providerId,omitzero"`
+	Service            client.Optional[string]    `json:"service,omitzero"`
+	StartAt            client.Optional[time.Time] `json:"startAt,omitzero"`
+	EndAt              client.Optional[time.Time] `json:"endAt,omitzero"`
+	RoomID             client.Optional[string]    `json:"roomId,omitzero"`
+	Notes              client.Optional[string]    `json:"notes,omitzero"`
+	Status             client.Optional[Status]    `json:"status,omitzero"`
+	CancellationReason client.Optional[string]    `json:"cancellationReason,omitzero"`
+}
+
+// ListParams filter and page an appointment list, ordered by (StartAt, ID); filters combine
+// with AND.
+type ListParams struct {
+	client.ListOptions
+	PatientID  string `url:"patientId,omitempty"`
+	ProviderID string `url:"providerId,omitempty"`
+	// Status keeps appointments in any of these statuses.
+	Status []Status `url:"status,omitempty"`
+	// From (inclusive) and To (exclusive) bound StartAt.
+	From time.Time `url:"from,omitempty"`
+	To   time.Time `url:"to,omitempty"`
+}
+
+// Service calls the appointments endpoints. Get one from medspa.New, or NewService.
+type Service struct{ c *client.Client }
+
+// NewService returns a Service sending through c.
+func NewService(c *client.Client) *Service { return &Service{c: c} }
+
+// Create books an appointment and returns it.
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Appointment, error) {
+	return client.Call[Appointment](ctx, s.c, http.MethodPost, client.Path("appointments"), params, opts...)
+}
+
+// Get returns the appointment with the given id.
+func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Appointment, error) {
+	return client.Call[Appointment](ctx, s.c, http.MethodGet, client.Path("appointments", id), nil, opts...)
+}
+
+// Update applies params to the appointment (reschedule, change status, edit) and returns the
+// result.
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Appointment, error) {
+	return client.Call[Appointment](ctx, s.c, http.MethodPatch, client.Path("appointments", id), params, opts...)
+}
+
+// Cancel cancels a scheduled or confirmed appointment; the record is kept. Cancelling an
+// already cancelled appointment succeeds and changes nothing.
+func (s *Service) Cancel(ctx context.Context, id string, opts ...client.Option) error {
+	return s.c.Do(ctx, http.MethodDelete, client.Path("appointments", id), nil, nil, opts...)
+}
+
+// List returns one page of appointments.
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Appointment], error) {
+	return client.List[Appointment](ctx, s.c, client.Path("appointments"), params, opts...)
+}
+
+// All iterates over every appointment matching params, fetching pages as needed.
+func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Appointment, error] {
+	return client.All[Appointment](ctx, s.c, client.Path("appointments"), params, opts...)
+}

@@ -1,0 +1,85 @@
+package appointments_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/mockserver"
+	"github.com/medspa/medspa-go/patients"
+)
+
+// FuzzAppointmentBodies sends arbitrary bodies to create and patch (in-process): the answer is
+// never a 5xx, every error is a problem document, and a rejected request changes nothing.
+func FuzzAppointmentBodies(f *testing.F) {
+	for _, seed := range []string{
+		`{"providerId":"p","service":"s","startAt":"2031-01-01T10:00:00Z","endAt":"2031-01-01T10:30:00Z"}`,
+		`{"startAt":"2031-01-01T10:00:00Z"}`, `{"endAt":"0000-01-01T00:00:00+01:00"}`, `{"startAt":"9999-12-31T23:59:59-23:59"}`,
+		`{"status":"no_show"}`, `{"status":"cancelled","cancellationReason":"x"}`, `{"roomId":null,"notes":null}`,
+		`{"patientId":"pat_00000000000000000000000000000000"}`, `{"startAt":1e400}`, `[]`, `null`, "\xff", `{"a":1,"a":1}`,
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	srv := mockserver.New()
+	c, key, err := srv.NewClient()
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ap, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: p.ID, ProviderID: "prv", Service: "s", StartAt: at(0), EndAt: at(30)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	hc := srv.Client()
+	send := func(t *testing.T, method, path string, body []byte) (int, []byte) {
+		req, _ := http.NewRequest(method, mockserver.InProcessBaseURL+path, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key.Key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode >= 500 {
+			t.Fatalf("%s %q: %d %s", method, body, resp.StatusCode, b)
+		}
+		if resp.StatusCode >= 400 {
+			var pb struct{ Status int }
+			if json.Unmarshal(b, &pb) != nil || pb.Status != resp.StatusCode || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("%d without a problem body: %s", resp.StatusCode, b)
+			}
+		}
+		return resp.StatusCode, b
+	}
+	f.Fuzz(func(t *testing.T, body []byte, patch bool) {
+		if !patch {
+			// Make the patient reference valid, so the interesting rules run.
+			body = []byte(strings.Replace(string(body), "{", `{"patientId":"`+p.ID+`",`, 1))
+			before, _ := c.Appointments.List(ctx, nil)
+			status, _ := send(t, http.MethodPost, "/api/v1/appointments", body)
+			after, _ := c.Appointments.List(ctx, nil)
+			want := before.Meta.Total
+			if status == http.StatusCreated {
+				want++
+			}
+			if after.Meta.Total != want {
+				t.Fatalf("status %d: total %d → %d", status, before.Meta.Total, after.Meta.Total)
+			}
+			return
+		}
+		before, _ := c.Appointments.Get(ctx, ap.ID)
+		status, _ := send(t, http.MethodPatch, "/api/v1/appointments/"+ap.ID, body)
+		if after, _ := c.Appointments.Get(ctx, ap.ID); status != http.StatusOK && *after != *before {
+			t.Fatalf("rejected (%d) but changed: %+v → %+v", status, before, after)
+		}
+	})
+}
