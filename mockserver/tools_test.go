@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"strings"
@@ -529,4 +530,41 @@ func TestStrictValidation(t *testing.T) {
 	if st, _, _ = raw(t, s, "", "POST", "/api/v1/patients", `{"bogus":true}`); st != 401 {
 		t.Fatalf("unauthenticated under strict mode: %d", st)
 	}
+}
+
+func TestLogLinePerRequest(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	s, _ := mockserver.NewTest(t, mockserver.WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, nil))))
+	k := newKey(t, s, "")
+	raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Loggy","lastName":"Phiname","email":"loggy@example.com"}`)
+	_, h, _ := raw(t, s, k.Key, "GET", "/api/v1/patients?q=Phiname", "")
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d log lines:\n%s", len(lines), out)
+	}
+	for _, want := range []string{"method=GET", "path=/api/v1/patients", "status=200", "duration=", "request_id=" + h.Get("X-Request-Id")} {
+		if !strings.Contains(lines[1], want) {
+			t.Fatalf("log line lacks %q: %s", want, lines[1])
+		}
+	}
+	for _, phi := range []string{"Loggy", "Phiname", "loggy@", k.Key} {
+		if strings.Contains(out, phi) {
+			t.Fatalf("log contains %q:\n%s", phi, out)
+		}
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
