@@ -387,6 +387,8 @@ func script(t *testing.T) []byte {
 	auth("POST", "/api/v1/patients", `{"firstName":"","lastName":"Lovelace","email":"bad"}`)
 	auth("GET", "/api/v1/patients", "")
 	auth("GET", "/api/v1/nope", "")
+	do("POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[{"firstName":"F","lastName":"X","email":"f@example.com"}],
+		"appointments":[{"patientId":"@patients.0","providerId":"p","service":"s","startAt":"2026-11-23T09:00:00Z","endAt":"2026-11-23T09:30:00Z","status":"confirmed"}]}`)
 	_ = s.InjectFault(mockserver.Fault{Status: 503, Times: 1})
 	auth("GET", "/api/v1/patients", "")
 	fmtKey, _ := json.Marshal(k)

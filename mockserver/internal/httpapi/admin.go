@@ -241,6 +241,7 @@ func decodeAdmin(rq *request, dst any) error {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(rq.body)))
 	dec.DisallowUnknownFields()
+	dec.UseNumber() // free-form members (fixture items) keep their numbers exact
 	if err := dec.Decode(dst); err != nil {
 		if strings.HasPrefix(err.Error(), "json: unknown field") {
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
