@@ -9,10 +9,12 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -226,5 +228,50 @@ func TestDataSurvivesRestart(t *testing.T) {
 		if page.Meta.Total != 2 || page.Data[0].ID != ids[0] || page.Data[1].FirstName != "Quetzalli" || page.Data[1].Notes != "allergic to penicillin" {
 			t.Fatalf("after restart: %+v", page.Data)
 		}
+	}
+}
+
+func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-quiet"}, pw, io.Discard)
+		pw.Close()
+	}()
+	base, key := started(t, pr)
+	resp, err := http.Post(base+"/__admin/faults", "application/json", strings.NewReader(`{"delayMs":500,"times":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	wrote := make(chan struct{})
+	var once sync.Once
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { once.Do(func() { close(wrote) }) }}
+	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", base+"/api/v1/patients", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res := make(chan int, 1)
+	go func() {
+		// A connection of its own: Shutdown closes idle keep-alive connections, not new ones.
+		tr := &http.Transport{DisableKeepAlives: true}
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err != nil {
+			t.Error(err)
+			res <- 0
+			return
+		}
+		resp.Body.Close()
+		res <- resp.StatusCode
+	}()
+	<-wrote
+	// Written is not yet accepted: give the server a moment to take the request into its
+	// handler (the fault keeps it there for 500 ms).
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	if st := <-res; st != 200 {
+		t.Fatalf("in-flight request during shutdown: %d", st)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

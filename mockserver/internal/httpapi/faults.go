@@ -110,6 +110,10 @@ type faults struct {
 }
 
 func (fs *faults) add(f Fault) {
+	if f.RetryAfter != nil { // the caller keeps its pointer; the armed fault its own value
+		ra := *f.RetryAfter
+		f.RetryAfter = &ra
+	}
 	fs.mu.Lock()
 	fs.armed = append(fs.armed, &f)
 	fs.mu.Unlock()
