@@ -64,10 +64,13 @@ var appointmentPath = map[string][]string{
 // (so user@patients.example is no reference).
 var fixtureRef = regexp.MustCompile(`(^|[^A-Za-z0-9._%+\-])@(patients|products|adjustments|appointments|invoices|payments)\.([0-9]+)`)
 
-// fixtureCredential is the internal credential fixtures are created with (scope *); requests
-// made with it never pass rate limits, signature checks or the audit log.
+// FixtureCredentialID is the id of the internal credential fixtures are created with (scope *).
+// Its requests skip authentication, IP, signature and rate-limit checks (they never pass
+// serveAPI), and the audit log leaves them out.
+const FixtureCredentialID = "fixtures"
+
 func fixtureCredential(account string) *auth.Credential {
-	return &auth.Credential{ID: "fixtures", Account: account, Plan: auth.Plans["enterprise"], Scopes: []string{"*"}}
+	return &auth.Credential{ID: FixtureCredentialID, Account: account, Plan: auth.Plans["enterprise"], Scopes: []string{"*"}}
 }
 
 // LoadFixtures creates fx's records in order through the API's own handlers, so every rule and
