@@ -570,3 +570,23 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+func TestFaultStatusAfterCommit(t *testing.T) {
+	s, c := mockserver.NewTest(t)
+	zero := 0
+	if err := s.InjectFault(mockserver.Fault{Method: "POST", Path: "/api/v1/patients", Status: 503, RetryAfter: &zero, AfterCommit: true, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p := createPatient(t, c, "Committed") // 503 after the write; the retry is replayed
+	page, err := c.Patients.List(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Meta.Total != 1 || page.Data[0].ID != p.ID {
+		t.Fatalf("%d patients after a committed 503 and a retry", page.Meta.Total)
+	}
+	j := s.Requests("")
+	if len(j) != 3 || j[0].Fault != "status-after-commit" || j[0].Status != 503 || j[1].Status != 201 {
+		t.Fatalf("journal %+v", j)
+	}
+}
