@@ -13,6 +13,7 @@ const DefaultJournalSize = 10_000
 // JournalEntry is one journalled request. Bodies, the Authorization header and query values
 // are never stored (they may carry credentials or PHI): only query parameter names.
 type JournalEntry struct {
+	// At is when the request arrived, on its account's clock (millisecond precision).
 	At          time.Time `json:"at"`
 	RequestID   string    `json:"requestId"`
 	Method      string    `json:"method"`

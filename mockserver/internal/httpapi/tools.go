@@ -76,6 +76,11 @@ func (a *API) ServeFront(w http.ResponseWriter, r *http.Request) {
 	if c := a.callerOf(r); c != nil {
 		e.Account, e.CredentialID = c.Account, c.ID
 	}
+	e.At = a.store.Clock().Now()
+	if e.Account != "" {
+		e.At = a.store.Account(e.Account).Clock().Now()
+	}
+	e.At = e.At.Truncate(time.Millisecond)
 	if r.Method == http.MethodPost {
 		e.IdempotencyKey = r.Header.Get("Idempotency-Key")
 	}
@@ -132,10 +137,6 @@ func (a *API) ServeFront(w http.ResponseWriter, r *http.Request) {
 func (a *API) record(e JournalEntry, start time.Time) {
 	d := time.Since(start)
 	e.DurationMs = float64(d.Microseconds()) / 1000
-	e.At = a.store.Clock().Now()
-	if e.Account != "" {
-		e.At = a.store.Account(e.Account).Clock().Now()
-	}
 	a.tools.journal.add(e)
 	if l := a.opts.Logger; l != nil {
 		l.LogAttrs(context.Background(), levelOf(e.Status), "request", slogAttrs(e, d)...)
