@@ -10,7 +10,9 @@ package medspa
 
 import (
 	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/patients"
 )
 
@@ -21,6 +23,10 @@ type Client struct {
 
 	Patients     *patients.Service
 	Appointments *appointments.Service
+	Invoices     *billing.InvoicesService
+	Payments     *billing.PaymentsService
+	Products     *inventory.ProductsService
+	Inventory    *inventory.InventoryService
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -34,6 +40,10 @@ func New(opts ...Option) (*Client, error) {
 		Engine:       e,
 		Patients:     patients.NewService(e),
 		Appointments: appointments.NewService(e),
+		Invoices:     billing.NewInvoicesService(e),
+		Payments:     billing.NewPaymentsService(e),
+		Products:     inventory.NewProductsService(e),
+		Inventory:    inventory.NewInventoryService(e),
 	}, nil
 }
 
@@ -57,6 +67,21 @@ var (
 	WithHeader         = client.WithHeader
 	WithIdempotencyKey = client.WithIdempotencyKey
 	WithResponseInto   = client.WithResponseInto
+
+	WithClientCredentials = client.WithClientCredentials
+	WithOAuth2            = client.WithOAuth2
+	WithSigning           = client.WithSigning
+	WithPlan              = client.WithPlan
+	WithRateLimit         = client.WithRateLimit
+	// OAuthEndpoint returns the API's OAuth 2.0 endpoints for an oauth2.Config.
+	OAuthEndpoint = client.OAuthEndpoint
+)
+
+// Plans for WithPlan.
+const (
+	PlanStarter      = client.PlanStarter
+	PlanProfessional = client.PlanProfessional
+	PlanEnterprise   = client.PlanEnterprise
 )
 
 // Error sentinels, re-exported for errors.Is.
@@ -70,6 +95,11 @@ var (
 	ErrInvalidStateTransition = client.ErrInvalidStateTransition
 	ErrCardDeclined           = client.ErrCardDeclined
 	ErrInsufficientStock      = client.ErrInsufficientStock
+	ErrTokenExpired           = client.ErrTokenExpired
+	ErrInvalidSignature       = client.ErrInvalidSignature
+	ErrIPNotAllowed           = client.ErrIPNotAllowed
+	ErrQuotaExceeded          = client.ErrQuotaExceeded
+	ErrResponseSignature      = client.ErrResponseSignature
 )
 
 // Set and Null build update fields (JSON Merge Patch).

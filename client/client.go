@@ -48,6 +48,9 @@ func New(opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
 	if err := checkBaseURL(cfg.baseURL); err != nil {
 		return nil, err
 	}
@@ -193,7 +196,10 @@ func (c *Client) send(ctx context.Context, method, path string, params any, acce
 	creds := c.creds
 	hc := c.hc
 	if len(opts) > 0 {
-		if cfg.apiKey != c.cfg.apiKey || cfg.tokenSource != c.cfg.tokenSource {
+		if cfg.err != nil {
+			return nil, cfg.err
+		}
+		if cfg.apiKey != c.cfg.apiKey || cfg.tokenSource != c.cfg.tokenSource || cfg.oauth != c.cfg.oauth {
 			creds = newCredentials(&cfg)
 		}
 		if cfg.httpClient != c.cfg.httpClient {
@@ -339,7 +345,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	start := time.Now()
 	resp, err := t.base.RoundTrip(req)
 	if resp != nil {
-		st.cfg.limiter.observe(resp)
+		st.cfg.limiter.observe(resp, start)
 	}
 	st.log(req, resp, err, time.Since(start))
 	return resp, err

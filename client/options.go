@@ -31,6 +31,11 @@ type config struct {
 	response        **Response
 	signer          *signer
 	limiter         *limiter
+	// oauth builds the token source of WithClientCredentials / WithOAuth2 once the base URL
+	// and HTTP client are known.
+	oauth *oauthSetup
+	// err is an invalid option's error, returned by New (or by the call).
+	err error
 }
 
 // Defaults for the retry policy.
@@ -46,14 +51,14 @@ const (
 // WithAPIKey authenticates with an API key (Authorization: Bearer <key>). The default is the
 // MEDSPA_API_KEY environment variable.
 func WithAPIKey(key string) Option {
-	return func(c *config) { c.apiKey = key; c.tokenSource = nil }
+	return func(c *config) { c.apiKey = key; c.tokenSource = nil; c.oauth = nil }
 }
 
 // WithTokenSource authenticates with OAuth 2.0 access tokens from ts (any golang.org/x/oauth2
 // source). Tokens are cached and refreshed by the source; when the server still answers
 // 401 token_expired, the call refreshes once and is resent.
 func WithTokenSource(ts oauth2.TokenSource) Option {
-	return func(c *config) { c.tokenSource = ts; c.apiKey = "" }
+	return func(c *config) { c.tokenSource = ts; c.apiKey = ""; c.oauth = nil }
 }
 
 // WithBaseURL sets the API's base address, e.g. "https://api.medspa.dev" or "http://127.0.0.1:8080".

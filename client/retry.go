@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -29,7 +30,8 @@ func checkRetry(cfg *config, safe bool) retryablehttp.CheckRetry {
 			return false, ctx.Err()
 		}
 		if err != nil {
-			if !safe {
+			// A token the token endpoint refused will not come on a resend.
+			if !safe || errors.As(err, new(*TokenError)) {
 				return false, err
 			}
 			// The library's policy knows the transport errors no retry can fix (bad

@@ -1,49 +1,40 @@
 package mockserver_test
 
 import (
-	"fmt"
-	"strings"
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/medspa/medspa-go/mockserver"
+	"github.com/medspa/medspa-go/patients"
 )
 
-func BenchmarkNewTest(b *testing.B) {
+// BenchmarkHandlerGetPatient measures the full stack of a get by id (auth, rate limit, audit,
+// PHI opening, encoding) without the network.
+func BenchmarkHandlerGetPatient(b *testing.B) {
+	srv := mockserver.New()
+	c, key, err := srv.NewClient()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// An unlimited plan on the same account, so the bucket never empties during the run.
+	load, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "custom", RatePerMinute: 1e9, Burst: 1e9, Scopes: []string{"*"}, Account: key.Account})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/patients/"+p.ID, nil)
+	req.Header.Set("Authorization", "Bearer "+load.Key)
 	b.ReportAllocs()
 	for b.Loop() {
-		mockserver.NewTest(b)
-	}
-}
-
-// BenchmarkSnapshot measures Snapshot and Restore of an account with n patients.
-func BenchmarkSnapshot(b *testing.B) {
-	for _, n := range []int{100, 1000} {
-		s, _ := mockserver.NewTest(b)
-		k := newKey(b, s, "")
-		fx := mockserver.Fixtures{}
-		for i := range n {
-			fx.Patients = append(fx.Patients, map[string]any{"firstName": fmt.Sprint("P", i), "lastName": "Bench", "email": "p@example.com",
-				"notes": strings.Repeat("n", 200), "tags": []string{"a", "b"}})
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
 		}
-		if _, err := s.LoadFixtures(k.Account, fx); err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Snapshot(k.Account, "x"); err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("save/%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if err := s.Snapshot(k.Account, "x"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("restore/%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if err := s.Restore(k.Account, "x"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }

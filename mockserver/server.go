@@ -39,12 +39,15 @@ type options struct {
 	journal    int
 	start      time.Time
 	strict     bool
+	accessTTL  time.Duration
+	refreshTTL time.Duration
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists).
+// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists): the
+// last hop, the one the trusted proxy appended.
 func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true } }
 
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
@@ -94,8 +97,10 @@ func New(opts ...Option) *Server {
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy, JournalSize: o.journal, Strict: o.strict})
-	s := &Server{opts: o, clock: clk, store: st, api: api}
+	s := &Server{opts: o, clock: clk, store: st}
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, JournalSize: o.journal, Strict: o.strict})
+	s.api = api
 	if !o.noAdmin {
 		s.admin = sync.OnceValue(api.AdminHandler)
 	}

@@ -213,8 +213,13 @@ func (a *API) AdminHandler() http.Handler {
 	return mux
 }
 
-// adminRoutes are the admin endpoints added by other files (clock, faults, fixtures, …).
-func (a *API) adminRoutes() []route { return nil }
+// adminRoutes are the admin endpoints added by other files (clock, faults, fixtures, …):
+// one line per file.
+func (a *API) adminRoutes() []route {
+	var rs []route
+	rs = append(rs, a.adminSecurityRoutes()...)
+	return rs
+}
 
 func readAdminBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {

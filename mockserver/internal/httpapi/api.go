@@ -31,6 +31,10 @@ type Options struct {
 	Strict bool
 	// JournalSize bounds the request journal per account (0: DefaultJournalSize; < 0: off).
 	JournalSize int
+	// AccessTokenTTL and RefreshTokenTTL are the OAuth token lifetimes (0: 1 h and 30 days).
+	AccessTokenTTL, RefreshTokenTTL time.Duration
+	// Clock serves the admin clock endpoints (nil: none).
+	Clock ClockControl
 }
 
 // API serves /api/v1 (and its /v1 alias) and /oauth.
@@ -71,6 +75,8 @@ type request struct {
 	addr    netip.Addr
 	// audit is for the audit log: the resource touched.
 	audit auditInfo
+	// signed is set when the request's signature verified: its answer is signed too.
+	signed *signedRequest
 	// backdate is the createdAt a fixture asks for (zero: now); handlers pass it to the store.
 	backdate time.Time
 }
@@ -214,12 +220,14 @@ func (a *API) authenticate(rq *request) (*auth.Credential, *problem.Problem) {
 	return c, nil
 }
 
-// clientAddr is the peer address, or the first X-Forwarded-For hop when trusted.
+// clientAddr is the peer address, or the last X-Forwarded-For hop when the proxy is trusted.
 func (a *API) clientAddr(r *http.Request) netip.Addr {
 	if a.opts.TrustProxy {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			if ip, err := netip.ParseAddr(strings.TrimSpace(first)); err == nil {
+		// The trusted proxy appends the address it saw; earlier hops come from the client and
+		// could be forged to pass an allowlist, so only the last one counts.
+		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+			hops := strings.Split(xff[len(xff)-1], ",")
+			if ip, err := netip.ParseAddr(strings.TrimSpace(hops[len(hops)-1])); err == nil {
 				return ip.Unmap()
 			}
 		}

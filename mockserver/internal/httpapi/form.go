@@ -235,7 +235,8 @@ func (f *form) integer(name string, required bool, lo, hi int64) (int64, presenc
 	raw, ok := f.obj[name]
 	if ok && string(raw) != "null" {
 		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
+		// json.Number also accepts a string holding a number ("1"); the contract wants a number.
+		if err := json.Unmarshal(raw, &n); err != nil || raw[0] == '"' {
 			f.fail(name, "invalid_value", "must be an integer")
 			return 0, invalid
 		}
@@ -302,4 +303,38 @@ func (f *form) nonNull(names ...string) {
 			f.fail(n, "required", "is required and cannot be null")
 		}
 	}
+}
+
+// objects reads an array of objects of minItems..maxItems items and returns one form per item
+// (pointers /name/i). Absent or null records "required" when required; a wrong type is
+// invalid_value; too few or too many items are too_short / too_long.
+func (f *form) objects(name string, required bool, minItems, maxItems int) []*form {
+	list, p := field[[]json.RawMessage](f, name, "an array of objects")
+	switch p {
+	case absent, null:
+		if required {
+			f.fail(name, "required", "is required")
+		}
+		return nil
+	case invalid:
+		return nil
+	}
+	if len(list) < minItems {
+		f.fail(name, "too_short", "must have at least "+itoa(minItems)+" items")
+		return nil
+	}
+	if len(list) > maxItems {
+		f.fail(name, "too_long", "must have at most "+itoa(maxItems)+" items")
+		return nil
+	}
+	out := make([]*form, 0, len(list))
+	for i, raw := range list {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+			f.failItem(name, i, "invalid_value", "must be an object")
+			continue
+		}
+		out = append(out, &form{obj: obj, prefix: f.pointer(name) + "/" + itoa(i), errs: f.errs})
+	}
+	return out
 }

@@ -13,6 +13,8 @@ func (a *API) routes() []route {
 	var rs []route
 	rs = append(rs, a.patientRoutes()...)
 	rs = append(rs, a.appointmentRoutes()...)
+	rs = append(rs, a.billingRoutes()...)
+	rs = append(rs, a.inventoryRoutes()...)
 	return rs
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 )
 
@@ -118,13 +120,24 @@ type data struct {
 	Patients     *table[PatientRecord]     `json:"patients"`
 	Appointments *table[AppointmentRecord] `json:"appointments"`
 	Events       []Event                   `json:"events"`
+
+	Invoices    *table[InvoiceRecord]     `json:"invoices"`
+	Payments    *table[billing.Payment]   `json:"payments"`
+	Products    *table[inventory.Product] `json:"products"`
+	SKUs        map[string]string         `json:"skus"` // lowercase SKU → product id
+	Stock       *table[StockRecord]       `json:"stock"`
+	StockKeys   map[string]string         `json:"stockKeys"` // productId/location → stock record id
+	Adjustments *table[AdjustmentRecord]  `json:"adjustments"`
 }
 
 func newData() *data {
-	return &data{
+	d := &data{
 		Patients:     newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
 		Appointments: newTable(func(r *AppointmentRecord) sortKey { return sortKey{r.StartAt, r.ID} }),
 	}
+	newBillingTables(d)
+	newInventoryTables(d)
+	return d
 }
 
 func newAccount(s *Store, id string) *Account {

@@ -1,0 +1,229 @@
+// Package billing is the billing area of the MedSpa API: invoices and the payments that settle
+// them. Amounts are integers in minor units (cents) of the record's currency. An invoice's Notes
+// are protected health information; the SDK never logs them.
+package billing
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/medspa/medspa-go/client"
+)
+
+// InvoiceStatus is where an invoice is in its life: open → partially_paid → paid.
+type InvoiceStatus string
+
+// Invoice statuses. An invoice whose total is zero is paid at creation.
+const (
+	InvoiceOpen          InvoiceStatus = "open"
+	InvoicePartiallyPaid InvoiceStatus = "partially_paid"
+	InvoicePaid          InvoiceStatus = "paid"
+)
+
+// LineItem is one line of an invoice.
+type LineItem struct {
+	Description string `json:"description"`
+	Quantity    int64  `json:"quantity"`
+	// UnitAmount is the price of one unit in minor units.
+	UnitAmount int64 `json:"unitAmount"`
+	// ProductID is the product sold, if any; its stock at location "main" dropped by Quantity.
+	ProductID string `json:"productId,omitempty"`
+	// Amount is Quantity × UnitAmount.
+	Amount int64 `json:"amount"`
+}
+
+// Invoice is an invoice with its computed amounts.
+type Invoice struct {
+	ID            string     `json:"id"`
+	PatientID     string     `json:"patientId"`
+	AppointmentID string     `json:"appointmentId,omitempty"`
+	LineItems     []LineItem `json:"lineItems"`
+	// TaxRateBps is the tax rate in basis points (825 = 8.25%).
+	TaxRateBps     int64  `json:"taxRateBps"`
+	DiscountAmount int64  `json:"discountAmount"`
+	Currency       string `json:"currency"`
+	// DueAt is when payment is due (zero when not set).
+	DueAt time.Time `json:"dueAt,omitzero"`
+	// Notes are free text (PHI).
+	Notes  string        `json:"notes,omitempty"`
+	Status InvoiceStatus `json:"status"`
+	// Subtotal is the sum of the line amounts.
+	Subtotal int64 `json:"subtotal"`
+	// Tax is round_half_up((Subtotal − DiscountAmount) × TaxRateBps / 10000).
+	Tax int64 `json:"tax"`
+	// Total is Subtotal − DiscountAmount + Tax.
+	Total      int64 `json:"total"`
+	AmountPaid int64 `json:"amountPaid"`
+	// AmountDue is Total − AmountPaid.
+	AmountDue int64 `json:"amountDue"`
+	// PaidAt is when the invoice became paid (zero until then).
+	PaidAt    time.Time `json:"paidAt,omitzero"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// LineItemParams is one line of a new invoice. Description and Quantity are required, and
+// UnitAmount unless ProductID is set (it then defaults to the product's price).
+type LineItemParams struct {
+	Description string `json:"description"`
+	Quantity    int64  `json:"quantity"`
+	// UnitAmount in minor units; nil means "the product's price" (use Amount to set one).
+	UnitAmount *int64 `json:"unitAmount,omitempty"`
+	// ProductID sells the product: its stock at location "main" drops by Quantity.
+	ProductID string `json:"productId,omitempty"`
+}
+
+// Amount returns a pointer to v, for LineItemParams.UnitAmount.
+func Amount(v int64) *int64 { return &v }
+
+// InvoiceCreateParams are the fields of a new invoice. PatientID and LineItems (1–100) are
+// required.
+type InvoiceCreateParams struct {
+	PatientID     string           `json:"patientId"`
+	AppointmentID string           `json:"appointmentId,omitempty"`
+	LineItems     []LineItemParams `json:"lineItems"`
+	// TaxRateBps is the tax rate in basis points, 0–10,000.
+	TaxRateBps int64 `json:"taxRateBps,omitempty"`
+	// DiscountAmount is subtracted before tax; at most the subtotal.
+	DiscountAmount int64 `json:"discountAmount,omitempty"`
+	// Currency is an ISO 4217 code, lowercase (default "usd").
+	Currency string    `json:"currency,omitempty"`
+	DueAt    time.Time `json:"dueAt,omitzero"`
+	// Notes are free text, at most 10,000 characters (PHI).
+	Notes string `json:"notes,omitempty"`
+}
+
+// Sort orders of an invoice list.
+const (
+	SortCreatedAsc  = "createdAt"
+	SortCreatedDesc = "-createdAt"
+)
+
+// InvoiceListParams filter and page an invoice list; filters combine with AND.
+type InvoiceListParams struct {
+	client.ListOptions
+	PatientID string `url:"patientId,omitempty"`
+	// Status keeps invoices in any of the given statuses.
+	Status []InvoiceStatus `url:"status,omitempty"`
+	// CreatedFrom (inclusive) and CreatedTo (exclusive) bound createdAt.
+	CreatedFrom time.Time `url:"createdFrom,omitempty"`
+	CreatedTo   time.Time `url:"createdTo,omitempty"`
+	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	Sort string `url:"sort,omitempty"`
+}
+
+// PaymentMethod is how a payment was made.
+type PaymentMethod string
+
+// Payment methods. Only card payments can be declined.
+const (
+	MethodCard      PaymentMethod = "card"
+	MethodCash      PaymentMethod = "cash"
+	MethodCheck     PaymentMethod = "check"
+	MethodGiftCard  PaymentMethod = "gift_card"
+	MethodFinancing PaymentMethod = "financing"
+	MethodOther     PaymentMethod = "other"
+)
+
+// PaymentStatus is the outcome of a payment.
+type PaymentStatus string
+
+// Payment statuses.
+const (
+	PaymentSucceeded PaymentStatus = "succeeded"
+	PaymentFailed    PaymentStatus = "failed"
+)
+
+// Card test tokens the mock server accepts as PaymentCreateParams.CardToken.
+const (
+	TokenVisa              = "tok_visa"               // succeeds: visa 4242
+	TokenMastercard        = "tok_mastercard"         // succeeds: mastercard 4444
+	TokenAmex              = "tok_amex"               // succeeds: amex 0005
+	TokenDecline           = "tok_decline"            // declined: generic_decline
+	TokenInsufficientFunds = "tok_insufficient_funds" // declined: insufficient_funds
+)
+
+// Decline codes of failed card payments.
+const (
+	DeclineGeneric           = "generic_decline"
+	DeclineInsufficientFunds = "insufficient_funds"
+)
+
+// Card describes the card of a card payment.
+type Card struct {
+	Brand string `json:"brand"`
+	Last4 string `json:"last4"`
+}
+
+// Payment is a payment attempt on an invoice, succeeded or failed.
+type Payment struct {
+	ID        string        `json:"id"`
+	InvoiceID string        `json:"invoiceId"`
+	Amount    int64         `json:"amount"`
+	Currency  string        `json:"currency"`
+	Method    PaymentMethod `json:"method"`
+	Status    PaymentStatus `json:"status"`
+	// Card is set for card payments.
+	Card *Card `json:"card,omitempty"`
+	// DeclineCode says why a card payment failed.
+	DeclineCode string    `json:"declineCode,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// PaymentCreateParams are the fields of a new payment. InvoiceID, Amount (> 0, ≤ the invoice's
+// AmountDue) and Method are required; CardToken is required for card payments.
+type PaymentCreateParams struct {
+	InvoiceID string `json:"invoiceId"`
+	Amount    int64  `json:"amount"`
+	// Currency must equal the invoice's (default: the invoice's).
+	Currency  string        `json:"currency,omitempty"`
+	Method    PaymentMethod `json:"method"`
+	CardToken string        `json:"cardToken,omitempty"`
+}
+
+// InvoicesService calls the invoice endpoints. Get one from medspa.New, or NewInvoicesService.
+type InvoicesService struct{ c *client.Client }
+
+// NewInvoicesService returns an InvoicesService sending through c.
+func NewInvoicesService(c *client.Client) *InvoicesService { return &InvoicesService{c: c} }
+
+// Create creates an invoice and returns it. Product lines sell stock at location "main", all or
+// none: short stock is client.ErrInsufficientStock and nothing changes.
+func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, error) {
+	return client.Call[Invoice](ctx, s.c, http.MethodPost, client.Path("invoices"), params, opts...)
+}
+
+// Get returns the invoice with the given id.
+func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, error) {
+	return client.Call[Invoice](ctx, s.c, http.MethodGet, client.Path("invoices", id), nil, opts...)
+}
+
+// List returns one page of invoices.
+func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], error) {
+	return client.List[Invoice](ctx, s.c, client.Path("invoices"), params, opts...)
+}
+
+// All iterates over every invoice matching params, fetching pages as needed.
+func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.Option) iter.Seq2[Invoice, error] {
+	return client.All[Invoice](ctx, s.c, client.Path("invoices"), params, opts...)
+}
+
+// PaymentsService calls the payment endpoints. Get one from medspa.New, or NewPaymentsService.
+type PaymentsService struct{ c *client.Client }
+
+// NewPaymentsService returns a PaymentsService sending through c.
+func NewPaymentsService(c *client.Client) *PaymentsService { return &PaymentsService{c: c} }
+
+// Create pays (part of) an invoice and returns the succeeded payment. A declined card is an
+// *client.Error matching client.ErrCardDeclined whose PaymentID names the recorded failed
+// payment and whose DeclineCode says why.
+func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, error) {
+	return client.Call[Payment](ctx, s.c, http.MethodPost, client.Path("payments"), params, opts...)
+}
+
+// Get returns the payment with the given id.
+func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, error) {
+	return client.Call[Payment](ctx, s.c, http.MethodGet, client.Path("payments", id), nil, opts...)
+}

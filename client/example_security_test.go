@@ -1,0 +1,48 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+
+	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/mockserver"
+)
+
+// An OAuth client authenticates with the client-credentials grant; tokens are fetched, cached
+// and renewed by the SDK.
+func ExampleWithClientCredentials() {
+	srv := mockserver.New()
+	oc, _ := srv.CreateOAuthClient(mockserver.OAuthClientParams{Plan: "starter", Scopes: []string{"patients:read"}})
+
+	c, err := medspa.New(
+		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.Client()),
+		client.WithClientCredentials(oc.ClientID, oc.ClientSecret, "patients:read"),
+	)
+	if err != nil {
+		panic(err)
+	}
+	var resp *client.Response
+	page, err := c.Patients.List(context.Background(), nil, client.WithResponseInto(&resp))
+	fmt.Println(len(page.Data), err, resp.RateLimit.Limit, resp.RateLimit.DailyRemaining)
+	// Output: 0 <nil> 100 9999
+}
+
+// A key that requires signatures: every request is signed and every response verified.
+func ExampleWithSigning() {
+	srv := mockserver.New()
+	key, _ := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}, SigningRequired: true})
+
+	c, err := medspa.New(
+		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.Client()),
+		client.WithAPIKey(key.Key), client.WithSigning(key.ID, key.SigningSecret),
+		client.WithPlan(client.PlanStarter),
+	)
+	if err != nil {
+		panic(err)
+	}
+	var resp *client.Response
+	_, err = c.Patients.List(context.Background(), nil, client.WithResponseInto(&resp))
+	fmt.Println(err, resp.Header.Get("Signature") != "")
+	// Output: <nil> true
+}

@@ -1,0 +1,247 @@
+// Package inventory is the inventory area of the MedSpa API: products, their stock per location
+// (with lots and expiry for lot-tracked products) and stock adjustments.
+package inventory
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/medspa/medspa-go/client"
+)
+
+// Category groups products.
+type Category string
+
+// Product categories.
+const (
+	CategoryNeurotoxin Category = "neurotoxin"
+	CategoryFiller     Category = "filler"
+	CategorySkincare   Category = "skincare"
+	CategoryDevice     Category = "device"
+	CategoryConsumable Category = "consumable"
+	CategoryOther      Category = "other"
+)
+
+// Unit is what one unit of a product is.
+type Unit string
+
+// Product units (default UnitItem).
+const (
+	UnitUnit    Unit = "unit"
+	UnitSyringe Unit = "syringe"
+	UnitVial    Unit = "vial"
+	UnitML      Unit = "ml"
+	UnitItem    Unit = "item"
+)
+
+// Product is a product the spa sells or uses.
+type Product struct {
+	ID string `json:"id"`
+	// SKU is unique case-insensitively.
+	SKU      string   `json:"sku"`
+	Name     string   `json:"name"`
+	Category Category `json:"category"`
+	Unit     Unit     `json:"unit"`
+	// Price and Cost are in minor units of Currency.
+	Price    int64  `json:"price"`
+	Cost     int64  `json:"cost,omitempty"`
+	Currency string `json:"currency"`
+	// TrackLots makes stock be kept per lot, with expiry dates.
+	TrackLots bool `json:"trackLots"`
+	// ReorderPoint is the on-hand count at or below which stock is low.
+	ReorderPoint int64     `json:"reorderPoint"`
+	Active       bool      `json:"active"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+// ProductCreateParams are the fields of a new product. SKU, Name, Category and Price are
+// required. Creating a product creates its stock record at location "main" with nothing on hand.
+type ProductCreateParams struct {
+	SKU      string   `json:"sku"`
+	Name     string   `json:"name"`
+	Category Category `json:"category"`
+	// Unit defaults to UnitItem.
+	Unit  Unit  `json:"unit,omitempty"`
+	Price int64 `json:"price"`
+	Cost  int64 `json:"cost,omitempty"`
+	// Currency is an ISO 4217 code, lowercase (default "usd").
+	Currency     string `json:"currency,omitempty"`
+	TrackLots    bool   `json:"trackLots,omitempty"`
+	ReorderPoint int64  `json:"reorderPoint,omitempty"`
+	// Active defaults to true; nil leaves the default.
+	Active *bool `json:"active,omitempty"`
+}
+
+// ProductUpdateParams is a merge patch: fields left zero are unchanged, client.Set sets one,
+// client.Null resets an optional one to its default (clearing SKU, Name, Category or Price is a
+// validation error). TrackLots can change only while nothing is on hand.
+type ProductUpdateParams struct {
+	SKU          client.Optional[string]   `json:"sku,omitzero"`
+	Name         client.Optional[string]   `json:"name,omitzero"`
+	Category     client.Optional[Category] `json:"category,omitzero"`
+	Unit         client.Optional[Unit]     `json:"unit,omitzero"`
+	Price        client.Optional[int64]    `json:"price,omitzero"`
+	Cost         client.Optional[int64]    `json:"cost,omitzero"`
+	Currency     client.Optional[string]   `json:"currency,omitzero"`
+	TrackLots    client.Optional[bool]     `json:"trackLots,omitzero"`
+	ReorderPoint client.Optional[int64]    `json:"reorderPoint,omitzero"`
+	Active       client.Optional[bool]     `json:"active,omitzero"`
+}
+
+// Sort orders of a product list.
+const (
+	SortCreatedAsc  = "createdAt"
+	SortCreatedDesc = "-createdAt"
+)
+
+// ProductListParams filter and page a product list; filters combine with AND.
+type ProductListParams struct {
+	client.ListOptions
+	Category Category `url:"category,omitempty"`
+	// Q matches a case-insensitive substring of the name or SKU.
+	Q string `url:"q,omitempty"`
+	// Active, when set, keeps active (or inactive) products only.
+	Active *bool `url:"active,omitempty"`
+	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	Sort string `url:"sort,omitempty"`
+}
+
+// Lot is a quantity of a lot-tracked product with one lot number and expiry date.
+type Lot struct {
+	LotNumber string      `json:"lotNumber"`
+	ExpiresOn client.Date `json:"expiresOn"`
+	Quantity  int64       `json:"quantity"`
+}
+
+// StockRecord is the stock of one product at one location.
+type StockRecord struct {
+	ID        string `json:"id"`
+	ProductID string `json:"productId"`
+	SKU       string `json:"sku"`
+	Location  string `json:"location"`
+	// OnHand is the quantity in stock; for lot-tracked products, the sum of the lots.
+	OnHand       int64 `json:"onHand"`
+	ReorderPoint int64 `json:"reorderPoint"`
+	// LowStock is OnHand <= ReorderPoint.
+	LowStock bool `json:"lowStock"`
+	// Lots, ordered by expiry, for lot-tracked products.
+	Lots      []Lot     `json:"lots,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// StockListParams filter and page the stock records; filters combine with AND.
+type StockListParams struct {
+	client.ListOptions
+	ProductID string `url:"productId,omitempty"`
+	Location  string `url:"location,omitempty"`
+	// LowStock, when set, keeps records whose stock is (or is not) low.
+	LowStock *bool `url:"lowStock,omitempty"`
+	// ExpiringBefore keeps records with a lot expiring before the date.
+	ExpiringBefore client.Date `url:"expiringBefore,omitempty"`
+}
+
+// Reason says why stock moved; it fixes the sign of the delta.
+type Reason string
+
+// Adjustment reasons: received and returned add stock; sale, used, expired and damaged remove
+// it; correction does either.
+const (
+	ReasonReceived   Reason = "received"
+	ReasonReturned   Reason = "returned"
+	ReasonSale       Reason = "sale"
+	ReasonUsed       Reason = "used"
+	ReasonExpired    Reason = "expired"
+	ReasonDamaged    Reason = "damaged"
+	ReasonCorrection Reason = "correction"
+)
+
+// AdjustParams are the fields of a stock adjustment. ProductID, Delta (non-zero, |delta| ≤
+// 1,000,000, signed as Reason requires) and Reason are required. For lot-tracked products a
+// positive Delta needs LotNumber and ExpiresOn; a negative one takes from LotNumber, or
+// first-expiring-first-out without it.
+type AdjustParams struct {
+	ProductID string `json:"productId"`
+	// Location defaults to "main"; a new location creates its record.
+	Location  string      `json:"location,omitempty"`
+	Delta     int64       `json:"delta"`
+	Reason    Reason      `json:"reason"`
+	LotNumber string      `json:"lotNumber,omitempty"`
+	ExpiresOn client.Date `json:"expiresOn,omitzero"`
+	// Note is free text (treated as PHI).
+	Note      string `json:"note,omitempty"`
+	Reference string `json:"reference,omitempty"`
+}
+
+// Adjustment is a recorded stock movement and the stock record after it.
+type Adjustment struct {
+	ID          string      `json:"id"`
+	ProductID   string      `json:"productId"`
+	Location    string      `json:"location"`
+	Delta       int64       `json:"delta"`
+	Reason      Reason      `json:"reason"`
+	LotNumber   string      `json:"lotNumber,omitempty"`
+	ExpiresOn   client.Date `json:"expiresOn,omitzero"`
+	Note        string      `json:"note,omitempty"`
+	Reference   string      `json:"reference,omitempty"`
+	OnHandAfter int64       `json:"onHandAfter"`
+	CreatedAt   time.Time   `json:"createdAt"`
+	// Inventory is the stock record after the adjustment.
+	Inventory StockRecord `json:"inventory"`
+}
+
+// ProductsService calls the product endpoints. Get one from medspa.New, or NewProductsService.
+type ProductsService struct{ c *client.Client }
+
+// NewProductsService returns a ProductsService sending through c.
+func NewProductsService(c *client.Client) *ProductsService { return &ProductsService{c: c} }
+
+// Create creates a product (and its empty stock record at "main") and returns it.
+func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.Option) (*Product, error) {
+	return client.Call[Product](ctx, s.c, http.MethodPost, client.Path("products"), params, opts...)
+}
+
+// Get returns the product with the given id.
+func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.Option) (*Product, error) {
+	return client.Call[Product](ctx, s.c, http.MethodGet, client.Path("products", id), nil, opts...)
+}
+
+// Update applies params to the product and returns the result.
+func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.Option) (*Product, error) {
+	return client.Call[Product](ctx, s.c, http.MethodPatch, client.Path("products", id), params, opts...)
+}
+
+// List returns one page of products.
+func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.Option) (*client.Page[Product], error) {
+	return client.List[Product](ctx, s.c, client.Path("products"), params, opts...)
+}
+
+// All iterates over every product matching params, fetching pages as needed.
+func (s *ProductsService) All(ctx context.Context, params *ProductListParams, opts ...client.Option) iter.Seq2[Product, error] {
+	return client.All[Product](ctx, s.c, client.Path("products"), params, opts...)
+}
+
+// InventoryService calls the inventory endpoints. Get one from medspa.New, or
+// NewInventoryService.
+type InventoryService struct{ c *client.Client }
+
+// NewInventoryService returns an InventoryService sending through c.
+func NewInventoryService(c *client.Client) *InventoryService { return &InventoryService{c: c} }
+
+// List returns one page of stock records.
+func (s *InventoryService) List(ctx context.Context, params *StockListParams, opts ...client.Option) (*client.Page[StockRecord], error) {
+	return client.List[StockRecord](ctx, s.c, client.Path("inventory"), params, opts...)
+}
+
+// All iterates over every stock record matching params, fetching pages as needed.
+func (s *InventoryService) All(ctx context.Context, params *StockListParams, opts ...client.Option) iter.Seq2[StockRecord, error] {
+	return client.All[StockRecord](ctx, s.c, client.Path("inventory"), params, opts...)
+}
+
+// Adjust moves stock and returns the adjustment with the updated record. Taking more than is on
+// hand (or in the lot) is client.ErrInsufficientStock, with Available set.
+func (s *InventoryService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.Option) (*Adjustment, error) {
+	return client.Call[Adjustment](ctx, s.c, http.MethodPost, client.Path("inventory", "adjust"), params, opts...)
+}

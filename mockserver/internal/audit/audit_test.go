@@ -1,0 +1,74 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestHashIsOverCanonicalJSON(t *testing.T) {
+	e := Event{ID: "aud_1", At: time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC), Actor: "key_1", Action: "read",
+		ResourceType: "patient", ResourceID: "pat_1", RequestID: "req_1", IP: "127.0.0.1", Outcome: Success, PrevHash: GenesisHash}
+	canonical := `{"action":"read","actor":"key_1","at":"2026-11-22T14:03:00Z","id":"aud_1","ip":"127.0.0.1",` +
+		`"outcome":"success","prevHash":"` + GenesisHash + `","requestId":"req_1","resourceId":"pat_1","resourceType":"patient"}`
+	sum := sha256.Sum256([]byte(GenesisHash + canonical))
+	if got := ComputeHash(e); got != hex.EncodeToString(sum[:]) {
+		t.Fatalf("hash %s, want sha256(prevHash + %s)", got, canonical)
+	}
+}
+
+func TestChain(t *testing.T) {
+	l := NewLog()
+	at := time.Date(2026, 11, 22, 14, 3, 0, 500, time.UTC)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			l.Append("acct_a", Event{ID: "aud_" + strings.Repeat("x", i), At: at, Outcome: Denied})
+			l.Append("acct_b", Event{ID: "aud_b", At: at, Outcome: Success})
+		})
+	}
+	wg.Wait()
+	for _, acct := range []string{"acct_a", "acct_b"} {
+		ev := l.Events(acct)
+		if len(ev) != 50 || !Verify(ev) || ev[0].PrevHash != GenesisHash || !ev[0].At.Equal(at.Truncate(time.Second)) {
+			t.Fatalf("%s: %d events, verified %v", acct, len(ev), Verify(ev))
+		}
+	}
+	if ev := l.Events("acct_none"); ev == nil || len(ev) != 0 || !Verify(ev) {
+		t.Fatal("empty chain")
+	}
+	edits := []func([]Event) []Event{
+		func(e []Event) []Event { e[10].IP = "10.0.0.1"; return e },
+		func(e []Event) []Event {
+			e[0].PrevHash = strings.Repeat("1", 64)
+			e[0].Hash = ComputeHash(e[0])
+			return e
+		},
+		func(e []Event) []Event { e[5].Outcome = Success; e[5].Hash = ComputeHash(e[5]); return e }, // rehashed, next link breaks
+		func(e []Event) []Event { return e[1:] },
+		func(e []Event) []Event { e[3], e[4] = e[4], e[3]; return e },
+	}
+	for i, edit := range edits {
+		if Verify(edit(l.Events("acct_a"))) {
+			t.Errorf("edit %d verifies", i)
+		}
+	}
+}
+
+// TestCanonicalFormIsSortedKeys pins the canonical JSON to the map encoding (keys sorted) that
+// the contract defines, so the faster struct encoding cannot drift from it.
+func TestCanonicalFormIsSortedKeys(t *testing.T) {
+	e := Event{ID: "aud_1", At: time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC), Actor: "key_<1>", Action: "read",
+		ResourceType: "patient", ResourceID: "pat_1", RequestID: "req_1", IP: "127.0.0.1", Outcome: "success", PrevHash: GenesisHash}
+	m := map[string]string{"id": e.ID, "at": "2026-11-22T14:03:00Z", "actor": e.Actor, "action": e.Action, "resourceType": e.ResourceType,
+		"resourceId": e.ResourceID, "requestId": e.RequestID, "ip": e.IP, "outcome": e.Outcome, "prevHash": e.PrevHash}
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(append([]byte(e.PrevHash), b...))
+	if got, want := ComputeHash(e), hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("hash %s, want %s (from the sorted-key map encoding)", got, want)
+	}
+}

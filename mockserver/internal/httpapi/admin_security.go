@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/audit"
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+)
+
+// ClockControl is the server's clock surface (the mockserver package's Go methods): account ""
+// is the server-wide clock.
+type ClockControl interface {
+	Now(account string) time.Time
+	Frozen(account string) bool
+	SetTime(account string, t time.Time)
+	AdvanceTime(account string, d time.Duration)
+	RealTime(account string)
+}
+
+// AuditEvents returns account's audit chain, oldest first (account "" is the server-level
+// chain of denied requests whose credentials were unknown).
+func (a *API) AuditEvents(account string) []audit.Event { return a.sec.audit.Events(account) }
+
+// clockAnswer is the body of GET and POST /__admin/clock.
+type clockAnswer struct {
+	Now    time.Time `json:"now"`
+	Frozen bool      `json:"frozen"`
+}
+
+// adminSecurityRoutes are /__admin/oauth-clients, /__admin/audit-events and /__admin/clock.
+func (a *API) adminSecurityRoutes() []route {
+	return []route{
+		{method: http.MethodPost, pattern: "/__admin/oauth-clients", handle: func(rq *request) (int, any, error) {
+			var p OAuthClientParams
+			if err := decodeAdmin(rq, &p); err != nil {
+				return 0, nil, err
+			}
+			c, err := a.CreateOAuthClient(p)
+			return http.StatusCreated, c, err
+		}},
+		{method: http.MethodGet, pattern: "/__admin/audit-events", handle: func(rq *request) (int, any, error) {
+			account := rq.URL.Query().Get("account")
+			if _, ok := a.store.LookupAccount(account); !ok && account != "" {
+				return 0, nil, problem.NotFound("account")
+			}
+			events := a.AuditEvents(account)
+			return http.StatusOK, map[string]any{"events": events, "verified": audit.Verify(events)}, nil
+		}},
+		{method: http.MethodGet, pattern: "/__admin/clock", handle: a.getClock},
+		{method: http.MethodPost, pattern: "/__admin/clock", handle: a.setClock},
+	}
+}
+
+func (a *API) clockAnswer(account string) clockAnswer {
+	return clockAnswer{Now: a.opts.Clock.Now(account).Truncate(time.Second), Frozen: a.opts.Clock.Frozen(account)}
+}
+
+func (a *API) getClock(rq *request) (int, any, error) {
+	if a.opts.Clock == nil {
+		return 0, nil, problem.NotFound("admin route")
+	}
+	account := rq.URL.Query().Get("account")
+	if _, ok := a.store.LookupAccount(account); !ok && account != "" {
+		return 0, nil, problem.NotFound("account")
+	}
+	return http.StatusOK, a.clockAnswer(account), nil
+}
+
+func (a *API) setClock(rq *request) (int, any, error) {
+	if a.opts.Clock == nil {
+		return 0, nil, problem.NotFound("admin route")
+	}
+	var p struct {
+		Account string     `json:"account"`
+		Now     *time.Time `json:"now"`
+		Advance *string    `json:"advance"`
+		Real    *bool      `json:"real"`
+	}
+	if err := decodeAdmin(rq, &p); err != nil {
+		return 0, nil, err
+	}
+	if _, ok := a.store.LookupAccount(p.Account); !ok && p.Account != "" {
+		return 0, nil, problem.Field("/account", "not_found", "no such account")
+	}
+	n := 0
+	for _, set := range []bool{p.Now != nil, p.Advance != nil, p.Real != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return 0, nil, problem.Field("/now", "required", "exactly one of now, advance or real is required")
+	}
+	switch {
+	case p.Now != nil:
+		a.opts.Clock.SetTime(p.Account, *p.Now)
+	case p.Advance != nil:
+		d, err := time.ParseDuration(*p.Advance)
+		if err != nil || d < 0 {
+			return 0, nil, problem.Field("/advance", "invalid_format", "must be a non-negative Go duration such as 90m")
+		}
+		a.opts.Clock.AdvanceTime(p.Account, d)
+	default:
+		if !*p.Real {
+			return 0, nil, problem.Field("/real", "invalid_value", "must be true")
+		}
+		a.opts.Clock.RealTime(p.Account)
+	}
+	return http.StatusOK, a.clockAnswer(p.Account), nil
+}

@@ -1,0 +1,417 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+)
+
+// OAuthClientParams create an OAuth client through the admin surface (§12).
+type OAuthClientParams struct {
+	// Plan is starter, professional, enterprise, or custom (with RatePerMinute, Burst, Daily).
+	Plan string `json:"plan"`
+	// Scopes the client may ask for.
+	Scopes []string `json:"scopes"`
+	// Account names an existing account to share; empty makes a fresh, empty one.
+	Account string `json:"account,omitempty"`
+	// RedirectURIs are the registered redirect URIs of the authorization-code flow.
+	RedirectURIs []string `json:"redirectUris,omitempty"`
+	// RatePerMinute, Burst and Daily (0 = unlimited) set a custom plan's limits.
+	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
+	Burst         int     `json:"burst,omitempty"`
+	Daily         int     `json:"daily,omitempty"`
+}
+
+// OAuthClient is a created OAuth client. ClientSecret is shown only here.
+type OAuthClient struct {
+	ClientID     string   `json:"clientId"`
+	ClientSecret string   `json:"clientSecret"`
+	Account      string   `json:"account"`
+	Plan         string   `json:"plan"`
+	Scopes       []string `json:"scopes"`
+	RedirectURIs []string `json:"redirectUris"`
+}
+
+// CreateOAuthClient validates p and registers a new OAuth client.
+func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
+	f := &form{obj: map[string]json.RawMessage{}, errs: &[]problem.FieldError{}}
+	plan := resolvePlan(f, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
+	checkScopes(f, p.Scopes)
+	for i, s := range p.RedirectURIs {
+		u, err := url.Parse(s)
+		if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
+			f.fail("redirectUris/"+itoa(i), "invalid_format", "must be an absolute http(s) URI without a fragment")
+		}
+	}
+	if err := f.done(); err != nil {
+		return OAuthClient{}, err
+	}
+	account := p.Account
+	if account == "" {
+		account = a.NewAccountID()
+	}
+	cred := &auth.Credential{ID: a.store.IDs().New("cli", time.Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes)}
+	secret := "mcs_" + auth.RandomBase62(40)
+	a.store.Account(account)
+	a.sec.oauth.AddClient(cred, secret, p.RedirectURIs)
+	out := OAuthClient{ClientID: cred.ID, ClientSecret: secret, Account: account, Plan: plan.Name,
+		Scopes: cred.Scopes, RedirectURIs: slices.Clone(p.RedirectURIs)}
+	if out.RedirectURIs == nil {
+		out.RedirectURIs = []string{}
+	}
+	return out, nil
+}
+
+// Credential stuffing guard (§7): failed client authentications per address in a fixed window.
+const (
+	stuffingLimit  = 20
+	stuffingWindow = time.Minute
+)
+
+type stuffingGuard struct {
+	mu       sync.Mutex
+	failures map[netip.Addr]*failWindow
+}
+
+type failWindow struct {
+	start time.Time
+	n     int
+}
+
+// blocked returns how long addr stays blocked (0: not blocked).
+func (g *stuffingGuard) blocked(addr netip.Addr, now time.Time) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.failures[addr]
+	if w == nil || w.n < stuffingLimit {
+		return 0
+	}
+	if left := w.start.Add(stuffingWindow).Sub(now); left > 0 {
+		return left
+	}
+	return 0
+}
+
+// fail counts a failed client authentication of addr.
+func (g *stuffingGuard) fail(addr netip.Addr, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.failures == nil {
+		g.failures = map[netip.Addr]*failWindow{}
+	}
+	if len(g.failures) > 10000 { // bound memory: forget windows that are over
+		for k, w := range g.failures {
+			if !now.Before(w.start.Add(stuffingWindow)) {
+				delete(g.failures, k)
+			}
+		}
+	}
+	w := g.failures[addr]
+	if w == nil || !now.Before(w.start.Add(stuffingWindow)) || now.Before(w.start) {
+		w = &failWindow{start: now}
+		g.failures[addr] = w
+	}
+	w.n++
+}
+
+// oauthError is an RFC 6749 §5.2 error body.
+type oauthError struct {
+	status int
+	code   string
+	desc   string
+	basic  bool // invalid_client after HTTP Basic: WWW-Authenticate: Basic
+}
+
+func writeOAuthError(w http.ResponseWriter, e *oauthError) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	if e.basic {
+		h.Set("WWW-Authenticate", `Basic realm="medspa"`)
+	}
+	w.WriteHeader(e.status)
+	b, _ := json.Marshal(map[string]string{"error": e.code, "error_description": e.desc})
+	_, _ = w.Write(b)
+}
+
+func badRequest(code, desc string) *oauthError {
+	return &oauthError{status: http.StatusBadRequest, code: code, desc: desc}
+}
+
+// serveOAuth serves /oauth/authorize, /oauth/token and /oauth/revoke.
+func (s *security) serveOAuth(w http.ResponseWriter, rq *request) {
+	now := s.api.store.Clock().Now()
+	if left := s.guard.blocked(rq.addr, now); left > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
+		writeOAuthError(w, &oauthError{status: http.StatusTooManyRequests, code: "temporarily_unavailable",
+			desc: "too many failed client authentications from this address; retry later"})
+		return
+	}
+	var method string
+	var serve func(http.ResponseWriter, *request)
+	switch rq.URL.Path {
+	case "/oauth/authorize":
+		method, serve = http.MethodGet, s.authorize
+	case "/oauth/token":
+		method, serve = http.MethodPost, s.token
+	case "/oauth/revoke":
+		method, serve = http.MethodPost, s.revoke
+	default:
+		problem.Write(w, rq.id, problem.NotFound("route"))
+		return
+	}
+	if rq.Method != method {
+		problem.Write(w, rq.id, problem.New(http.StatusMethodNotAllowed, "method_not_allowed", rq.Method+" is not allowed here").
+			WithHeader("Allow", method))
+		return
+	}
+	serve(w, rq)
+}
+
+// singleValues returns the parameters as single values; a repeated one is invalid_request
+// (RFC 6749 §3.1, §3.2).
+func singleValues(v url.Values) (map[string]string, *oauthError) {
+	out := make(map[string]string, len(v))
+	for k, vs := range v {
+		if len(vs) != 1 {
+			return nil, badRequest("invalid_request", "parameter "+k+" is repeated")
+		}
+		out[k] = vs[0]
+	}
+	return out, nil
+}
+
+// parseScope splits a space-separated scope parameter; absent means def.
+func parseScope(v string, present bool, def []string) []string {
+	if !present {
+		return slices.Clone(def)
+	}
+	return strings.Fields(v)
+}
+
+// authorize auto-approves a PKCE (S256) authorization request (RFC 6749 §4.1.1, RFC 7636).
+// Errors about the client or redirect URI are answered here (400 JSON); every other error is
+// sent to the redirect URI (RFC 6749 §4.1.2.1).
+func (s *security) authorize(w http.ResponseWriter, rq *request) {
+	q, oe := singleValues(rq.URL.Query())
+	if oe != nil {
+		writeOAuthError(w, oe)
+		return
+	}
+	c, ok := s.oauth.Client(q["client_id"])
+	if !ok {
+		writeOAuthError(w, badRequest("invalid_request", "client_id is missing or unknown"))
+		return
+	}
+	redirect, given := q["redirect_uri"]
+	if !given && len(c.RedirectURIs) == 1 {
+		redirect = c.RedirectURIs[0]
+	}
+	if !slices.Contains(c.RedirectURIs, redirect) {
+		writeOAuthError(w, badRequest("invalid_request", "redirect_uri is missing or not registered for this client"))
+		return
+	}
+	target, _ := url.Parse(redirect) // registered URIs parse
+	send := func(params map[string]string) {
+		v := target.Query()
+		for k, x := range params {
+			v.Set(k, x)
+		}
+		if st, ok := q["state"]; ok {
+			v.Set("state", st)
+		}
+		u := *target
+		u.RawQuery = v.Encode()
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, rq.Request, u.String(), http.StatusFound)
+	}
+	fail := func(code, desc string) { send(map[string]string{"error": code, "error_description": desc}) }
+	scope, hasScope := q["scope"]
+	scopes := parseScope(scope, hasScope, c.Credential.Scopes)
+	challenge := q["code_challenge"]
+	switch {
+	case q["response_type"] != "code":
+		fail("unsupported_response_type", "response_type must be code")
+	case challenge == "":
+		fail("invalid_request", "code_challenge is required (PKCE)")
+	case q["code_challenge_method"] != "S256":
+		fail("invalid_request", "code_challenge_method must be S256")
+	case len(challenge) != 43 || strings.Trim(challenge, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "":
+		fail("invalid_request", "code_challenge must be base64url of a SHA-256 digest")
+	case len(scopes) == 0 || !auth.Subset(scopes, c.Credential.Scopes):
+		fail("invalid_scope", "scope must be a non-empty subset of the client's scopes")
+	default:
+		now := s.accountNow(c.Credential.Account)
+		code := s.oauth.NewCode(auth.Code{ClientID: c.Credential.ID, RedirectURI: q["redirect_uri"], Challenge: challenge,
+			Scopes: scopes, ExpiresAt: now.Add(10 * time.Minute)})
+		send(map[string]string{"code": code})
+	}
+}
+
+// readForm reads an application/x-www-form-urlencoded body.
+func readForm(rq *request) (map[string]string, *oauthError) {
+	mt, _, err := mime.ParseMediaType(rq.Header.Get("Content-Type"))
+	if err != nil || mt != "application/x-www-form-urlencoded" {
+		return nil, badRequest("invalid_request", "the body must be application/x-www-form-urlencoded")
+	}
+	b, err := io.ReadAll(io.LimitReader(rq.Body, 64<<10+1))
+	if err != nil || len(b) > 64<<10 {
+		return nil, badRequest("invalid_request", "the body could not be read or is too large")
+	}
+	v, err := url.ParseQuery(string(b))
+	if err != nil {
+		return nil, badRequest("invalid_request", "the body is not form-urlencoded")
+	}
+	return singleValues(v)
+}
+
+// clientAuth authenticates the client by HTTP Basic (id and secret form-urlencoded, RFC 6749
+// §2.3.1) or by client_id/client_secret form fields. Failures count towards the stuffing guard.
+func (s *security) clientAuth(rq *request, form map[string]string) (*auth.OAuthClient, *oauthError) {
+	id, secret := form["client_id"], form["client_secret"]
+	_, hasFormSecret := form["client_secret"]
+	user, pass, basic := rq.BasicAuth()
+	if basic {
+		uid, err1 := url.QueryUnescape(user)
+		upw, err2 := url.QueryUnescape(pass)
+		if err1 != nil || err2 != nil {
+			basic = false
+		} else {
+			if hasFormSecret || (id != "" && id != uid) {
+				return nil, badRequest("invalid_request", "use one client authentication method")
+			}
+			id, secret = uid, upw
+		}
+	}
+	c, ok := s.oauth.Client(id)
+	if !ok || !c.CheckSecret(secret) {
+		s.guard.fail(rq.addr, s.api.store.Clock().Now())
+		return nil, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
+			desc: "client authentication failed", basic: basic || rq.Header.Get("Authorization") != ""}
+	}
+	return c, nil
+}
+
+// tokenResponse is the RFC 6749 §5.1 success body.
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int64  `json:"expires_in"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	Scope        string `json:"scope"`
+}
+
+// token serves the token endpoint (RFC 6749 §3.2): client_credentials, authorization_code
+// (with PKCE) and refresh_token (with rotation and reuse detection).
+func (s *security) token(w http.ResponseWriter, rq *request) {
+	form, oe := readForm(rq)
+	if oe != nil {
+		writeOAuthError(w, oe)
+		return
+	}
+	c, oe := s.clientAuth(rq, form)
+	if oe != nil {
+		writeOAuthError(w, oe)
+		return
+	}
+	now := s.accountNow(c.Credential.Account)
+	scope, hasScope := form["scope"]
+	var issued auth.Issued
+	switch form["grant_type"] {
+	case "client_credentials":
+		scopes := parseScope(scope, hasScope, c.Credential.Scopes)
+		if len(scopes) == 0 || !auth.Subset(scopes, c.Credential.Scopes) {
+			writeOAuthError(w, badRequest("invalid_scope", "scope must be a non-empty subset of the client's scopes"))
+			return
+		}
+		issued = s.oauth.Issue(c, nil, scopes, now, s.accessTTL, s.refreshTTL, false)
+	case "authorization_code":
+		code, verifier := form["code"], form["code_verifier"]
+		if code == "" || verifier == "" {
+			writeOAuthError(w, badRequest("invalid_request", "code and code_verifier are required"))
+			return
+		}
+		sum := sha256.Sum256([]byte(verifier))
+		challenge := base64.RawURLEncoding.EncodeToString(sum[:])
+		grant, ok := s.oauth.RedeemCode(code, c.Credential.ID, form["redirect_uri"], challenge, now)
+		if !ok {
+			writeOAuthError(w, badRequest("invalid_grant", "the code is invalid, expired, used, or does not match the client, redirect_uri or code_verifier"))
+			return
+		}
+		issued = s.oauth.Issue(c, grant, grant.Scopes, now, s.accessTTL, s.refreshTTL, true)
+	case "refresh_token":
+		rt := form["refresh_token"]
+		if rt == "" {
+			writeOAuthError(w, badRequest("invalid_request", "refresh_token is required"))
+			return
+		}
+		var scopes []string
+		if hasScope {
+			scopes = strings.Fields(scope)
+		}
+		var res auth.RefreshResult
+		issued, res = s.oauth.Refresh(rt, c, scopes, now, s.accessTTL, s.refreshTTL)
+		switch res {
+		case auth.RefreshInvalid:
+			writeOAuthError(w, badRequest("invalid_grant", "the refresh token is invalid, expired or revoked"))
+			return
+		case auth.RefreshBadScope:
+			writeOAuthError(w, badRequest("invalid_scope", "scope must be a subset of the refresh token's"))
+			return
+		}
+	case "":
+		writeOAuthError(w, badRequest("invalid_request", "grant_type is required"))
+		return
+	default:
+		writeOAuthError(w, badRequest("unsupported_grant_type", "grant_type must be client_credentials, authorization_code or refresh_token"))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	b, _ := json.Marshal(tokenResponse{AccessToken: issued.Access, TokenType: "Bearer", ExpiresIn: int64(s.accessTTL / time.Second),
+		RefreshToken: issued.Refresh, Scope: strings.Join(issued.Scopes, " ")})
+	_, _ = w.Write(b)
+}
+
+// revoke serves RFC 7009 revocation: 200 for any token, known or not. A client that presents
+// credentials must authenticate, and then only revokes its own tokens; holding a token is
+// otherwise enough to revoke it.
+func (s *security) revoke(w http.ResponseWriter, rq *request) {
+	form, oe := readForm(rq)
+	if oe != nil {
+		writeOAuthError(w, oe)
+		return
+	}
+	var client *auth.OAuthClient
+	if _, basic := rq.Header["Authorization"]; basic || form["client_id"] != "" {
+		c, oe := s.clientAuth(rq, form)
+		if oe != nil {
+			writeOAuthError(w, oe)
+			return
+		}
+		client = c
+	}
+	if form["token"] == "" {
+		writeOAuthError(w, badRequest("invalid_request", "token is required"))
+		return
+	}
+	s.oauth.Revoke(form["token"], client)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+}

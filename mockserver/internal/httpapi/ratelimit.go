@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+)
+
+// limitState is one credential's token bucket and daily quota (§7), both evaluated on the
+// account's clock: the bucket is golang.org/x/time/rate driven with explicit times.
+type limitState struct {
+	mu   sync.Mutex
+	plan auth.Plan
+	lim  *rate.Limiter
+	day  time.Time // UTC midnight starting the counted day
+	used int       // requests admitted that day
+}
+
+func (s *security) limitFor(c *auth.Credential) *limitState {
+	if v, ok := s.limits.Load(c.ID); ok {
+		return v.(*limitState)
+	}
+	st := &limitState{plan: c.Plan, lim: rate.NewLimiter(rate.Limit(c.Plan.RatePerMinute/60), c.Plan.Burst)}
+	v, _ := s.limits.LoadOrStore(c.ID, st)
+	return v.(*limitState)
+}
+
+// ceilSeconds rounds d up to whole seconds.
+func ceilSeconds(d time.Duration) int64 {
+	return int64(math.Ceil(d.Seconds()))
+}
+
+// rateLimit takes a token from the credential's bucket and a unit of its daily quota, and sets
+// the rate-limit headers (on every answer from here on, errors included). A refused request
+// consumes nothing.
+func (s *security) rateLimit(w http.ResponseWriter, rq *request) *problem.Problem {
+	st := s.limitFor(rq.cred)
+	now := rq.acct.Clock().Now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	plan := st.plan
+	day := now.UTC().Truncate(24 * time.Hour) // the zero time is a UTC midnight
+	if !day.Equal(st.day) {
+		st.day, st.used = day, 0
+	}
+	toMidnight := day.Add(24 * time.Hour).Sub(now)
+	perSecond := plan.RatePerMinute / 60
+
+	var p *problem.Problem
+	switch {
+	case plan.Daily > 0 && st.used >= plan.Daily:
+		p = problem.New(http.StatusTooManyRequests, "quota_exceeded", "the daily request quota is spent").
+			WithHeader("Retry-After", strconv.FormatInt(max(ceilSeconds(toMidnight), 1), 10))
+	case !st.lim.AllowN(now, 1):
+		need := 1 - st.lim.TokensAt(now)
+		wait := max(int64(math.Ceil(need/perSecond)), 1)
+		p = problem.New(http.StatusTooManyRequests, "rate_limited", "the rate limit is exceeded").
+			WithHeader("Retry-After", strconv.FormatInt(wait, 10))
+	default:
+		st.used++
+	}
+
+	tokens := max(st.lim.TokensAt(now), 0)
+	full := int64(math.Ceil((float64(plan.Burst) - tokens) / perSecond))
+	refill := int64(math.Ceil(float64(plan.Burst) / perSecond))
+	remaining := int64(math.Floor(tokens))
+	policy := `"burst";q=` + itoa(plan.Burst) + `;w=` + strconv.FormatInt(refill, 10)
+	state := `"burst";r=` + strconv.FormatInt(remaining, 10) + `;t=` + strconv.FormatInt(full, 10)
+	if plan.Daily > 0 {
+		policy += `, "daily";q=` + itoa(plan.Daily) + `;w=86400`
+		state += `, "daily";r=` + itoa(max(plan.Daily-st.used, 0)) + `;t=` + strconv.FormatInt(ceilSeconds(toMidnight), 10)
+	}
+	h := w.Header()
+	h.Set("RateLimit-Policy", policy)
+	h.Set("RateLimit", state)
+	h.Set("X-RateLimit-Limit", itoa(plan.Burst))
+	h.Set("X-RateLimit-Remaining", strconv.FormatInt(remaining, 10))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(now.Unix()+full, 10))
+	return p
+}

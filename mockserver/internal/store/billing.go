@@ -1,0 +1,377 @@
+package store
+
+import (
+	"math"
+	"math/bits"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/inventory"
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/webhooks"
+)
+
+// InvoiceRecord is a stored invoice: the API's invoice with its notes (PHI) sealed.
+type InvoiceRecord struct {
+	billing.Invoice
+	SealedNotes []byte `json:"sealedNotes,omitempty"`
+}
+
+func newBillingTables(d *data) {
+	d.Invoices = newTable(func(r *InvoiceRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
+	d.Payments = newTable(func(p *billing.Payment) sortKey { return sortKey{p.CreatedAt, p.ID} })
+}
+
+// lineAmount is quantity × unitAmount, or false when it overflows int64.
+func lineAmount(quantity, unitAmount int64) (int64, bool) {
+	hi, lo := bits.Mul64(uint64(quantity), uint64(unitAmount))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(lo), true
+}
+
+// taxHalfUp is round_half_up(base × bps / 10000) in 128-bit integer arithmetic (base, bps ≥ 0;
+// bps ≤ 10000, so the result is at most base).
+func taxHalfUp(base, bps int64) int64 {
+	hi, lo := bits.Mul64(uint64(base), uint64(bps))
+	lo, carry := bits.Add64(lo, 5000, 0)
+	q, _ := bits.Div64(hi+carry, lo, 10000)
+	return int64(q)
+}
+
+// invoiceTotals computes the line amounts (in place), subtotal, tax and total, or names the
+// fields whose values make them impossible: an amount beyond int64 (out_of_range) or a discount
+// above the subtotal.
+func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax, total int64, errs []problem.FieldError) {
+	overflow := false
+	for i := range items {
+		amt, ok := lineAmount(items[i].Quantity, items[i].UnitAmount)
+		if !ok {
+			errs = append(errs, problem.FieldError{Pointer: "/lineItems/" + strconv.Itoa(i) + "/unitAmount", Code: "out_of_range", Detail: "quantity × unitAmount exceeds the largest amount"})
+			overflow = true
+			continue
+		}
+		items[i].Amount = amt
+		if subtotal > math.MaxInt64-amt {
+			overflow = true
+		}
+		subtotal += amt
+	}
+	if overflow {
+		if len(errs) == 0 {
+			errs = append(errs, problem.FieldError{Pointer: "/lineItems", Code: "out_of_range", Detail: "the subtotal exceeds the largest amount"})
+		}
+		return 0, 0, 0, errs
+	}
+	if discount > subtotal {
+		return 0, 0, 0, []problem.FieldError{{Pointer: "/discountAmount", Code: "out_of_range", Detail: "must not exceed the subtotal"}}
+	}
+	base := subtotal - discount
+	tax = taxHalfUp(base, bps)
+	if base > math.MaxInt64-tax {
+		return 0, 0, 0, []problem.FieldError{{Pointer: "/lineItems", Code: "out_of_range", Detail: "the total exceeds the largest amount"}}
+	}
+	return subtotal, tax, base + tax, nil
+}
+
+// checkAppointmentRef checks an invoice's appointmentId (the caller holds a.mu): an unknown
+// appointment is not_found; one of another patient is invalid_value.
+func (a *Account) checkAppointmentRef(appointmentID, patientID string) *problem.FieldError {
+	r, ok := a.data.Appointments.get(appointmentID)
+	switch {
+	case !ok:
+		return &problem.FieldError{Pointer: "/appointmentId", Code: "not_found", Detail: "no such appointment"}
+	case r.PatientID != patientID:
+		return &problem.FieldError{Pointer: "/appointmentId", Code: "invalid_value", Detail: "the appointment is another patient's"}
+	}
+	return nil
+}
+
+// CreateInvoice stores a validated invoice (in has passed the shape checks): the patient and
+// products must exist (422 not_found), product lines take their product's price unless given
+// and must be in the invoice's currency, the amounts must fit (422 out_of_range), and product
+// lines sell stock at "main", all or none (409 insufficient_stock). createdAt may be backdated.
+func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.Time) (billing.Invoice, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if createdAt.IsZero() {
+		createdAt = a.Now()
+	}
+	var errs []problem.FieldError
+	fail := func(ptr, code, detail string) {
+		errs = append(errs, problem.FieldError{Pointer: ptr, Code: code, Detail: detail})
+	}
+	if !a.patientExists(in.PatientID) {
+		fail("/patientId", "not_found", "no such patient")
+	}
+	if in.AppointmentID != "" {
+		if e := a.checkAppointmentRef(in.AppointmentID, in.PatientID); e != nil {
+			errs = append(errs, *e)
+		}
+	}
+	items := make([]billing.LineItem, len(in.LineItems))
+	products := make([]*inventory.Product, len(in.LineItems))
+	for i, li := range in.LineItems {
+		items[i] = billing.LineItem{Description: li.Description, Quantity: li.Quantity, ProductID: li.ProductID}
+		if li.UnitAmount != nil {
+			items[i].UnitAmount = *li.UnitAmount
+		}
+		if li.ProductID == "" {
+			continue
+		}
+		ptr := "/lineItems/" + strconv.Itoa(i) + "/productId"
+		p, ok := a.data.Products.get(li.ProductID)
+		switch {
+		case !ok:
+			fail(ptr, "not_found", "no such product")
+		case p.Currency != in.Currency:
+			fail(ptr, "invalid_value", "the product's currency differs from the invoice's")
+		default:
+			products[i] = p
+			if li.UnitAmount == nil {
+				items[i].UnitAmount = p.Price
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return billing.Invoice{}, problem.Validation(errs)
+	}
+	subtotal, tax, total, errs := invoiceTotals(items, in.DiscountAmount, in.TaxRateBps)
+	if len(errs) > 0 {
+		return billing.Invoice{}, problem.Validation(errs)
+	}
+	// All or none: every product's total quantity must be on hand at main before anything moves.
+	need := map[string]int64{}
+	for i, p := range products {
+		if p != nil {
+			need[p.ID] += items[i].Quantity
+		}
+	}
+	for _, p := range products {
+		if p == nil {
+			continue
+		}
+		var have int64
+		if s := a.stock(p.ID, MainLocation); s != nil {
+			have = s.OnHand
+		}
+		if have < need[p.ID] {
+			return billing.Invoice{}, insufficient(have).With("productId", p.ID)
+		}
+	}
+
+	r := &InvoiceRecord{Invoice: billing.Invoice{
+		ID: a.store.ids.New("inv", createdAt), PatientID: in.PatientID, AppointmentID: in.AppointmentID,
+		LineItems: items, TaxRateBps: in.TaxRateBps, DiscountAmount: in.DiscountAmount, Currency: in.Currency,
+		DueAt: in.DueAt, Status: billing.InvoiceOpen, Subtotal: subtotal, Tax: tax, Total: total, AmountDue: total,
+		CreatedAt: createdAt, UpdatedAt: createdAt,
+	}}
+	if total == 0 {
+		r.Status, r.PaidAt = billing.InvoicePaid, createdAt
+	}
+	if in.Notes != "" {
+		r.SealedNotes = a.store.sealer.Seal([]byte(in.Notes))
+	}
+	a.data.Invoices.insert(r)
+	a.emit(webhooks.EventInvoiceCreated, invoiceData(r))
+	for i, p := range products {
+		if p == nil {
+			continue
+		}
+		sale := inventory.AdjustParams{ProductID: p.ID, Location: MainLocation, Delta: -items[i].Quantity, Reason: inventory.ReasonSale, Reference: r.ID}
+		if _, _, err := a.applyAdjustment(p, sale, createdAt); err != nil {
+			return billing.Invoice{}, err // unreachable: stock was checked above under the same lock
+		}
+	}
+	if r.Status == billing.InvoicePaid {
+		a.emit(webhooks.EventInvoicePaid, invoiceData(r))
+	}
+	return a.openInvoice(r), nil
+}
+
+func invoiceData(r *InvoiceRecord) *webhooks.InvoiceData {
+	return &webhooks.InvoiceData{
+		ID: r.ID, PatientID: r.PatientID, AppointmentID: r.AppointmentID, Status: string(r.Status),
+		Currency: r.Currency, Total: r.Total, AmountPaid: r.AmountPaid, AmountDue: r.AmountDue,
+	}
+}
+
+// openInvoice returns the API shape of r, notes opened.
+func (a *Account) openInvoice(r *InvoiceRecord) billing.Invoice {
+	out := r.Invoice
+	out.LineItems = slices.Clone(r.LineItems)
+	if r.SealedNotes != nil {
+		if b, err := a.store.sealer.Open(r.SealedNotes); err == nil {
+			out.Notes = string(b)
+		}
+	}
+	return out
+}
+
+// GetInvoice returns the invoice, or 404.
+func (a *Account) GetInvoice(id string) (billing.Invoice, error) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	r, ok := a.data.Invoices.get(id)
+	if !ok {
+		return billing.Invoice{}, problem.NotFound("invoice")
+	}
+	return a.openInvoice(r), nil
+}
+
+// InvoiceFilter selects invoices; zero fields match everything.
+type InvoiceFilter struct {
+	PatientID              string
+	Statuses               []string
+	CreatedFrom, CreatedTo time.Time
+}
+
+// ListInvoices returns a page of matching invoices and the number matching.
+func (a *Account) ListInvoices(f InvoiceFilter, w Window) ([]billing.Invoice, int) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	recs, total := a.data.Invoices.page(w, func(r *InvoiceRecord) bool {
+		return (f.PatientID == "" || r.PatientID == f.PatientID) &&
+			(len(f.Statuses) == 0 || slices.Contains(f.Statuses, string(r.Status))) &&
+			(f.CreatedFrom.IsZero() || !r.CreatedAt.Before(f.CreatedFrom)) &&
+			(f.CreatedTo.IsZero() || r.CreatedAt.Before(f.CreatedTo))
+	})
+	out := make([]billing.Invoice, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, a.openInvoice(r))
+	}
+	return out, total
+}
+
+// InvoicesCreated returns the invoices created in [from, to), oldest first, for reports:
+// without notes (PHI).
+func (a *Account) InvoicesCreated(from, to time.Time) []billing.Invoice {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	var out []billing.Invoice
+	for _, r := range a.data.Invoices.all() {
+		if !r.CreatedAt.Before(from) && r.CreatedAt.Before(to) {
+			inv := r.Invoice
+			inv.LineItems = slices.Clone(r.LineItems)
+			out = append(out, inv)
+		}
+	}
+	return out
+}
+
+// cardOutcome is what a mock card token does.
+type cardOutcome struct {
+	brand, last4, declineCode string
+}
+
+var cardTokens = map[string]cardOutcome{
+	billing.TokenVisa:              {"visa", "4242", ""},
+	billing.TokenMastercard:        {"mastercard", "4444", ""},
+	billing.TokenAmex:              {"amex", "0005", ""},
+	billing.TokenDecline:           {"visa", "0002", billing.DeclineGeneric},
+	billing.TokenInsufficientFunds: {"visa", "9995", billing.DeclineInsufficientFunds},
+}
+
+// KnownCardToken reports whether tok is one of the mock's test card tokens.
+func KnownCardToken(tok string) bool {
+	_, ok := cardTokens[tok]
+	return ok
+}
+
+// CreatePayment runs a validated payment (in has passed the shape checks; a card payment has a
+// known token) against its invoice, atomically: unknown invoice → 422 /invoiceId not_found;
+// other currency → 422 /currency invalid_value; paid invoice → 409 invoice_not_payable; more
+// than due → 422 amount_exceeds_balance. A declined card records a failed payment and returns
+// it with the 402 card_declined problem; a success adds to the invoice's amountPaid.
+func (a *Account) CreatePayment(in billing.PaymentCreateParams, createdAt time.Time) (billing.Payment, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if createdAt.IsZero() {
+		createdAt = a.Now()
+	}
+	inv, ok := a.data.Invoices.get(in.InvoiceID)
+	if !ok {
+		return billing.Payment{}, problem.Field("/invoiceId", "not_found", "no such invoice")
+	}
+	if in.Currency == "" {
+		in.Currency = inv.Currency
+	}
+	if in.Currency != inv.Currency {
+		return billing.Payment{}, problem.Field("/currency", "invalid_value", "must equal the invoice's currency")
+	}
+	if inv.Status == billing.InvoicePaid {
+		return billing.Payment{}, problem.New(http.StatusConflict, "invoice_not_payable", "the invoice is already paid")
+	}
+	if in.Amount > inv.AmountDue {
+		return billing.Payment{}, problem.New(http.StatusUnprocessableEntity, "amount_exceeds_balance", "the amount exceeds the invoice's amount due")
+	}
+	p := &billing.Payment{
+		ID: a.store.ids.New("pay", createdAt), InvoiceID: inv.ID, Amount: in.Amount, Currency: in.Currency,
+		Method: in.Method, Status: billing.PaymentSucceeded, CreatedAt: createdAt,
+	}
+	if in.Method == billing.MethodCard {
+		o := cardTokens[in.CardToken]
+		p.Card = &billing.Card{Brand: o.brand, Last4: o.last4}
+		if o.declineCode != "" {
+			p.Status, p.DeclineCode = billing.PaymentFailed, o.declineCode
+		}
+	}
+	a.data.Payments.insert(p)
+	data := &webhooks.PaymentData{
+		ID: p.ID, InvoiceID: p.InvoiceID, Status: string(p.Status), Amount: p.Amount, Currency: p.Currency,
+		Method: string(p.Method), DeclineCode: p.DeclineCode,
+	}
+	if p.Status == billing.PaymentFailed {
+		a.emit(webhooks.EventPaymentFailed, data)
+		return paymentOut(p), problem.New(http.StatusPaymentRequired, "card_declined", "the card was declined").
+			With("paymentId", p.ID).With("declineCode", p.DeclineCode)
+	}
+	inv.AmountPaid += p.Amount
+	inv.AmountDue = inv.Total - inv.AmountPaid
+	inv.UpdatedAt = createdAt
+	inv.Status = billing.InvoicePartiallyPaid
+	a.emit(webhooks.EventPaymentSucceeded, data)
+	if inv.AmountDue == 0 {
+		inv.Status, inv.PaidAt = billing.InvoicePaid, inv.UpdatedAt
+		a.emit(webhooks.EventInvoicePaid, invoiceData(inv))
+	}
+	return paymentOut(p), nil
+}
+
+func paymentOut(p *billing.Payment) billing.Payment {
+	out := *p
+	if p.Card != nil {
+		c := *p.Card
+		out.Card = &c
+	}
+	return out
+}
+
+// GetPayment returns the payment, or 404.
+func (a *Account) GetPayment(id string) (billing.Payment, error) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	p, ok := a.data.Payments.get(id)
+	if !ok {
+		return billing.Payment{}, problem.NotFound("payment")
+	}
+	return paymentOut(p), nil
+}
+
+// PaymentsCreated returns the payments (succeeded and failed) created in [from, to), oldest
+// first, for reports.
+func (a *Account) PaymentsCreated(from, to time.Time) []billing.Payment {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	var out []billing.Payment
+	for _, p := range a.data.Payments.all() {
+		if !p.CreatedAt.Before(from) && p.CreatedAt.Before(to) {
+			out = append(out, paymentOut(p))
+		}
+	}
+	return out
+}
