@@ -3,6 +3,7 @@ package mockserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,56 @@ func TestFixturesAppointments(t *testing.T) {
 	}
 	if _, _, after := raw(t, s, k.Key, "GET", "/api/v1/appointments?perPage=100", ""); !bytes.Equal(after, before) {
 		t.Fatalf("after restore:\n%s\nwant\n%s", after, before)
+	}
+}
+
+func TestFixturesEveryKind(t *testing.T) {
+	s, _ := mockserver.NewTest(t)
+	k := newKey(t, s, "")
+	body := func(payment string) string {
+		return `{"account":"` + k.Account + `",
+		"patients":[{"firstName":"Bill","lastName":"Able","email":"b@example.com"}],
+		"products":[{"sku":"BTX-100","name":"Botox 100u","category":"neurotoxin","unit":"vial","price":50000,"createdAt":"2026-01-02T00:00:00Z"}],
+		"adjustments":[{"productId":"@products.0","delta":10,"reason":"received"}],
+		"appointments":[{"patientId":"@patients.0","providerId":"prv_1","service":"Botox","startAt":"2026-01-06T10:00:00Z","endAt":"2026-01-06T10:30:00Z","status":"completed"}],
+		"invoices":[{"patientId":"@patients.0","appointmentId":"@appointments.0","lineItems":[{"description":"Botox","quantity":2,"productId":"@products.0"}]}],
+		"payments":[{"invoiceId":"@invoices.0","amount":100000,"method":"card","cardToken":"` + payment + `"}]}`
+	}
+	// A declined card fails the last item: the load is rolled back, stock included.
+	st, _, b := raw(t, s, "", "POST", "/__admin/fixtures", body("tok_decline"))
+	if st != 402 || !strings.Contains(string(b), `"code":"card_declined"`) || !strings.Contains(string(b), `"pointer":"/payments/0"`) {
+		t.Fatalf("declined fixture payment: %d %s", st, b)
+	}
+	for _, p := range []string{"/api/v1/patients", "/api/v1/products", "/api/v1/inventory", "/api/v1/invoices", "/api/v1/appointments"} {
+		if _, _, l := raw(t, s, k.Key, "GET", p, ""); !strings.Contains(string(l), `"total":0`) {
+			t.Fatalf("after a failed load, %s: %s", p, l)
+		}
+	}
+
+	st, _, b = raw(t, s, "", "POST", "/__admin/fixtures", body("tok_visa"))
+	if st != 201 {
+		t.Fatalf("fixtures of every kind: %d %s", st, b)
+	}
+	var ids mockserver.FixtureIDs
+	if err := json.Unmarshal(b, &ids); err != nil {
+		t.Fatal(err)
+	}
+	for kind, got := range map[string][]string{"patients": ids.Patients, "products": ids.Products, "adjustments": ids.Adjustments,
+		"appointments": ids.Appointments, "invoices": ids.Invoices, "payments": ids.Payments} {
+		if len(got) != 1 {
+			t.Fatalf("%s ids: %v", kind, got)
+		}
+	}
+	_, _, inv := raw(t, s, k.Key, "GET", "/api/v1/invoices/"+ids.Invoices[0], "")
+	if !strings.Contains(string(inv), `"status":"paid"`) || !strings.Contains(string(inv), `"appointmentId":"`+ids.Appointments[0]+`"`) {
+		t.Fatalf("invoice: %s", inv)
+	}
+	_, _, stock := raw(t, s, k.Key, "GET", "/api/v1/inventory?productId="+ids.Products[0], "")
+	if !strings.Contains(string(stock), `"onHand":8`) {
+		t.Fatalf("stock after receiving 10 and selling 2: %s", stock)
+	}
+	_, _, prd := raw(t, s, k.Key, "GET", "/api/v1/products/"+ids.Products[0], "")
+	if !strings.Contains(string(prd), `"createdAt":"2026-01-02T00:00:00Z"`) {
+		t.Fatalf("backdated product: %s", prd)
 	}
 }

@@ -391,6 +391,29 @@ func script(t *testing.T) []byte {
 		"appointments":[{"patientId":"@patients.0","providerId":"p","service":"s","startAt":"2026-11-23T09:00:00Z","endAt":"2026-11-23T09:30:00Z","status":"confirmed"}]}`)
 	_ = s.InjectFault(mockserver.Fault{Status: 503, Times: 1})
 	auth("GET", "/api/v1/patients", "")
+	// OAuth: client secret, access and refresh tokens are seeded too.
+	req, _ := http.NewRequest("POST", mockserver.InProcessBaseURL+"/__admin/oauth-clients", strings.NewReader(`{"plan":"starter","scopes":["patients:read"]}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl struct{ ClientID, ClientSecret string }
+	b, _ := io.ReadAll(resp.Body)
+	out.Write(b)
+	_ = json.Unmarshal(b, &cl)
+	req, _ = http.NewRequest("POST", mockserver.InProcessBaseURL+"/oauth/token", strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(cl.ClientID, cl.ClientSecret)
+	resp, err = s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := httputil.DumpResponse(resp, true)
+	out.Write(d)
+	if resp.StatusCode != 200 {
+		t.Fatalf("token: %s", d)
+	}
 	fmtKey, _ := json.Marshal(k)
 	out.Write(fmtKey)
 	return out.Bytes()
@@ -588,5 +611,50 @@ func TestFaultStatusAfterCommit(t *testing.T) {
 	j := s.Requests("")
 	if len(j) != 3 || j[0].Fault != "status-after-commit" || j[0].Status != 503 || j[1].Status != 201 {
 		t.Fatalf("journal %+v", j)
+	}
+}
+
+func TestOAuthTokensScopeFaultsAndJournal(t *testing.T) {
+	s, _ := mockserver.NewTest(t)
+	k := newKey(t, s, "")
+	_, _, b := raw(t, s, "", "POST", "/__admin/oauth-clients", `{"plan":"starter","scopes":["patients:read"],"account":"`+k.Account+`"}`)
+	var cl struct {
+		ClientID     string `json:"clientId"`
+		ClientSecret string `json:"clientSecret"`
+	}
+	if err := json.Unmarshal(b, &cl); err != nil || cl.ClientID == "" {
+		t.Fatalf("oauth client: %s", b)
+	}
+	req, _ := http.NewRequest("POST", mockserver.InProcessBaseURL+"/oauth/token", strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(cl.ClientID, cl.ClientSecret)
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if tok.AccessToken == "" {
+		t.Fatal("no access token")
+	}
+	if err := s.InjectFault(mockserver.Fault{Account: k.Account, Path: "/api/v1/*", Status: 503, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, _ := raw(t, s, tok.AccessToken, "GET", "/api/v1/patients", ""); st != 503 {
+		t.Fatalf("account fault with an OAuth token: %d", st)
+	}
+	if st, _, _ := raw(t, s, tok.AccessToken, "GET", "/api/v1/patients", ""); st != 200 {
+		t.Fatalf("after the fault: %d", st)
+	}
+	j := s.Requests(k.Account)
+	last := j[len(j)-1]
+	if last.CredentialID != cl.ClientID || last.Status != 200 {
+		t.Fatalf("journal entry of a token request: %+v", last)
+	}
+	if out, _ := json.Marshal(j); strings.Contains(string(out), tok.AccessToken) || strings.Contains(string(out), cl.ClientSecret) {
+		t.Fatal("journal holds a token or secret")
 	}
 }

@@ -32,8 +32,8 @@ func newTools(journalSize int) *tools {
 	return &tools{journal: journal{size: journalSize, byAccount: map[string]*ring{}}, snapshots: map[string][]byte{}}
 }
 
-// callerOf resolves the bearer credential of r without side effects (no audit, no expiry
-// check), for fault scoping and the journal; nil when there is none.
+// callerOf resolves the bearer credential of r (API key or OAuth access token) without side
+// effects (no audit, no expiry check), for fault scoping and the journal; nil when there is none.
 func (a *API) callerOf(r *http.Request) *auth.Credential {
 	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -41,6 +41,12 @@ func (a *API) callerOf(r *http.Request) *auth.Credential {
 	}
 	if c, ok := a.keys.Lookup(secret); ok {
 		return c
+	}
+	if strings.HasPrefix(secret, "mat_") { // an OAuth access token, valid or expired
+		t, _ := a.sec.oauth.Access(secret, func(c *auth.OAuthClient) time.Time { return a.sec.accountNow(c.Credential.Account) })
+		if t != nil {
+			return t.Client.Credential
+		}
 	}
 	return nil
 }
