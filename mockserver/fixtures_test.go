@@ -143,4 +143,28 @@ func TestFixturesEveryKind(t *testing.T) {
 	if !strings.Contains(string(prd), `"createdAt":"2026-01-02T00:00:00Z"`) {
 		t.Fatalf("backdated product: %s", prd)
 	}
+
+	// Snapshot and restore keep every table and derived index (SKUs stay unique).
+	lists := func() string {
+		var all strings.Builder
+		for _, p := range []string{"/api/v1/patients", "/api/v1/products", "/api/v1/inventory", "/api/v1/invoices", "/api/v1/appointments", "/api/v1/payments/" + ids.Payments[0]} {
+			_, _, l := raw(t, s, k.Key, "GET", p, "")
+			all.Write(l)
+		}
+		return all.String()
+	}
+	before := lists()
+	if err := s.Snapshot(k.Account, "billing"); err != nil {
+		t.Fatal(err)
+	}
+	raw(t, s, k.Key, "POST", "/api/v1/inventory/adjust", `{"productId":"`+ids.Products[0]+`","delta":-3,"reason":"used"}`)
+	if err := s.Restore(k.Account, "billing"); err != nil {
+		t.Fatal(err)
+	}
+	if after := lists(); after != before {
+		t.Fatalf("after restore:\n%s\nwant\n%s", after, before)
+	}
+	if st, _, b := raw(t, s, k.Key, "POST", "/api/v1/products", `{"sku":"btx-100","name":"Dup","category":"other","price":1}`); st != 409 {
+		t.Fatalf("duplicate SKU after restore: %d %s", st, b)
+	}
 }
