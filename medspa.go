@@ -84,21 +84,35 @@ const (
 	PlanEnterprise   = client.PlanEnterprise
 )
 
-// Error sentinels, re-exported for errors.Is.
+// Error sentinels, re-exported for errors.Is: one per error code of the API, plus ErrAPI (any
+// API error) and ErrResponseSignature (a response that failed signature verification).
 var (
-	ErrNotFound               = client.ErrNotFound
-	ErrValidation             = client.ErrValidation
+	ErrAPI                    = client.ErrAPI
+	ErrMalformedJSON          = client.ErrMalformedJSON
 	ErrUnauthorized           = client.ErrUnauthorized
-	ErrInsufficientScope      = client.ErrInsufficientScope
-	ErrRateLimited            = client.ErrRateLimited
-	ErrAppointmentConflict    = client.ErrAppointmentConflict
-	ErrInvalidStateTransition = client.ErrInvalidStateTransition
-	ErrCardDeclined           = client.ErrCardDeclined
-	ErrInsufficientStock      = client.ErrInsufficientStock
 	ErrTokenExpired           = client.ErrTokenExpired
 	ErrInvalidSignature       = client.ErrInvalidSignature
+	ErrCardDeclined           = client.ErrCardDeclined
+	ErrInsufficientScope      = client.ErrInsufficientScope
 	ErrIPNotAllowed           = client.ErrIPNotAllowed
+	ErrNotFound               = client.ErrNotFound
+	ErrMethodNotAllowed       = client.ErrMethodNotAllowed
+	ErrAppointmentConflict    = client.ErrAppointmentConflict
+	ErrInvalidStateTransition = client.ErrInvalidStateTransition
+	ErrAppointmentLocked      = client.ErrAppointmentLocked
+	ErrInsufficientStock      = client.ErrInsufficientStock
+	ErrDuplicateSKU           = client.ErrDuplicateSKU
+	ErrInvoiceNotPayable      = client.ErrInvoiceNotPayable
+	ErrIdempotencyKeyInUse    = client.ErrIdempotencyKeyInUse
+	ErrPayloadTooLarge        = client.ErrPayloadTooLarge
+	ErrUnsupportedMediaType   = client.ErrUnsupportedMediaType
+	ErrValidation             = client.ErrValidation
+	ErrIdempotencyKeyReused   = client.ErrIdempotencyKeyReused
+	ErrAmountExceedsBalance   = client.ErrAmountExceedsBalance
+	ErrRateLimited            = client.ErrRateLimited
 	ErrQuotaExceeded          = client.ErrQuotaExceeded
+	ErrInternal               = client.ErrInternal
+	ErrServiceUnavailable     = client.ErrServiceUnavailable
 	ErrResponseSignature      = client.ErrResponseSignature
 )
 

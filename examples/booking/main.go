@@ -1,6 +1,6 @@
 // Booking starts the embedded mock server and walks an appointment through its day with the
-// SDK: book, see a double booking refused, reschedule, confirm, check in, start, complete, and
-// list the day's schedule.
+// SDK: book, see a double booking refused, reschedule, confirm, check in, start, complete, bill
+// the visit and take the payment, and list the day's schedule.
 //
 //	go run ./examples/booking
 package main
@@ -17,6 +17,7 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -109,6 +110,27 @@ func run(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("expected an invalid transition, got %v", err)
 	}
 
+	// Bill the visit and take a card payment for it.
+	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+		PatientID: apt.PatientID, AppointmentID: apt.ID, TaxRateBps: 825,
+		LineItems: []billing.LineItemParams{{Description: apt.Service, Quantity: 1, UnitAmount: billing.Amount(45000)}},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "invoiced %s: subtotal %s + tax %s = %s (%s)\n", inv.ID, money(inv.Subtotal), money(inv.Tax), money(inv.Total), inv.Status)
+	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenVisa,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "paid %s with %s %s: %s\n", money(pay.Amount), pay.Card.Brand, pay.Card.Last4, pay.Status)
+	if inv, err = c.Invoices.Get(ctx, inv.ID); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s is %s, %s due\n", inv.ID, inv.Status, money(inv.AmountDue))
+
 	fmt.Fprintf(out, "schedule for %s:\n", day.Format(time.DateOnly))
 	for a, err := range c.Appointments.All(ctx, &appointments.ListParams{From: day, To: day.Add(24 * time.Hour)}) {
 		if err != nil {
@@ -118,6 +140,9 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	return nil
 }
+
+// money formats minor units as dollars.
+func money(cents int64) string { return fmt.Sprintf("$%d.%02d", cents/100, cents%100) }
 
 // clock formats a time of day.
 func clock(t time.Time) string { return t.Format("15:04") }

@@ -26,6 +26,9 @@ func TestRun(t *testing.T) {
 		booked[1] + " is in_progress",
 		booked[1] + " is completed",
 		"cancel refused: completed → cancelled is not allowed",
+		"subtotal $450.00 + tax $37.13 = $487.13 (open)",
+		"paid $487.13 with visa 4242: succeeded",
+		"is paid, $0.00 due",
 		"  09:45–10:15 scheduled prv_9 Chemical peel\n  14:00–14:45 completed prv_9 Botox — forehead\n",
 	} {
 		if !strings.Contains(s, want) {

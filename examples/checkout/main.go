@@ -17,7 +17,6 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/billing"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
@@ -119,7 +118,7 @@ func run(ctx context.Context, out io.Writer) error {
 		inv.Status, money(inv.AmountPaid, inv.Currency), money(inv.AmountDue, inv.Currency))
 
 	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash})
-	if errors.Is(err, client.ErrInvoiceNotPayable) {
+	if errors.Is(err, medspa.ErrInvoiceNotPayable) {
 		fmt.Fprintln(out, "further payments refused: invoice already paid")
 	}
 	return nil
