@@ -11,8 +11,8 @@ import (
 // stateFormat names the layout SaveState writes.
 const stateFormat = "medspa-mock-state/1"
 
-// state is what SaveState writes: accounts' data and idempotency keys (PHI sealed), API keys as
-// SHA-256 digests of their secrets, and the id generator's position (so a seeded server that
+// state is what SaveState writes: accounts' data and idempotency keys (PHI sealed), API keys and
+// OAuth clients as SHA-256 digests of their secrets, and the id generator's position (so a seeded server that
 // restarts does not hand out the same ids and secrets again).
 type state struct {
 	Format      string                     `json:"format"`
@@ -20,11 +20,13 @@ type state struct {
 	PHIKeyCheck string                     `json:"phiKeyCheck"`
 	IDs         json.RawMessage            `json:"ids"`
 	Credentials json.RawMessage            `json:"credentials"`
+	OAuth       json.RawMessage            `json:"oauthClients,omitempty"`
 	Accounts    map[string]json.RawMessage `json:"accounts"`
 }
 
-// SaveState writes the server's state as JSON: every account's data and idempotency keys, and
-// the API keys (only digests of their secrets; signing secrets as they are). PHI stays sealed
+// SaveState writes the server's state as JSON: every account's data and idempotency keys, the
+// API keys and OAuth clients (only digests of their secrets; signing secrets as they are; OAuth
+// codes and tokens are left out). PHI stays sealed
 // with the server's PHI key: a server loading the state needs the same key (WithPHIKey).
 // Snapshots, the journal, faults and per-account clocks are not included.
 func (s *Server) SaveState(w io.Writer) error {
@@ -34,6 +36,9 @@ func (s *Server) SaveState(w io.Writer) error {
 		return err
 	}
 	if st.Credentials, err = s.api.Keys().Export(); err != nil {
+		return err
+	}
+	if st.OAuth, err = s.api.OAuth().ExportClients(); err != nil {
 		return err
 	}
 	for _, a := range s.store.Accounts() {
@@ -60,6 +65,11 @@ func (s *Server) LoadState(r io.Reader) error {
 	}
 	if err := s.api.Keys().Import(st.Credentials); err != nil {
 		return err
+	}
+	if st.OAuth != nil {
+		if err := s.api.OAuth().ImportClients(st.OAuth); err != nil {
+			return err
+		}
 	}
 	for id, b := range st.Accounts {
 		if err := s.store.Account(id).Import(b); err != nil {

@@ -65,3 +65,45 @@ func RandomBase62From(src io.Reader, n int) string {
 	}
 	return string(out)
 }
+
+// persistedClient is an OAuth client as persisted: the digest of its secret, never the secret.
+type persistedClient struct {
+	SecretSHA256 string      `json:"secretSha256"`
+	Credential   *Credential `json:"credential"`
+	RedirectURIs []string    `json:"redirectUris"`
+}
+
+// ExportClients returns the OAuth clients as JSON (secrets as SHA-256 digests). Codes and
+// tokens are short-lived and left out: clients ask for new tokens after a restart.
+func (o *OAuth) ExportClients() ([]byte, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]persistedClient, 0, len(o.clients))
+	for _, c := range o.clients {
+		out = append(out, persistedClient{SecretSHA256: hex.EncodeToString(c.secret[:]), Credential: c.Credential, RedirectURIs: c.RedirectURIs})
+	}
+	return json.Marshal(out)
+}
+
+// ImportClients adds the clients ExportClients returned; nothing when b does not decode.
+func (o *OAuth) ImportClients(b []byte) error {
+	var in []persistedClient
+	if err := json.Unmarshal(b, &in); err != nil {
+		return fmt.Errorf("auth: importing OAuth clients: %w", err)
+	}
+	clients := make([]*OAuthClient, len(in))
+	for i, p := range in {
+		d, err := hex.DecodeString(p.SecretSHA256)
+		if err != nil || len(d) != 32 || p.Credential == nil {
+			return fmt.Errorf("auth: importing OAuth clients: entry %d is malformed", i)
+		}
+		clients[i] = &OAuthClient{Credential: p.Credential, RedirectURIs: p.RedirectURIs}
+		copy(clients[i].secret[:], d)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range clients {
+		o.clients[c.Credential.ID] = c
+	}
+	return nil
+}

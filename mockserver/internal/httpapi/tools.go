@@ -51,6 +51,9 @@ func (a *API) callerOf(r *http.Request) *auth.Credential {
 	return nil
 }
 
+// OAuth returns the OAuth registry (clients, codes, tokens), for persistence.
+func (a *API) OAuth() *auth.OAuth { return a.sec.oauth }
+
 // statusWriter remembers the status written through it.
 type statusWriter struct {
 	http.ResponseWriter
