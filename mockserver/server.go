@@ -53,7 +53,8 @@ func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true }
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
 func WithoutAdmin() Option { return func(o *options) { o.noAdmin = true } }
 
-// WithSeed makes generated ids reproducible.
+// WithSeed makes generated ids, request ids, API keys, signing secrets and OAuth client
+// secrets, codes and tokens reproducible (with WithStartTime, responses are byte-identical).
 func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 
 // WithPHIKey sets the 32-byte AES-256 key that seals PHI at rest (default: random per process).
