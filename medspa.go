@@ -14,6 +14,8 @@ import (
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/reports"
+	"github.com/medspa/medspa-go/webhooks"
 )
 
 // Client is the MedSpa API client: one service per area, all sharing one engine.
@@ -27,6 +29,8 @@ type Client struct {
 	Payments     *billing.PaymentsService
 	Products     *inventory.ProductsService
 	Inventory    *inventory.InventoryService
+	Webhooks     *webhooks.Service
+	Reports      *reports.Service
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
@@ -44,6 +48,8 @@ func New(opts ...Option) (*Client, error) {
 		Payments:     billing.NewPaymentsService(e),
 		Products:     inventory.NewProductsService(e),
 		Inventory:    inventory.NewInventoryService(e),
+		Webhooks:     webhooks.NewService(e),
+		Reports:      reports.NewService(e),
 	}, nil
 }
 

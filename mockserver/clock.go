@@ -22,6 +22,7 @@ func (s *Server) clockFor(account string, own bool) *clock.Clock {
 			c.Real()
 			c.Advance(s.clock.Now().Sub(time.Now().UTC()))
 		}
+		c.OnMove(s.hooks.Poke) // retries that fall due on this clock run when it moves
 		a.SetClock(c)
 	}
 	return c
@@ -48,4 +49,5 @@ func (s *Server) RealTime(account string) {
 		return
 	}
 	s.store.Account(account).SetClock(nil)
+	s.hooks.Poke()
 }

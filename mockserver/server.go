@@ -15,6 +15,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
 
 // Server is the mock server, an http.Handler. It is safe for concurrent use.
@@ -24,6 +25,7 @@ type Server struct {
 	store *store.Store
 	api   *httpapi.API
 	admin func() http.Handler // built on first use: most tests never call /__admin/
+	hooks *webhook.Dispatcher
 }
 
 // Option configures a Server.
@@ -41,6 +43,7 @@ type options struct {
 	strict     bool
 	accessTTL  time.Duration
 	refreshTTL time.Duration
+	webhooks   webhook.Options
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -98,9 +101,11 @@ func New(opts ...Option) *Server {
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
-	s := &Server{opts: o, clock: clk, store: st}
+	hooks := webhook.New(st, o.webhooks)
+	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
-		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, JournalSize: o.journal, Strict: o.strict})
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
+		JournalSize: o.journal, Strict: o.strict})
 	s.api = api
 	if !o.noAdmin {
 		s.admin = sync.OnceValue(api.AdminHandler)

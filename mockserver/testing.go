@@ -14,6 +14,7 @@ import (
 func NewTest(t testing.TB, opts ...Option) (*Server, *medspa.Client) {
 	t.Helper()
 	s := New(opts...)
+	t.Cleanup(s.Close)
 	key, err := s.CreateAPIKey(APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
 		t.Fatalf("mockserver: creating API key: %v", err)

@@ -348,6 +348,7 @@ func TestJournalBoundAndRedaction(t *testing.T) {
 // script runs a fixed sequence of requests and returns every answer, dumped byte for byte.
 func script(t *testing.T) []byte {
 	s := mockserver.New(mockserver.WithSeed(42), mockserver.WithStartTime(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)))
+	defer s.Close()
 	var out bytes.Buffer
 	do := func(method, path, body string) {
 		var rd io.Reader
@@ -364,7 +365,7 @@ func script(t *testing.T) []byte {
 		out.Write(d)
 	}
 	do("POST", "/__admin/api-keys", `{"plan":"enterprise","scopes":["*"]}`)
-	k, err := s.CreateAPIKey(mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"patients:write"}})
+	k, err := s.CreateAPIKey(mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,6 +388,7 @@ func script(t *testing.T) []byte {
 	auth("POST", "/api/v1/patients", `{"firstName":"","lastName":"Lovelace","email":"bad"}`)
 	auth("GET", "/api/v1/patients", "")
 	auth("GET", "/api/v1/nope", "")
+	auth("POST", "/api/v1/webhooks", `{"url":"http://127.0.0.1:9/hook","events":["patient.created"]}`)
 	do("POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[{"firstName":"F","lastName":"X","email":"f@example.com"}],
 		"appointments":[{"patientId":"@patients.0","providerId":"p","service":"s","startAt":"2026-11-23T09:00:00Z","endAt":"2026-11-23T09:30:00Z","status":"confirmed"}]}`)
 	_ = s.InjectFault(mockserver.Fault{Status: 503, Times: 1})
@@ -423,6 +425,9 @@ func TestSeededFixedTimeRunsAreIdentical(t *testing.T) {
 	a, b := script(t), script(t)
 	if !bytes.Equal(a, b) {
 		t.Fatalf("two runs differ:\n%s\n----\n%s", a, b)
+	}
+	if !bytes.Contains(a, []byte(`"secret":"whsec_`)) || !bytes.Contains(a, []byte(`"access_token":"mat_`)) {
+		t.Fatalf("the script did not create a webhook and a token:\n%s", a)
 	}
 	if !bytes.Contains(a, []byte(`"createdAt":"2026-11-22T09:00:00Z"`)) {
 		t.Fatalf("the clock did not start at the given time:\n%s", a)

@@ -36,4 +36,30 @@
 //
 // Sign and SignHeaders produce the same headers a sender does, for
 // receivers' own tests.
+//
+// # Managing endpoints
+//
+// Service (the Webhooks field of medspa.Client) registers, lists, removes
+// and tests endpoints. The secret comes back once, from Create:
+//
+//	e, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
+//		URL:    "https://hooks.example.com/medspa",
+//		Events: []webhooks.EventType{webhooks.EventAppointmentCreated, webhooks.EventPaymentSucceeded},
+//	})
+//	// keep e.Secret for NewHandler
+//	res, err := c.Webhooks.Test(ctx, e.ID) // a webhook.test delivery, now
+//
+// A failed delivery (no 2xx within 10 s; redirects are not followed) is
+// retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, or
+// later when a 429 or 503 carries Retry-After; 410 Gone disables the
+// endpoint.
+//
+// # Testing against the mock server
+//
+// The mock server (package mockserver) delivers to loopback receivers over
+// http://, so a test can register an httptest server running NewHandler.
+// Tests that only need to know which events happened skip HTTP altogether
+// with mockserver's Server.RecordEvents; Server.Deliveries lists every
+// delivery attempt, and moving the mock's clock runs the retries that fall
+// due (verify those deliveries with WithNow set to the mock's time).
 package webhooks

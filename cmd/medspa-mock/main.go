@@ -48,7 +48,7 @@ type config struct {
 	seed                                            uint64
 	journal                                         int
 	admin, trustProxy, useTLS, version, quiet       bool
-	strict                                          bool
+	strict, privateHooks                            bool
 	saveInterval                                    time.Duration
 }
 
@@ -70,6 +70,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.saveInterval, "save-interval", 30*time.Second, "how often -data is written (0: only on shutdown)")
 	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
+	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
 	fs.Usage = func() {
@@ -130,6 +131,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.strict {
 		opts = append(opts, mockserver.WithStrictValidation())
 	}
+	if c.privateHooks {
+		opts = append(opts, mockserver.WithPrivateWebhookURLs())
+	}
 	key, err := phiKey(c)
 	if err != nil {
 		return err
@@ -138,6 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		opts = append(opts, mockserver.WithPHIKey(key))
 	}
 	srv := mockserver.New(opts...)
+	defer srv.Close() // stops webhook delivery
 
 	account, restored, err := loadData(srv, c.data)
 	if err != nil {

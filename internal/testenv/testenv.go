@@ -38,6 +38,7 @@ func New(t testing.TB, sopts []mockserver.Option, copts ...medspa.Option) *Env {
 	srv := mockserver.New(sopts...)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
+	t.Cleanup(srv.Close) // runs first: stops webhook deliveries
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
 		t.Fatal(err)

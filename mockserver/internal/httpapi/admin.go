@@ -218,6 +218,7 @@ func (a *API) AdminHandler() http.Handler {
 func (a *API) adminRoutes() []route {
 	var rs []route
 	rs = append(rs, a.adminSecurityRoutes()...)
+	rs = append(rs, a.webhookAdminRoutes()...)
 	return rs
 }
 

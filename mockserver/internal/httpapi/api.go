@@ -16,6 +16,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
 
 // MaxBodyBytes is the request body limit (1 MiB).
@@ -35,6 +36,8 @@ type Options struct {
 	AccessTokenTTL, RefreshTokenTTL time.Duration
 	// Clock serves the admin clock endpoints (nil: none).
 	Clock ClockControl
+	// Webhooks delivers events and checks endpoint URLs (default: one with the default policy).
+	Webhooks *webhook.Dispatcher
 }
 
 // API serves /api/v1 (and its /v1 alias) and /oauth.
@@ -49,6 +52,9 @@ type API struct {
 
 // New returns the API over st and keys.
 func New(st *store.Store, keys *auth.Registry, opts Options) *API {
+	if opts.Webhooks == nil {
+		opts.Webhooks = webhook.New(st, webhook.Options{})
+	}
 	a := &API{store: st, keys: keys, opts: opts, mux: http.NewServeMux(), tools: newTools(opts.JournalSize)}
 	a.sec = newSecurity(a)
 	for _, rt := range a.routes() {

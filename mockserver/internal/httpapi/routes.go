@@ -15,6 +15,8 @@ func (a *API) routes() []route {
 	rs = append(rs, a.appointmentRoutes()...)
 	rs = append(rs, a.billingRoutes()...)
 	rs = append(rs, a.inventoryRoutes()...)
+	rs = append(rs, a.webhookRoutes()...)
+	rs = append(rs, a.reportRoutes()...)
 	return rs
 }
 

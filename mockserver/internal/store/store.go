@@ -120,6 +120,7 @@ type data struct {
 	Patients     *table[PatientRecord]     `json:"patients"`
 	Appointments *table[AppointmentRecord] `json:"appointments"`
 	Events       []Event                   `json:"events"`
+	Webhooks     *table[WebhookRecord]     `json:"webhooks"`
 
 	Invoices    *table[InvoiceRecord]     `json:"invoices"`
 	Payments    *table[billing.Payment]   `json:"payments"`
@@ -134,6 +135,7 @@ func newData() *data {
 	d := &data{
 		Patients:     newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
 		Appointments: newTable(func(r *AppointmentRecord) sortKey { return sortKey{r.StartAt, r.ID} }),
+		Webhooks:     newTable(func(w *WebhookRecord) sortKey { return sortKey{w.CreatedAt, w.ID} }),
 	}
 	newBillingTables(d)
 	newInventoryTables(d)

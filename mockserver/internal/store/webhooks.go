@@ -1,0 +1,150 @@
+package store
+
+import (
+	"encoding/base64"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/webhooks"
+)
+
+// WebhookRecord is a stored webhook endpoint; its signing secret is sealed.
+type WebhookRecord struct {
+	ID          string               `json:"id"`
+	URL         string               `json:"url"`
+	Events      []webhooks.EventType `json:"events"`
+	Description string               `json:"description"`
+	Enabled     bool                 `json:"enabled"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	Secret      []byte               `json:"secret"` // whsec_…, AES-256-GCM
+}
+
+func (r *WebhookRecord) endpoint() webhooks.Endpoint {
+	return webhooks.Endpoint{
+		ID: r.ID, URL: r.URL, Events: slices.Clone(r.Events), Description: r.Description,
+		Enabled: r.Enabled, CreatedAt: r.CreatedAt,
+	}
+}
+
+// CreateWebhook stores a validated endpoint with a fresh secret and returns it, secret included
+// (the only time it is shown). createdAt may be backdated (fixtures) when non-zero.
+func (a *Account) CreateWebhook(e webhooks.Endpoint, createdAt time.Time) (webhooks.Endpoint, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if createdAt.IsZero() {
+		createdAt = a.Now()
+	}
+	b := make([]byte, 24) // as webhooks.NewSecret, from the seeded source when there is one
+	_, _ = io.ReadFull(a.store.ids.Rand(), b)
+	secret := webhooks.SecretPrefix + base64.StdEncoding.EncodeToString(b)
+	r := &WebhookRecord{
+		ID: a.store.ids.New("whk", createdAt), URL: e.URL, Events: slices.Clone(e.Events),
+		Description: e.Description, Enabled: e.Enabled, CreatedAt: createdAt,
+		Secret: a.store.sealer.Seal([]byte(secret)),
+	}
+	a.data.Webhooks.insert(r)
+	out := r.endpoint()
+	out.Secret = secret
+	return out, nil
+}
+
+// GetWebhook returns the endpoint (without its secret), or 404.
+func (a *Account) GetWebhook(id string) (webhooks.Endpoint, error) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	r, ok := a.data.Webhooks.get(id)
+	if !ok {
+		return webhooks.Endpoint{}, problem.NotFound("webhook")
+	}
+	return r.endpoint(), nil
+}
+
+// ListWebhooks returns a page of endpoints (without secrets) and their number.
+func (a *Account) ListWebhooks(w Window) ([]webhooks.Endpoint, int) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	recs, total := a.data.Webhooks.page(w, nil)
+	out := make([]webhooks.Endpoint, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.endpoint())
+	}
+	return out, total
+}
+
+// DeleteWebhook removes the endpoint, or answers 404. The caller drops its pending retries.
+func (a *Account) DeleteWebhook(id string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.data.Webhooks.get(id)
+	if !ok {
+		return problem.NotFound("webhook")
+	}
+	a.data.Webhooks.reorder(r) // takes it out of the list order; not re-inserted
+	delete(a.data.Webhooks.byID, id)
+	return nil
+}
+
+// DisableWebhook turns the endpoint off (a receiver answered 410 Gone); false if it is gone.
+func (a *Account) DisableWebhook(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.data.Webhooks.get(id)
+	if ok {
+		r.Enabled = false
+	}
+	return ok
+}
+
+// WebhookSubscribers returns the ids of the enabled endpoints subscribed to e's type (directly
+// or with "*") that existed when e happened: ids come from one generator, strictly increasing,
+// so an endpoint registered after the event has a greater id. webhook.test is only ever sent
+// by the test endpoint, so it has no subscribers.
+func (a *Account) WebhookSubscribers(e Event) []string {
+	if e.Type == webhooks.EventWebhookTest {
+		return nil
+	}
+	_, seq, _ := strings.Cut(e.ID, "_")
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	var ids []string
+	for _, r := range a.data.Webhooks.all() {
+		_, rseq, _ := strings.Cut(r.ID, "_")
+		if r.Enabled && rseq < seq && (slices.Contains(r.Events, e.Type) || slices.Contains(r.Events, webhooks.EventAll)) {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+// HasWebhooksLocked reports whether the account has any endpoint. It takes no lock: call it
+// only where a.mu is held, as in the OnEvent hook, so events of accounts without endpoints
+// are never queued.
+func (a *Account) HasWebhooksLocked() bool { return a.data.Webhooks.len() > 0 }
+
+// WebhookTarget is what a delivery needs: where to send and the secret to sign with.
+type WebhookTarget struct {
+	ID, URL, Secret string
+	Enabled         bool
+}
+
+// WebhookTarget returns the endpoint's delivery target with its secret opened.
+func (a *Account) WebhookTarget(id string) (WebhookTarget, bool) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	r, ok := a.data.Webhooks.get(id)
+	if !ok {
+		return WebhookTarget{}, false
+	}
+	secret, err := a.store.sealer.Open(r.Secret)
+	if err != nil {
+		return WebhookTarget{}, false
+	}
+	return WebhookTarget{ID: r.ID, URL: r.URL, Secret: string(secret), Enabled: r.Enabled}, true
+}
+
+// NewEventID returns a fresh event id on the account's clock (for events that are not domain
+// state changes, such as webhook.test).
+func (a *Account) NewEventID() string { return a.newID("evt") }

@@ -1,0 +1,125 @@
+package webhook
+
+import (
+	"strings"
+
+	"context"
+	"errors"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// TestCheckURLResolvedNames: a name is refused when it resolves to a private or link-local
+// address, unless private URLs are allowed; a name that does not resolve is left to the dial
+// guard.
+func TestCheckURLResolvedNames(t *testing.T) {
+	dns := map[string][]netip.Addr{
+		"hooks.example.com":    {netip.MustParseAddr("93.184.216.34")},
+		"internal.example.com": {netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.7")},
+		"meta.example.com":     {netip.MustParseAddr("169.254.169.254")},
+		"v6.example.com":       {netip.MustParseAddr("fd12::1")},
+		"loop.example.com":     {netip.MustParseAddr("127.0.0.1")},
+	}
+	resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
+		if a, ok := dns[host]; ok {
+			return a, nil
+		}
+		return nil, errors.New("no such host")
+	}
+	for _, tc := range []struct {
+		url          string
+		allowPrivate bool
+		want         string
+	}{
+		{"https://hooks.example.com/x", false, ""},
+		{"https://internal.example.com/x", false, "invalid_value"},
+		{"https://meta.example.com/x", false, "invalid_value"},
+		{"https://v6.example.com/x", false, "invalid_value"},
+		{"https://loop.example.com/x", false, ""},
+		{"https://unknown.example.com/x", false, ""},
+		{"https://internal.example.com/x", true, ""},
+		{"http://hooks.example.com/x", false, "invalid_value"},
+		{"http://internal.example.com/x", true, ""},
+		{"http://app.localhost:3000/x", false, ""},
+		{"HTTPS://hooks.example.com/x", false, ""},
+	} {
+		p := &Policy{AllowPrivate: tc.allowPrivate, Resolve: resolve}
+		if got, _ := p.CheckURL(context.Background(), tc.url); got != tc.want {
+			t.Errorf("CheckURL(%s, private=%t) = %q, want %q", tc.url, tc.allowPrivate, got, tc.want)
+		}
+	}
+}
+
+// TestDialGuard: the address actually connected to is checked (so DNS rebinding after
+// validation cannot reach an internal address); loopback stays allowed.
+func TestDialGuard(t *testing.T) {
+	for _, tc := range []struct {
+		addr    string
+		blocked bool
+	}{
+		{"127.0.0.1:8080", false},
+		{"[::1]:443", false},
+		{"93.184.216.34:443", false},
+		{"[2606:2800:220:1::1]:443", false},
+		{"10.0.0.1:443", true},
+		{"172.31.255.255:80", true},
+		{"192.168.1.1:80", true},
+		{"169.254.169.254:80", true},
+		{"100.64.0.1:80", true},
+		{"0.0.0.0:80", true},
+		{"[fe80::1]:80", true},
+		{"[fd00::1]:80", true},
+		{"[::ffff:10.0.0.1]:80", true},
+		{"[::]:80", true},
+		{"not-an-address", true},
+	} {
+		err := (&Policy{}).control("tcp", tc.addr, nil)
+		if (err != nil) != tc.blocked {
+			t.Errorf("control(%s) = %v, want blocked=%t", tc.addr, err, tc.blocked)
+		}
+		if err := (&Policy{AllowPrivate: true}).control("tcp", tc.addr, nil); err != nil {
+			t.Errorf("control(%s) with private allowed = %v", tc.addr, err)
+		}
+	}
+	if got := describe(errBlockedAddress, time.Second); got == "" {
+		t.Fatal("no description for a blocked address")
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for v, want := range map[string]time.Duration{
+		"":                              0,
+		"0":                             0,
+		"-5":                            0,
+		"90":                            90 * time.Second,
+		"99999999999999999":             24 * time.Hour,
+		"Tue, 01 Jan 2030 00:10:00 GMT": 10 * time.Minute,
+		"Mon, 31 Dec 2029 00:00:00 GMT": 0,
+		"later":                         0,
+	} {
+		if got := parseRetryAfter(v, now); got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestDialGuardRefusesDelivery: a delivery to an internal address that got past validation
+// (say, a name rebound after registration) is refused at connect time, before any packet.
+func TestDialGuardRefusesDelivery(t *testing.T) {
+	st := store.New(store.Options{})
+	d := New(st, Options{Timeout: 5 * time.Second})
+	defer d.Close()
+	a := st.Account("acct_test")
+	target := store.WebhookTarget{ID: "whk_x", URL: "http://10.255.255.1:9/hook", Secret: "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", Enabled: true}
+	start := time.Now()
+	res := d.Test(context.Background(), a, target)
+	if res.Delivered || res.StatusCode != nil || res.Error == nil || !strings.Contains(*res.Error, "not allowed") {
+		t.Fatalf("result %+v", res)
+	}
+	if time.Since(start) > time.Second {
+		t.Fatalf("refusal took %v; the guard must refuse before connecting", time.Since(start))
+	}
+}

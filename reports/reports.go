@@ -1,0 +1,190 @@
+// Package reports is the reports area of the MedSpa API: revenue, appointments, patients and
+// custom reports over a time window, as JSON (typed results) or CSV. Reports carry counts,
+// amounts and ids only, never protected health information.
+//
+// Buckets are local days (2026-11-22), ISO weeks (2026-W47, ISO week-numbering year) or months
+// (2026-11) in the report's time zone. In CSV downloads, text cells starting with =, +, - or @
+// are prefixed with a single quote so that spreadsheets do not run them as formulas.
+package reports
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/medspa/medspa-go/client"
+)
+
+// Report names, for Service.CSV.
+const (
+	Revenue      = "revenue"
+	Appointments = "appointments"
+	Patients     = "patients"
+	Custom       = "custom"
+)
+
+// Group-by values of the standard reports.
+const (
+	GroupByDay      = "day"
+	GroupByWeek     = "week"
+	GroupByMonth    = "month"
+	GroupByProvider = "provider"
+	GroupByService  = "service"
+	GroupByStatus   = "status"
+)
+
+// Params are the query of the revenue, appointments and patients reports. Zero fields take the
+// server's defaults: the 30 days up to now, UTC, and the report's own default groupBy.
+type Params struct {
+	// From is the window start (inclusive).
+	From time.Time `url:"from,omitempty"`
+	// To is the window end (exclusive); at most 366 days after From.
+	To time.Time `url:"to,omitempty"`
+	// Timezone is the IANA zone of the day/week/month buckets ("America/New_York").
+	Timezone string `url:"timezone,omitempty"`
+	// GroupBy is the bucket dimension (GroupByDay, ...).
+	GroupBy string `url:"groupBy,omitempty"`
+}
+
+// RevenueParams are the query of the revenue report (groupBy day, week, month, provider or
+// service; default day).
+type RevenueParams = Params
+
+// AppointmentsParams are the query of the appointments report (groupBy day, week, month,
+// provider, service or status; default status).
+type AppointmentsParams = Params
+
+// PatientsParams are the query of the patients report (groupBy day, week or month; default month).
+type PatientsParams = Params
+
+// RevenueTotals are the revenue metrics of a bucket or of the whole window. Amounts are in
+// minor units (cents).
+type RevenueTotals struct {
+	// Collected is the sum of succeeded payment amounts (by payment createdAt).
+	Collected int64 `json:"collected"`
+	// Payments is the number of succeeded payments.
+	Payments int64 `json:"payments"`
+	// Invoiced is the sum of invoice totals (by invoice createdAt).
+	Invoiced int64 `json:"invoiced"`
+	// Invoices is the number of invoices.
+	Invoices int64 `json:"invoices"`
+}
+
+// RevenueRow is one bucket of the revenue report.
+type RevenueRow struct {
+	// Key is the bucket: a day, week or month key, a provider id or a service ("unassigned"
+	// when the invoice has no appointment).
+	Key string `json:"key"`
+	RevenueTotals
+}
+
+// RevenueReport is the revenue report.
+type RevenueReport struct {
+	Report   string        `json:"report"`
+	From     time.Time     `json:"from"`
+	To       time.Time     `json:"to"`
+	Timezone string        `json:"timezone"`
+	GroupBy  string        `json:"groupBy"`
+	Currency string        `json:"currency"`
+	Data     []RevenueRow  `json:"data"`
+	Totals   RevenueTotals `json:"totals"`
+}
+
+// AppointmentsTotals are the appointment metrics of a bucket or of the whole window (by
+// startAt). Rates are rounded to 4 decimals and are 0 when their denominator is 0.
+type AppointmentsTotals struct {
+	Total      int64 `json:"total"`
+	Scheduled  int64 `json:"scheduled"`
+	Confirmed  int64 `json:"confirmed"`
+	CheckedIn  int64 `json:"checkedIn"`
+	InProgress int64 `json:"inProgress"`
+	Completed  int64 `json:"completed"`
+	Cancelled  int64 `json:"cancelled"`
+	NoShow     int64 `json:"noShow"`
+	// NoShowRate is NoShow / (Completed + NoShow).
+	NoShowRate float64 `json:"noShowRate"`
+	// CancellationRate is Cancelled / Total.
+	CancellationRate float64 `json:"cancellationRate"`
+}
+
+// AppointmentsRow is one bucket of the appointments report; with groupBy status the key is
+// the API status value ("no_show").
+type AppointmentsRow struct {
+	Key string `json:"key"`
+	AppointmentsTotals
+}
+
+// AppointmentsReport is the appointments report.
+type AppointmentsReport struct {
+	Report   string             `json:"report"`
+	From     time.Time          `json:"from"`
+	To       time.Time          `json:"to"`
+	Timezone string             `json:"timezone"`
+	GroupBy  string             `json:"groupBy"`
+	Currency string             `json:"currency"`
+	Data     []AppointmentsRow  `json:"data"`
+	Totals   AppointmentsTotals `json:"totals"`
+}
+
+// PatientsTotals are the patient metrics of a bucket or of the whole window.
+type PatientsTotals struct {
+	// NewPatients were created in the bucket.
+	NewPatients int64 `json:"newPatients"`
+	// ActivePatients is the number of distinct patients with a completed appointment starting
+	// in the bucket.
+	ActivePatients int64 `json:"activePatients"`
+	// ReturningPatients are active patients who had a completed appointment before the
+	// bucket's start (for the totals: before the window's start).
+	ReturningPatients int64 `json:"returningPatients"`
+}
+
+// PatientsRow is one bucket of the patients report.
+type PatientsRow struct {
+	Key string `json:"key"`
+	PatientsTotals
+}
+
+// PatientsReport is the patients report.
+type PatientsReport struct {
+	Report   string         `json:"report"`
+	From     time.Time      `json:"from"`
+	To       time.Time      `json:"to"`
+	Timezone string         `json:"timezone"`
+	GroupBy  string         `json:"groupBy"`
+	Currency string         `json:"currency"`
+	Data     []PatientsRow  `json:"data"`
+	Totals   PatientsTotals `json:"totals"`
+}
+
+// Service runs reports.
+type Service struct{ c *client.Client }
+
+// NewService returns the reports service over c.
+func NewService(c *client.Client) *Service { return &Service{c: c} }
+
+// Revenue runs the revenue report.
+func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.Option) (*RevenueReport, error) {
+	return client.Call[RevenueReport](ctx, s.c, http.MethodGet, client.Path("reports", Revenue), params, opts...)
+}
+
+// Appointments runs the appointments report.
+func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.Option) (*AppointmentsReport, error) {
+	return client.Call[AppointmentsReport](ctx, s.c, http.MethodGet, client.Path("reports", Appointments), params, opts...)
+}
+
+// Patients runs the patients report.
+func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.Option) (*PatientsReport, error) {
+	return client.Call[PatientsReport](ctx, s.c, http.MethodGet, client.Path("reports", Patients), params, opts...)
+}
+
+// Custom runs a custom report.
+func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.Option) (*CustomReport, error) {
+	return client.Call[CustomReport](ctx, s.c, http.MethodGet, client.Path("reports", Custom), params, opts...)
+}
+
+// CSV downloads report name (Revenue, Appointments, Patients or Custom) as CSV with params (a
+// *Params or *CustomParams). The caller reads and closes the body.
+func (s *Service) CSV(ctx context.Context, name string, params any, opts ...client.Option) (io.ReadCloser, error) {
+	return s.c.Stream(ctx, client.Path("reports", name), params, "text/csv", opts...)
+}

@@ -1,0 +1,89 @@
+package webhooks
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/medspa/medspa-go/client"
+)
+
+// Endpoint is a registered webhook endpoint.
+type Endpoint struct {
+	ID          string      `json:"id"` // whk_…
+	URL         string      `json:"url"`
+	Events      []EventType `json:"events"` // subscribed types, or [EventAll]
+	Description string      `json:"description"`
+	Enabled     bool        `json:"enabled"` // false once a receiver answered 410 Gone
+	// Secret (whsec_…) signs deliveries. It is returned only by Create: store it then.
+	Secret    string    `json:"secret,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// CreateParams register an endpoint. URL and Events are required.
+type CreateParams struct {
+	// URL is absolute https:// (http:// only to loopback hosts).
+	URL string `json:"url"`
+	// Events lists the types to deliver, without duplicates, or is []EventType{EventAll}.
+	Events []EventType `json:"events"`
+	// Description is free text, at most 500 characters.
+	Description string `json:"description,omitempty"`
+	// Enabled defaults to true.
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// ListParams page an endpoint list.
+type ListParams struct {
+	client.ListOptions
+}
+
+// TestResult is the outcome of one test delivery.
+type TestResult struct {
+	// EventID is the id of the webhook.test event sent (the webhook-id header).
+	EventID string `json:"eventId"`
+	// Delivered is true when the receiver answered 2xx within the timeout.
+	Delivered bool `json:"delivered"`
+	// StatusCode is the receiver's status, nil when no response arrived.
+	StatusCode *int `json:"statusCode"`
+	// DurationMs is how long the attempt took.
+	DurationMs int64 `json:"durationMs"`
+	// Error says why the delivery failed (nil on success); it never quotes the payload.
+	Error *string `json:"error"`
+}
+
+// Service calls the webhooks endpoints. Get one from medspa.New, or NewService.
+type Service struct{ c *client.Client }
+
+// NewService returns a Service sending through c.
+func NewService(c *client.Client) *Service { return &Service{c: c} }
+
+// Create registers an endpoint; the result carries its Secret, shown only this once.
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Endpoint, error) {
+	return client.Call[Endpoint](ctx, s.c, http.MethodPost, client.Path("webhooks"), params, opts...)
+}
+
+// Get returns the endpoint with the given id (without its secret).
+func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Endpoint, error) {
+	return client.Call[Endpoint](ctx, s.c, http.MethodGet, client.Path("webhooks", id), nil, opts...)
+}
+
+// List returns one page of endpoints.
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Endpoint], error) {
+	return client.List[Endpoint](ctx, s.c, client.Path("webhooks"), params, opts...)
+}
+
+// All iterates over every endpoint, fetching pages as needed.
+func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Endpoint, error] {
+	return client.All[Endpoint](ctx, s.c, client.Path("webhooks"), params, opts...)
+}
+
+// Delete removes the endpoint; its pending retries are dropped.
+func (s *Service) Delete(ctx context.Context, id string, opts ...client.Option) error {
+	return s.c.Do(ctx, http.MethodDelete, client.Path("webhooks", id), nil, nil, opts...)
+}
+
+// Test sends a webhook.test event to the endpoint at once (no retries) and reports the outcome.
+func (s *Service) Test(ctx context.Context, id string, opts ...client.Option) (*TestResult, error) {
+	return client.Call[TestResult](ctx, s.c, http.MethodPost, client.Path("webhooks", id, "test"), nil, opts...)
+}
