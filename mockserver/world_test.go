@@ -71,8 +71,9 @@ func seedWorld(t testing.TB, srv *mockserver.Server) *world {
 	must(err)
 	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1000, Method: billing.MethodCash})
 	must(err)
-	// A loopback endpoint nobody listens on: deliveries fail fast and never leave the machine.
-	whk, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}})
+	// A disabled loopback endpoint: no delivery changes the state behind a test's back.
+	off := false
+	whk, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}, Enabled: &off})
 	must(err)
 	return &world{srv: srv, c: c, hc: srv.Client(), key: key, ids: map[string]string{
 		"@pat": pat.ID, "@apt": apt.ID, "@inv": inv.ID, "@pay": pay.ID, "@prd": prd.ID, "@whk": whk.ID,
@@ -154,11 +155,27 @@ func checkAnswer(t testing.TB, what string, a answer) problemBody {
 	return p
 }
 
-// dump is the account's whole observable state: every list's total and every seeded record.
-// Two equal dumps mean nothing changed.
+// dump is the server's whole state (SaveState: every account's data, idempotency keys and the
+// credentials), plus what the API shows of every list and seeded record. Two equal dumps mean
+// nothing changed.
 func (w *world) dump(t testing.TB) string {
 	t.Helper()
 	var sb strings.Builder
+	if err := w.srv.SaveState(&sb); err != nil {
+		t.Fatal(err)
+	}
+	// Not state of the records: when it was saved, and the id generator (every request,
+	// rejected or not, draws a request id).
+	var st map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(sb.String()), &st); err != nil {
+		t.Fatal(err)
+	}
+	delete(st, "savedAt")
+	delete(st, "ids")
+	b, _ := json.Marshal(st)
+	sb.Reset()
+	sb.Write(b)
+	sb.WriteString("\n")
 	for _, p := range []string{"/api/v1/patients", "/api/v1/appointments", "/api/v1/invoices", "/api/v1/products", "/api/v1/inventory", "/api/v1/webhooks"} {
 		a := w.do(t, http.MethodGet, p+"?perPage=100", "", nil)
 		sb.WriteString(p + " " + string(a.body) + "\n")

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 )
 
 // persistedCredential is one registry entry as persisted: the SHA-256 digest of its bearer
@@ -24,6 +26,8 @@ func (r *Registry) Export() ([]byte, error) {
 	for d, c := range r.bySecret {
 		out = append(out, persistedCredential{SecretSHA256: hex.EncodeToString(d[:]), Credential: c})
 	}
+	// In id order: the same registry always saves the same bytes (map order is random).
+	slices.SortFunc(out, func(a, b persistedCredential) int { return strings.Compare(a.Credential.ID, b.Credential.ID) })
 	return json.Marshal(out)
 }
 
