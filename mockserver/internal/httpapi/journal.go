@@ -14,11 +14,12 @@ const DefaultJournalSize = 10_000
 // are never stored (they may carry credentials or PHI): only query parameter names.
 type JournalEntry struct {
 	// At is when the request arrived, on its account's clock (millisecond precision).
-	At          time.Time `json:"at"`
-	RequestID   string    `json:"requestId"`
-	Method      string    `json:"method"`
-	Path        string    `json:"path"`
-	QueryParams []string  `json:"queryParams"`
+	At        time.Time `json:"at"`
+	RequestID string    `json:"requestId"`
+	Method    string    `json:"method"`
+	// Path keeps route words and well-formed ids; any other segment is "{redacted}".
+	Path        string   `json:"path"`
+	QueryParams []string `json:"queryParams"`
 	// Status is the answer's status; 0 when the connection was dropped.
 	Status     int     `json:"status"`
 	DurationMs float64 `json:"durationMs"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -81,7 +82,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // line per request (method, path, status, duration, request id: no query values, no PHI).
 func (a *API) ServeFront(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	e := JournalEntry{Method: r.Method, Path: r.URL.Path, QueryParams: queryNames(r)}
+	e := JournalEntry{Method: r.Method, Path: loggedPath(r.URL.Path), QueryParams: queryNames(r)}
 	if c := a.callerOf(r); c != nil {
 		e.Account, e.CredentialID = c.Account, c.ID
 	}
@@ -153,6 +154,32 @@ func (a *API) record(e JournalEntry, start time.Time) {
 }
 
 func (a *API) newRequestID() string { return a.store.IDs().New("req", a.store.Clock().Now()) }
+
+// routeWords are the literal segments of every route: the words a logged path may keep.
+var routeWords = sync.OnceValue(func() map[string]bool {
+	words := map[string]bool{"v1": true, "oauth": true, "token": true, "authorize": true, "revoke": true, "__admin": true}
+	for _, rt := range (&API{}).routes() {
+		for w := range strings.SplitSeq(rt.pattern, "/") {
+			words[w] = true
+		}
+	}
+	return words
+})
+
+// wellFormedID matches the shape of every id (§2).
+var wellFormedID = regexp.MustCompile(`^[a-z]{3,4}_[0-9a-f]{32}$`)
+
+// loggedPath is a request path as the journal and the log keep it: route words and well-formed
+// ids stay, any other segment becomes "{redacted}" (a mistyped id may be an email or a name).
+func loggedPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if s != "" && !routeWords()[s] && !wellFormedID.MatchString(s) {
+			segs[i] = "{redacted}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
 
 // queryNames returns the query parameter names, sorted (values may be PHI: never kept).
 func queryNames(r *http.Request) []string {
