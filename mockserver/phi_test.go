@@ -78,7 +78,7 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 	}
 	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic@phi.example",
 		Phone: "+15550001234", DateOfBirth: client.NewDate(1971, time.March, 4), Gender: patients.GenderFemale,
-		Address: &patients.Address{Line1: "742 Evergreen Terrace", City: "Springfieldia", Country: "US"},
+		Address:   &patients.Address{Line1: "742 Evergreen Terrace", City: "Springfieldia", Country: "US"},
 		Allergies: []string{"penicillin"}, Notes: "Hemangioma on left cheek", Tags: []string{"vip"}})
 	if err != nil {
 		t.Fatal(err)

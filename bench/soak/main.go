@@ -19,7 +19,7 @@ import (
 
 func main() {
 	var cfg Config
-	flag.IntVar(&cfg.Writes, "n", 2000, "write requests the workload intends (rounded to whole units of 8)")
+	flag.IntVar(&cfg.Writes, "n", 2000, "write requests the workload intends (rounded to whole units)")
 	flag.Float64Var(&cfg.Rate, "rate", 0.2, "share of writes that get a fault, 0–1")
 	flag.IntVar(&cfg.Workers, "workers", 8, "concurrent workers")
 	flag.DurationVar(&cfg.Delay, "delay", 2*time.Second, "the delay fault")

@@ -26,7 +26,7 @@ import (
 
 // Config bounds a soak run.
 type Config struct {
-	Writes  int           // intended write requests (8 per unit)
+	Writes  int           // intended write requests (about 7.25 per unit)
 	Rate    float64       // share of writes that get a fault
 	Workers int           // concurrent workers
 	Delay   time.Duration // the delay fault (2 s in the command)
@@ -55,10 +55,10 @@ type Report struct {
 	Elapsed                        time.Duration
 }
 
-// writesPerUnit is what one unit of the workload writes: a patient, a stock receipt, an
-// appointment and its confirmation, an invoice that sells stock, two payments; every fourth
-// unit also creates its product (counted here as one of the eight on average).
-const writesPerUnit = 8
+// A unit of the workload writes 7 times: a patient, a stock receipt, an appointment and its
+// confirmation, an invoice that sells stock, two payments; one product per 4 units: 29 writes
+// per 4 units.
+const unitWrites, perUnits = 29, 4
 
 // fault kinds, in the order they are drawn.
 var faultKinds = []string{"503+Retry-After", "429+Retry-After", "drop before commit", "drop after commit", "503 after commit", "delay"}
@@ -105,10 +105,10 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	units := max(cfg.Writes/writesPerUnit, 1)
-	rep := &Report{Units: units, IntendedWrites: units * writesPerUnit, Workers: cfg.Workers, Rate: cfg.Rate, FaultKinds: map[string]int{}}
+	units := max(cfg.Writes*perUnits/unitWrites, 1)
+	rep := &Report{Units: units, Workers: cfg.Workers, Rate: cfg.Rate, FaultKinds: map[string]int{}}
 
-	srv := mockserver.New(mockserver.WithJournalSize(units*writesPerUnit*8 + 1000))
+	srv := mockserver.New(mockserver.WithJournalSize(cfg.Writes*8 + 1000))
 	defer srv.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
