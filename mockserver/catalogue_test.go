@@ -203,6 +203,10 @@ func catalogue() []badCase {
 	add(invalidFields("/url invalid_value").with("webhooks mapped metadata", "POST", wh, hook("https://[::ffff:169.254.169.254]/")))
 	add(invalidFields("/url invalid_value").with("webhooks private https", "POST", wh, hook("https://10.0.0.1/h")))
 	add(invalidFields("/url invalid_value").with("webhooks public http", "POST", wh, hook("http://93.184.216.34/h")))
+	for _, u := range []string{"https://[fd00::1]/h", "https://0.0.0.0/h", "https://[fe80::1]/h", "https://100.64.0.1/h", "https://192.168.1.1/h",
+		"https://172.16.0.1/h", "https://127.0.0.1@10.0.0.1/h", "https://[::ffff:10.0.0.1]/h", "https://[64:ff9b::a9fe:a9fe]/h", "https://[::]/h"} {
+		add(invalidFields("/url invalid_value").with("webhooks SSRF "+u, "POST", wh, hook(u)))
+	}
 	add(invalidFields("/url invalid_format").with("webhooks file URL", "POST", wh, hook("file:///etc/passwd")))
 	add(invalidFields("/url invalid_format").with("webhooks javascript URL", "POST", wh, hook("javascript:alert(1)")))
 	add(invalidFields("/url invalid_format").with("webhooks gopher URL", "POST", wh, hook("gopher://127.0.0.1:6379/_FLUSHALL")))

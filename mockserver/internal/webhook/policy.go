@@ -49,7 +49,31 @@ func Blocked(ip netip.Addr) bool {
 			return true
 		}
 	}
+	// IPv6 addresses that carry an IPv4 one (NAT64 RFC 6052, 6to4 RFC 3056) reach it through a
+	// gateway: judge the IPv4 address (a loopback one is not this machine's then).
+	if v4, ok := embeddedIPv4(ip); ok {
+		return v4.IsLoopback() || Blocked(v4)
+	}
 	return false
+}
+
+var (
+	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+	sixTo = netip.MustParsePrefix("2002::/16")
+)
+
+// embeddedIPv4 returns the IPv4 address inside a NAT64 or 6to4 address.
+func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
+	b := ip.As16()
+	switch {
+	case !ip.Is6():
+		return netip.Addr{}, false
+	case nat64.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixTo.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
 }
 
 func isLoopbackName(host string) bool {

@@ -123,3 +123,21 @@ func TestDialGuardRefusesDelivery(t *testing.T) {
 		t.Fatalf("refusal took %v; the guard must refuse before connecting", time.Since(start))
 	}
 }
+
+// TestBlockedEmbeddedIPv4 covers IPv6 forms that reach an internal IPv4 address through a
+// gateway (found by the bad-input catalogue: NAT64 of the metadata address was accepted).
+func TestBlockedEmbeddedIPv4(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"64:ff9b::a9fe:a9fe": true,  // 169.254.169.254
+		"64:ff9b::a00:1":     true,  // 10.0.0.1
+		"64:ff9b::7f00:1":    true,  // 127.0.0.1 behind a gateway
+		"64:ff9b::5db8:d822": false, // 93.184.216.34
+		"2002:a9fe:a9fe::1":  true,
+		"2002:5db8:d822::1":  false,
+		"2001:db8::1":        false,
+	} {
+		if got := Blocked(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("Blocked(%s) = %v, want %v", addr, got, want)
+		}
+	}
+}
