@@ -114,6 +114,13 @@ func catalogue() []badCase {
 	post("10001-char notes", `{"firstName":"A","lastName":"L","email":"a@b.co","notes":"`+strings.Repeat("x", 10_001)+`"}`, invalidFields("/notes too_long"))
 	post("every field invalid", `{"firstName":"","lastName":null,"email":"@","phone":"1","gender":"x"}`,
 		invalidFields("/firstName required", "/lastName required", "/email invalid_format", "/phone invalid_format", "/gender invalid_value"))
+	// Duplicate keys are malformed: parsers disagree on which one wins, so none is chosen.
+	post("duplicate key", `{"firstName":"A","lastName":"L","email":"a@b.co","email":"nope"}`, malformed)
+	post("duplicate nested key", `{"firstName":"A","lastName":"L","email":"a@b.co","address":{"city":"x","city":"y"}}`, malformed)
+	post("duplicate key, other case", `{"firstName":"A","lastName":"L","email":"a@b.co","Email":"x@y.z"}`, invalidFields("/Email unknown_field"))
+	add(malformed.with("payments duplicate amount", "POST", "/api/v1/payments", `{"invoiceId":"@inv","amount":1,"method":"cash","amount":-1}`))
+	add(malformed.with("adjust duplicate delta", "POST", "/api/v1/inventory/adjust", `{"productId":"@prd","delta":5,"reason":"received","delta":-5}`))
+	add(malformed.with("invoices duplicate key in an item", "POST", "/api/v1/invoices", `{"patientId":"@pat","lineItems":[{"description":"x","quantity":1,"unitAmount":1,"unitAmount":-1}]}`))
 	patch := func(name, body string, c badCase) { add(c.with("patients "+name, "PATCH", pp+"/@pat", body)) }
 	patch("null required", `{"firstName":null,"email":null}`, invalidFields("/firstName required", "/email required"))
 	patch("email wrong type", `{"email":["a@b.co"]}`, invalidFields("/email invalid_value"))
