@@ -55,10 +55,11 @@ type Report struct {
 	Elapsed                        time.Duration
 }
 
-// A unit of the workload writes 7 times: a patient, a stock receipt, an appointment and its
-// confirmation, an invoice that sells stock, two payments; one product per 4 units: 29 writes
-// per 4 units.
-const unitWrites, perUnits = 29, 4
+// A unit of the workload writes 9 times: a patient, a stock receipt, an appointment and its
+// confirmation, an invoice that sells stock, two payments, and — contended by every worker — a
+// payment on one hot invoice and a receipt on one hot product; one product per 4 units: 37
+// writes per 4 units.
+const unitWrites, perUnits = 37, 4
 
 // fault kinds, in the order they are drawn.
 var faultKinds = []string{"503+Retry-After", "429+Retry-After", "drop before commit", "drop after commit", "503 after commit", "delay"}
@@ -215,15 +216,48 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		productIDs[i] = p.ID
 	}
 
+	// The hot records every worker writes to at once (set up without faults).
+	hotPatient, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Hot", LastName: "Spot", Email: "hot@example.com", Tags: []string{"hot"}})
+	if fail("create hot patient", err) {
+		return rep, err
+	}
+	hotInvoice, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: hotPatient.ID,
+		LineItems: []billing.LineItemParams{{Description: "hot", Quantity: 1, UnitAmount: billing.Amount(int64(units) * 100)}}})
+	if fail("create hot invoice", err) {
+		return rep, err
+	}
+	hotProduct, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "SOAK-HOT", Name: "Hot product", Category: inventory.CategoryConsumable, Price: 100})
+	if fail("create hot product", err) {
+		return rep, err
+	}
+	in.patients["hot"], in.invoices["hot"], in.products["SOAK-HOT"] = true, true, true
+
 	day := srv.Now(key.Account).Add(24 * time.Hour).Truncate(24 * time.Hour)
 	unit := func(i int) {
 		prd := productIDs[i%nProducts]
 		tag := fmt.Sprintf("soak-%05d", i)
+		hotRef := "rcv-hot-" + tag
+		in.mu.Lock()
+		in.payments[hotInvoice.ID] = append(in.payments[hotInvoice.ID], 100)
+		in.receipts[hotRef] = 1
+		in.received[hotProduct.ID]++
+		in.mu.Unlock()
+		maybeFault(http.MethodPost, "/api/v1/payments")
+		_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: hotInvoice.ID, Amount: 100, Method: billing.MethodCash})
+		if fail("pay hot invoice", err) {
+			return
+		}
+		maybeFault(http.MethodPost, "/api/v1/inventory/adjust")
+		_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: hotProduct.ID, Delta: 1, Reason: inventory.ReasonReceived, Reference: hotRef})
+		if fail("receive hot product", err) {
+			return
+		}
 		in.mu.Lock()
 		in.patients[tag] = true
 		in.mu.Unlock()
+		var pat *patients.Patient
 		maybeFault(http.MethodPost, "/api/v1/patients")
-		pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Soak", LastName: fmt.Sprintf("Unit%05d", i), Email: fmt.Sprintf("soak%05d@example.com", i), Tags: []string{tag}})
+		pat, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Soak", LastName: fmt.Sprintf("Unit%05d", i), Email: fmt.Sprintf("soak%05d@example.com", i), Tags: []string{tag}})
 		if fail("create patient", err) {
 			return
 		}
