@@ -139,9 +139,9 @@ func FuzzPathIDs(f *testing.F) {
 	}
 	w := newWorld(f)
 	before := w.dump(f)
-	real := map[string]bool{}
+	seeded := map[string]bool{}
 	for _, v := range w.ids {
-		real[v] = true
+		seeded[v] = true
 	}
 	f.Fuzz(func(t *testing.T, pick, m uint8, id string) {
 		if strings.ContainsAny(id, "?# \t\r\n@") {
@@ -162,10 +162,10 @@ func FuzzPathIDs(f *testing.F) {
 		target := rt.prefix + url.PathEscape(id) + suffix
 		a := w.do(t, method, target, ct, body)
 		checkAnswer(t, method+" "+target, a)
-		if a.status/100 == 2 && !real[id] {
+		if a.status/100 == 2 && !seeded[id] {
 			t.Fatalf("%s %s: %d for an id that was never created", method, target, a.status)
 		}
-		if !real[id] && w.dump(t) != before {
+		if !seeded[id] && w.dump(t) != before {
 			t.Fatalf("%s %s changed the state", method, target)
 		}
 	})
