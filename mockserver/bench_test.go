@@ -185,12 +185,4 @@ func BenchmarkAllHeap(b *testing.B) {
 	}
 }
 
-// BenchmarkNewTest is the cost of a fresh server and client per test.
-func BenchmarkNewTest(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		mockserver.NewTest(b)
-	}
-}
-
 func listOptions(perPage int) client.ListOptions { return client.ListOptions{PerPage: perPage} }
