@@ -4,16 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
-	"iter"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -70,19 +74,83 @@ func newBenchServer(b *testing.B, n int) *benchServer {
 	return bs
 }
 
-// BenchmarkHandlerGetPatient measures the full stack of a get by id (auth, rate limit, audit,
-// PHI opening, encoding) without the network and without a client.
+// serve runs one request through the full handler stack (auth, rate limit, audit, journal,
+// PHI sealing, encoding) without the network and without a client.
+func (bs *benchServer) serve(b *testing.B, method, target, body string, want int) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	req.Header.Set("Authorization", "Bearer "+bs.key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	bs.srv.ServeHTTP(rec, req)
+	if rec.Code != want {
+		b.Fatal(rec.Code, rec.Body.String())
+	}
+}
+
+// BenchmarkHandlerGetPatient measures the full stack of a get by id.
 func BenchmarkHandlerGetPatient(b *testing.B) {
 	bs := newBenchServer(b, 1)
-	req := httptest.NewRequest(http.MethodGet, "/api/v1/patients/"+bs.first, nil)
-	req.Header.Set("Authorization", "Bearer "+bs.key)
 	b.ReportAllocs()
 	for b.Loop() {
-		rec := httptest.NewRecorder()
-		bs.srv.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatal(rec.Code)
-		}
+		bs.serve(b, http.MethodGet, "/api/v1/patients/"+bs.first, "", http.StatusOK)
+	}
+}
+
+// BenchmarkHandlerListPatients is a page of 25 patients (page 1 and page 40 of 1,000).
+func BenchmarkHandlerListPatients(b *testing.B) {
+	bs := newBenchServer(b, 1000)
+	for _, page := range []int{1, 40} {
+		b.Run("page="+strconv.Itoa(page), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bs.serve(b, http.MethodGet, "/api/v1/patients?perPage=25&page="+strconv.Itoa(page), "", http.StatusOK)
+			}
+		})
+	}
+}
+
+// BenchmarkHandlerCreatePatient is a create without an Idempotency-Key.
+func BenchmarkHandlerCreatePatient(b *testing.B) {
+	bs := newBenchServer(b, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		bs.serve(b, http.MethodPost, "/api/v1/patients", `{"firstName":"Bench","lastName":"Patient","email":"bench@example.com"}`, http.StatusCreated)
+	}
+}
+
+// BenchmarkHandlerCreatePayment is a cash payment on an invoice that never runs out.
+func BenchmarkHandlerCreatePayment(b *testing.B) {
+	bs := newBenchServer(b, 1)
+	ctx := context.Background()
+	inv, err := bs.client.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: bs.first,
+		LineItems: []billing.LineItemParams{{Description: "bench", Quantity: 10_000, UnitAmount: billing.Amount(1_000_000_000_000)}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := `{"invoiceId":"` + inv.ID + `","amount":150,"method":"cash"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		bs.serve(b, http.MethodPost, "/api/v1/payments", body, http.StatusCreated)
+	}
+}
+
+// BenchmarkHandlerAdjust is a +1 received adjustment on one product.
+func BenchmarkHandlerAdjust(b *testing.B) {
+	bs := newBenchServer(b, 0)
+	prod, err := bs.client.Products.Create(context.Background(), &inventory.ProductCreateParams{SKU: "B-1", Name: "Bench", Category: inventory.CategoryConsumable, Price: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := `{"productId":"` + prod.ID + `","delta":1,"reason":"received"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		bs.serve(b, http.MethodPost, "/api/v1/inventory/adjust", body, http.StatusCreated)
 	}
 }
 

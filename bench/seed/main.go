@@ -12,6 +12,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,13 +24,31 @@ import (
 	"github.com/medspa/medspa-go/patients"
 )
 
+var memprofile *string
+
 func main() {
 	n := flag.Int("patients", 1_000_000, "patients to create")
 	workers := flag.Int("c", 4*runtime.GOMAXPROCS(0), "concurrent creators")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the seeding to this file")
+	memprofile = flag.String("memprofile", "", "write a heap profile after seeding to this file")
 	flag.Parse()
-	if err := run(*n, *workers); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	err := run(*n, *workers)
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
+
 }
 
 func run(n, workers int) error {
@@ -76,6 +95,14 @@ func run(n, workers int) error {
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("seeded %d patients in %s (%.0f/s, %d workers); RSS %.1f MiB, live heap %.1f MiB\n",
 		n, d.Round(time.Millisecond), float64(n)/d.Seconds(), workers, rssMiB(), float64(ms.HeapAlloc)/(1<<20))
+	if *memprofile != "" { // while the server is still alive
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return pprof.WriteHeapProfile(f)
+	}
 	return nil
 }
 
