@@ -10,7 +10,7 @@ const IdempotencyRetention = 24 * time.Hour
 
 // IdempotencyEntry is the stored outcome of a POST with an Idempotency-Key.
 type IdempotencyEntry struct {
-	Fingerprint string      `json:"fingerprint"`
+	Fingerprint string      `json:"fingerprint"` // an opaque digest of the request
 	InFlight    bool        `json:"inFlight"`
 	Status      int         `json:"status"`
 	Header      http.Header `json:"header"`
