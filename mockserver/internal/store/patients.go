@@ -21,18 +21,9 @@ type PatientRecord struct {
 	Sealed     []byte    `json:"sealed"`     // the PHI fields, AES-256-GCM
 }
 
-// phiOf keeps the PHI fields of p, for sealing.
-func phiOf(p *patients.Patient) patients.Patient {
-	return patients.Patient{
-		FirstName: p.FirstName, LastName: p.LastName, Email: p.Email, Phone: p.Phone,
-		DateOfBirth: p.DateOfBirth, Gender: p.Gender, Address: p.Address, Allergies: p.Allergies, Notes: p.Notes,
-	}
-}
-
 func (a *Account) sealPatient(r *PatientRecord, p *patients.Patient) {
-	phi := phiOf(p)
-	b, _ := json.Marshal(&phi) // plain structs: cannot fail
-	r.Sealed = a.store.sealer.Seal(b)
+	var buf [256]byte
+	r.Sealed = a.store.sealer.Seal(encodePHI(buf[:0], p))
 	r.EmailIndex = a.store.sealer.Index(p.Email)
 	r.Tags = slices.Clone(p.Tags)
 }
@@ -44,7 +35,7 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	if err != nil {
 		return p, err
 	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := decodePHI(b, &p); err != nil {
 		return p, err
 	}
 	p.ID, p.CreatedAt, p.UpdatedAt, p.Tags = r.ID, r.CreatedAt, r.UpdatedAt, slices.Clone(r.Tags)
