@@ -21,6 +21,8 @@ type PatientRecord struct {
 	Sealed     []byte    `json:"sealed"`     // the PHI fields, AES-256-GCM
 }
 
+// sealPatient sets r's sealed PHI, email index and tags from p. It touches no account state,
+// so creates run it before taking the lock.
 func (a *Account) sealPatient(r *PatientRecord, p *patients.Patient) {
 	var buf [256]byte
 	r.Sealed = a.store.sealer.Seal(encodePHI(buf[:0], p))
@@ -44,14 +46,15 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 
 // CreatePatient stores a validated patient; createdAt may be backdated (fixtures) when non-zero.
 func (a *Account) CreatePatient(p patients.Patient, createdAt time.Time) (patients.Patient, error) {
+	r := &PatientRecord{}
+	a.sealPatient(r, &p) // the crypto, outside the lock
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.Now()
 	if createdAt.IsZero() {
 		createdAt = now
 	}
-	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: createdAt, UpdatedAt: createdAt}
-	a.sealPatient(r, &p)
+	r.ID, r.CreatedAt, r.UpdatedAt = a.store.ids.New("pat", createdAt), createdAt, createdAt
 	a.data.Patients.insert(r)
 	a.emit(webhooks.EventPatientCreated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)
