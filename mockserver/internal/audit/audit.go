@@ -112,10 +112,39 @@ type Log struct {
 
 // entry is an event as the log stores it.
 type entry struct {
-	id, resourceID, requestID                string
+	id, requestID                            compactID
+	resourceID                               string
 	actor, action, resourceType, ip, outcome string // interned
 	at                                       int64  // Unix seconds, UTC
 	hash                                     [sha256.Size]byte
+}
+
+// compactID holds an id of the server's form, prefix + "_" + 32 lowercase hex digits, as the 16
+// bytes the digits spell (the prefix is the field's: aud, req); any other id as is.
+type compactID struct {
+	raw   [16]byte
+	other string
+	isRaw bool
+}
+
+func compact(prefix, id string) compactID {
+	hexPart, ok := strings.CutPrefix(id, prefix+"_")
+	if !ok || len(hexPart) != 32 || strings.ToLower(hexPart) != hexPart {
+		return compactID{other: id}
+	}
+	var c compactID
+	if _, err := hex.Decode(c.raw[:], []byte(hexPart)); err != nil {
+		return compactID{other: id}
+	}
+	c.isRaw = true
+	return c
+}
+
+func (c compactID) string(prefix string) string {
+	if !c.isRaw {
+		return c.other
+	}
+	return prefix + "_" + hex.EncodeToString(c.raw[:])
 }
 
 // NewLog returns an empty log.
@@ -145,7 +174,7 @@ func (l *Log) Append(account string, e Event) Event {
 	sum := computeSum(&e, e.PrevHash)
 	e.Hash = hex.EncodeToString(sum[:])
 	l.chains[account] = append(chain, entry{
-		id: e.ID, resourceID: e.ResourceID, requestID: e.RequestID,
+		id: compact("aud", e.ID), resourceID: e.ResourceID, requestID: compact("req", e.RequestID),
 		actor: l.intern(e.Actor), action: l.intern(e.Action), resourceType: l.intern(e.ResourceType),
 		ip: l.intern(e.IP), outcome: l.intern(e.Outcome), at: e.At.Unix(), hash: sum,
 	})
@@ -162,8 +191,8 @@ func (l *Log) Events(account string) []Event {
 	for i, en := range chain {
 		h := hex.EncodeToString(en.hash[:])
 		out[i] = Event{
-			ID: en.id, At: time.Unix(en.at, 0).UTC(), Actor: en.actor, Action: en.action, ResourceType: en.resourceType,
-			ResourceID: en.resourceID, RequestID: en.requestID, IP: en.ip, Outcome: en.outcome, PrevHash: prev, Hash: h,
+			ID: en.id.string("aud"), At: time.Unix(en.at, 0).UTC(), Actor: en.actor, Action: en.action, ResourceType: en.resourceType,
+			ResourceID: en.resourceID, RequestID: en.requestID.string("req"), IP: en.ip, Outcome: en.outcome, PrevHash: prev, Hash: h,
 		}
 		prev = h
 	}

@@ -88,7 +88,6 @@ type canonical struct {
 	ResourceType string `json:"resourceType"`
 }
 
-
 // TestHashMatchesEncodingJSON checks the hand-written canonical form against encoding/json for
 // values that need escaping.
 func TestHashMatchesEncodingJSON(t *testing.T) {
@@ -104,5 +103,29 @@ func TestHashMatchesEncodingJSON(t *testing.T) {
 		if got := ComputeHash(e); got != hex.EncodeToString(sum[:]) {
 			t.Errorf("%q: hash differs from encoding/json's canonical form", v)
 		}
+	}
+}
+
+// Ids of the server's form are stored compactly and come back as they went in; others as is.
+func TestIDsRoundTrip(t *testing.T) {
+	l := NewLog()
+	ids := [][2]string{
+		{"aud_0123456789abcdef0123456789abcdef", "req_fedcba9876543210fedcba9876543210"},
+		{"aud_0123456789ABCDEF0123456789ABCDEF", "req_short"},
+		{"aud_x", "req_0123456789abcdef0123456789abcdeg"},
+		{"", ""},
+		{"evt_0123456789abcdef0123456789abcdef", "aud_0123456789abcdef0123456789abcdef"},
+	}
+	for _, id := range ids {
+		l.Append("a", Event{ID: id[0], RequestID: id[1], At: time.Unix(0, 0)})
+	}
+	ev := l.Events("a")
+	for i, id := range ids {
+		if ev[i].ID != id[0] || ev[i].RequestID != id[1] {
+			t.Errorf("event %d: ids %q %q, want %q %q", i, ev[i].ID, ev[i].RequestID, id[0], id[1])
+		}
+	}
+	if !Verify(ev) {
+		t.Error("chain does not verify")
 	}
 }
