@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -103,6 +104,9 @@ func run(n, workers int, viaSDK bool, memprofile string) error {
 	}
 	fmt.Printf("seeded %d patients (%s) in %s (%.0f/s, %d workers); RSS %.1f MiB, live heap %.1f MiB\n",
 		n, via, d.Round(time.Millisecond), float64(n)/d.Seconds(), workers, rssMiB(), float64(ms.HeapAlloc)/(1<<20))
+	// At rest the runtime's scavenger returns freed pages to the OS over time; this does it now.
+	debug.FreeOSMemory()
+	fmt.Printf("RSS at rest (freed pages returned to the OS): %.1f MiB\n", rssMiB())
 	if memprofile != "" { // while the server is still alive
 		f, err := os.Create(memprofile)
 		if err != nil {
