@@ -189,7 +189,7 @@ func TestREADMEMockServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.SetTime(key.Account, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) // freeze the clock
-	rec := srv.RecordEvents(key.Account)                                     // domain events, in process
+	rec := srv.RecordEvents(key.Account)                                    // domain events, in process
 
 	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
