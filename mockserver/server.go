@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
@@ -23,7 +24,7 @@ type Server struct {
 	clock *clock.Clock
 	store *store.Store
 	api   *httpapi.API
-	admin http.Handler
+	admin func() http.Handler // built on first use: most tests never call /__admin/
 	hooks *webhook.Dispatcher
 }
 
@@ -37,6 +38,9 @@ type options struct {
 	seed       uint64
 	phiKey     []byte
 	listen     bool
+	journal    int
+	start      time.Time
+	strict     bool
 	accessTTL  time.Duration
 	refreshTTL time.Duration
 	webhooks   webhook.Options
@@ -52,11 +56,36 @@ func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true }
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
 func WithoutAdmin() Option { return func(o *options) { o.noAdmin = true } }
 
-// WithSeed makes generated ids reproducible.
+// WithSeed makes generated ids, request ids, API keys, signing secrets and OAuth client
+// secrets, codes and tokens reproducible (with WithStartTime, responses are byte-identical).
 func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 
 // WithPHIKey sets the 32-byte AES-256 key that seals PHI at rest (default: random per process).
 func WithPHIKey(key []byte) Option { return func(o *options) { o.phiKey = key } }
+
+// WithJournalSize keeps the last n requests per account in the journal (default 10,000;
+// n <= 0 turns the journal off).
+func WithJournalSize(n int) Option {
+	return func(o *options) {
+		o.journal = n
+		if n == 0 {
+			o.journal = -1
+		}
+	}
+}
+
+// WithStartTime freezes the server clock at t from the start; with WithSeed, two runs of the
+// same test produce byte-identical responses.
+func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t } }
+
+// WithStrictValidation validates every /api/v1 request against the OpenAPI document
+// (api/openapi.yaml) before the handlers run, answering 422 validation_error (or 400) with the
+// validator's findings as field errors. The document loads once per process, on first use.
+func WithStrictValidation() Option { return func(o *options) { o.strict = true } }
+
+// DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize
+// says otherwise.
+const DefaultJournalSize = httpapi.DefaultJournalSize
 
 // WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
@@ -75,21 +104,26 @@ func New(opts ...Option) *Server {
 	hooks := webhook.New(st, o.webhooks)
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
-		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks})
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
+		JournalSize: o.journal, Strict: o.strict})
 	s.api = api
 	if !o.noAdmin {
-		s.admin = api.AdminHandler()
+		s.admin = sync.OnceValue(api.AdminHandler)
+	}
+	if !o.start.IsZero() {
+		s.SetTime("", o.start)
 	}
 	return s
 }
 
-// ServeHTTP serves the API, OAuth and (unless turned off) the admin surface.
+// ServeHTTP serves the API, OAuth and (unless turned off) the admin surface. API and OAuth
+// requests pass the test tools first: injected faults, the journal and the log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/__admin/") && s.admin != nil {
-		s.admin.ServeHTTP(w, r)
+		s.admin().ServeHTTP(w, r)
 		return
 	}
-	s.api.ServeHTTP(w, r)
+	s.api.ServeFront(w, r)
 }
 
 // APIKeyParams describe a key to create (see CreateAPIKey).

@@ -3,23 +3,35 @@
 //	medspa-mock -addr 127.0.0.1:8080
 //
 // At start it prints its base URL and a ready API key (plan enterprise, scope *). More keys,
-// isolated accounts and every test control are under /__admin/ (see the README).
+// isolated accounts and every test control are under /__admin/ (see docs/mock-server.md).
+// Every flag can also be set by an environment variable MEDSPA_MOCK_<FLAG> (upper case, dashes
+// as underscores: MEDSPA_MOCK_SAVE_INTERVAL); a flag on the command line wins.
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver"
 )
 
@@ -30,70 +42,311 @@ func main() {
 	}
 }
 
-// run parses flags, serves until ctx is done or SIGINT/SIGTERM arrives, then shuts down
-// gracefully, finishing in-flight requests.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// config is the parsed command line.
+type config struct {
+	addr, start, fixtures, tlsCertOut, data, phiKey string
+	seed                                            uint64
+	journal                                         int
+	admin, trustProxy, useTLS, version, quiet       bool
+	strict, privateHooks                            bool
+	saveInterval                                    time.Duration
+}
+
+// parse reads flags, then MEDSPA_MOCK_* variables for the flags not given.
+func parse(args []string, stderr io.Writer) (*config, error) {
+	var c config
 	fs := flag.NewFlagSet("medspa-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", envOr("MEDSPA_MOCK_ADDR", "127.0.0.1:8080"), "listen address (env MEDSPA_MOCK_ADDR)")
-	quiet := fs.Bool("quiet", false, "do not log one line per request")
-	privateHooks := fs.Bool("private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets (0: random)")
+	fs.StringVar(&c.start, "start", "", "freeze the server clock at this RFC 3339 time")
+	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data restored a state)")
+	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
+	fs.BoolVar(&c.admin, "admin", true, "serve the /__admin/ control surface")
+	fs.BoolVar(&c.trustProxy, "trust-proxy", false, "take the caller address from X-Forwarded-For")
+	fs.BoolVar(&c.useTLS, "tls", false, "serve HTTPS (TLS 1.3 only) with a generated self-signed certificate")
+	fs.StringVar(&c.tlsCertOut, "tls-cert-out", "", "where -tls writes its certificate (PEM; default under the temp directory)")
+	fs.StringVar(&c.data, "data", "", "persist state in this file: loaded at start, written on shutdown and every -save-interval")
+	fs.DurationVar(&c.saveInterval, "save-interval", 30*time.Second, "how often -data is written (0: only on shutdown)")
+	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>.key")
+	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
+	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
+	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
+	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: medspa-mock [flags]\n\nRuns the MedSpa API mock server. Flags:")
+		fmt.Fprintln(stderr, "Usage: medspa-mock [flags]\n\nRuns the MedSpa API mock server. Every flag may also come from MEDSPA_MOCK_<FLAG>. Flags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := "MEDSPA_MOCK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok && !given[f.Name] && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s: %w", env, err)
+			}
+		}
+	})
+	return &c, envErr
+}
+
+// run parses flags, serves until ctx is done or SIGINT/SIGTERM arrives, then shuts down
+// gracefully, finishing in-flight requests, and saves -data.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parse(args, stderr)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-
-	var opts []mockserver.Option
-	if !*quiet {
+	if c.version {
+		fmt.Fprintln(stdout, client.Version)
+		return nil
+	}
+	opts := []mockserver.Option{mockserver.WithJournalSize(c.journal)}
+	if !c.quiet {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}
-	if *privateHooks {
+	if c.seed != 0 {
+		opts = append(opts, mockserver.WithSeed(c.seed))
+	}
+	if c.start != "" {
+		t, err := time.Parse(time.RFC3339, c.start)
+		if err != nil {
+			return fmt.Errorf("-start: %w", err)
+		}
+		opts = append(opts, mockserver.WithStartTime(t))
+	}
+	if !c.admin {
+		opts = append(opts, mockserver.WithoutAdmin())
+	}
+	if c.trustProxy {
+		opts = append(opts, mockserver.WithTrustedProxy())
+	}
+	if c.strict {
+		opts = append(opts, mockserver.WithStrictValidation())
+	}
+	if c.privateHooks {
 		opts = append(opts, mockserver.WithPrivateWebhookURLs())
+	}
+	key, err := phiKey(c)
+	if err != nil {
+		return err
+	}
+	if key != nil {
+		opts = append(opts, mockserver.WithPHIKey(key))
 	}
 	srv := mockserver.New(opts...)
 	defer srv.Close() // stops webhook delivery
-	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
+
+	account, restored, err := loadData(srv, c.data)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	apiKey, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}, Account: account})
 	if err != nil {
 		return err
 	}
-	base := "http://" + ln.Addr().String()
+	if c.fixtures != "" && !restored {
+		if err := loadFixtures(srv, apiKey.Account, c.fixtures); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	scheme := "http"
+	if c.useTLS {
+		certPath := c.tlsCertOut
+		if certPath == "" {
+			certPath = filepath.Join(os.TempDir(), fmt.Sprintf("medspa-mock-%d.pem", os.Getpid()))
+		}
+		cfg, err := selfSignedTLS(certPath)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("-tls: %w", err)
+		}
+		ln = tls.NewListener(ln, cfg)
+		scheme = "https"
+		defer fmt.Fprintf(stdout, "medspa-mock: certificate left at %s\n", certPath)
+		fmt.Fprintf(stdout, "MEDSPA_CA_CERT=%s\n", certPath)
+	}
+	base := scheme + "://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "MedSpa mock server listening on %s\n", base)
 	fmt.Fprintf(stdout, "MEDSPA_BASE_URL=%s\n", base)
-	fmt.Fprintf(stdout, "MEDSPA_API_KEY=%s\n", key.Key)
-	fmt.Fprintf(stdout, "account=%s\n", key.Account)
+	fmt.Fprintf(stdout, "MEDSPA_API_KEY=%s\n", apiKey.Key)
+	fmt.Fprintf(stdout, "account=%s\n", apiKey.Account)
+
+	save := func() error { return nil }
+	if c.data != "" {
+		save = func() error { return saveData(srv, c.data, apiKey.Account) }
+		if err := save(); err != nil { // the file exists from the start, with the printed key
+			ln.Close()
+			return err
+		}
+	}
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	var tick <-chan time.Time
+	if c.data != "" && c.saveInterval > 0 {
+		t := time.NewTicker(c.saveInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for done := false; !done; {
+		select {
+		case err := <-errc:
+			return err
+		case <-tick:
+			if err := save(); err != nil {
+				fmt.Fprintln(stderr, "medspa-mock: saving state:", err)
+			}
+		case <-ctx.Done():
+			done = true
+		}
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return err
 	}
+	if err := save(); err != nil {
+		return fmt.Errorf("saving state: %w", err)
+	}
 	fmt.Fprintln(stdout, "medspa-mock: stopped")
 	return nil
 }
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
+// phiKey returns the PHI key: -phi-key, else with -data the key kept in <data>.key (made on
+// first use, mode 0600), else nil (a random key per process).
+func phiKey(c *config) ([]byte, error) {
+	if c.phiKey != "" {
+		return decodeKey(c.phiKey)
 	}
-	return def
+	if c.data == "" {
+		return nil, nil
+	}
+	path := c.data + ".key"
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return decodeKey(strings.TrimSpace(string(b)))
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(path, []byte(hex.EncodeToString(key)+"\n")); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+func decodeKey(s string) ([]byte, error) {
+	if b, err := hex.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil && len(b) == 32 {
+			return b, nil
+		}
+	}
+	return nil, errors.New("the PHI key must be 32 bytes: 64 hex digits or base64")
+}
+
+// dataFile is the -data file: the printed key's account and the server's state.
+type dataFile struct {
+	Account string          `json:"account"`
+	State   json.RawMessage `json:"state"`
+}
+
+// loadData restores -data when the file exists; it returns the account to print a key for.
+func loadData(srv *mockserver.Server, path string) (account string, restored bool, err error) {
+	if path == "" {
+		return "", false, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	var f dataFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return "", false, fmt.Errorf("-data %s: %w", path, err)
+	}
+	if err := srv.LoadState(bytes.NewReader(f.State)); err != nil {
+		return "", false, fmt.Errorf("-data %s: %w", path, err)
+	}
+	return f.Account, true, nil
+}
+
+// saveData writes -data atomically: a temporary file in the same directory, then a rename.
+func saveData(srv *mockserver.Server, path, account string) error {
+	var st bytes.Buffer
+	if err := srv.SaveState(&st); err != nil {
+		return err
+	}
+	b, err := json.Marshal(dataFile{Account: account, State: st.Bytes()})
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, b)
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// loadFixtures loads a JSON fixtures file (the body of POST /__admin/fixtures; its account,
+// if any, is replaced by the printed key's).
+func loadFixtures(srv *mockserver.Server, account, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var fx mockserver.Fixtures
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&fx); err != nil {
+		return fmt.Errorf("-fixtures %s: %w", path, err)
+	}
+	if _, err := srv.LoadFixtures(account, fx); err != nil {
+		return fmt.Errorf("-fixtures %s: %w", path, err)
+	}
+	return nil
 }

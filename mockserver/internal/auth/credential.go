@@ -115,19 +115,7 @@ func (r *Registry) Remove(secret string) {
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // RandomBase62 returns n random base62 characters (rejection sampling: no modulo bias).
-func RandomBase62(n int) string {
-	out := make([]byte, 0, n)
-	buf := make([]byte, n*2)
-	for len(out) < n {
-		_, _ = rand.Read(buf)
-		for _, b := range buf {
-			if b < 248 && len(out) < n { // 248 = 4·62
-				out = append(out, base62[b%62])
-			}
-		}
-	}
-	return string(out)
-}
+func RandomBase62(n int) string { return RandomBase62From(rand.Reader, n) }
 
 // NewAPIKeySecret returns a fresh test-mode API key, msk_test_<32 base62>.
 func NewAPIKeySecret() string { return "msk_test_" + RandomBase62(32) }

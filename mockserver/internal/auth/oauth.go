@@ -3,6 +3,7 @@ package auth
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -55,11 +56,21 @@ type OAuth struct {
 	clients map[string]*OAuthClient
 	codes   map[[32]byte]*Code
 	tokens  map[[32]byte]*Token
+	// Rand draws code and token values (nil: crypto/rand); a seeded source makes them reproducible.
+	Rand io.Reader
 }
 
 // NewOAuth returns an empty OAuth registry.
 func NewOAuth() *OAuth {
 	return &OAuth{clients: map[string]*OAuthClient{}, codes: map[[32]byte]*Code{}, tokens: map[[32]byte]*Token{}}
+}
+
+// random returns 40 base62 characters for a code or token value.
+func (o *OAuth) random() string {
+	if o.Rand == nil {
+		return RandomBase62(40)
+	}
+	return RandomBase62From(o.Rand, 40)
 }
 
 func digest(s string) [32]byte { return sha256.Sum256([]byte(s)) }
@@ -83,7 +94,7 @@ func (o *OAuth) Client(id string) (*OAuthClient, bool) {
 
 // NewCode stores an authorization code and returns its value.
 func (o *OAuth) NewCode(c Code) string {
-	v := "mac_" + RandomBase62(40)
+	v := "mac_" + o.random()
 	o.mu.Lock()
 	o.codes[digest(v)] = &c
 	o.mu.Unlock()
@@ -136,10 +147,10 @@ func (o *OAuth) Issue(client *OAuthClient, code *Code, scopes []string, now time
 }
 
 func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
-	out := Issued{Access: "mat_" + RandomBase62(40), Scopes: slices.Clone(scopes)}
+	out := Issued{Access: "mat_" + o.random(), Scopes: slices.Clone(scopes)}
 	o.tokens[digest(out.Access)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam}
 	if withRefresh {
-		out.Refresh = "mrt_" + RandomBase62(40)
+		out.Refresh = "mrt_" + o.random()
 		o.tokens[digest(out.Refresh)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam}
 	}
 	return out

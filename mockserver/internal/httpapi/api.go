@@ -28,6 +28,10 @@ type Options struct {
 	Logger *slog.Logger
 	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
 	TrustProxy bool
+	// Strict validates every /api/v1 request against the OpenAPI document before its handler.
+	Strict bool
+	// JournalSize bounds the request journal per account (0: DefaultJournalSize; < 0: off).
+	JournalSize int
 	// AccessTokenTTL and RefreshTokenTTL are the OAuth token lifetimes (0: 1 h and 30 days).
 	AccessTokenTTL, RefreshTokenTTL time.Duration
 	// Clock serves the admin clock endpoints (nil: none).
@@ -43,6 +47,7 @@ type API struct {
 	opts  Options
 	mux   *http.ServeMux
 	sec   *security
+	tools *tools
 }
 
 // New returns the API over st and keys.
@@ -50,7 +55,7 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	if opts.Webhooks == nil {
 		opts.Webhooks = webhook.New(st, webhook.Options{})
 	}
-	a := &API{store: st, keys: keys, opts: opts, mux: http.NewServeMux()}
+	a := &API{store: st, keys: keys, opts: opts, mux: http.NewServeMux(), tools: newTools(opts.JournalSize)}
 	a.sec = newSecurity(a)
 	for _, rt := range a.routes() {
 		a.mux.Handle(rt.method+" "+rt.pattern, a.handler(rt))
@@ -104,7 +109,7 @@ func RequestID(r *http.Request) string {
 // ServeHTTP runs the contract's order of checks: credentials → IP allowlist → signature → rate
 // limit → route → scope → media type and size → JSON → validation → rules.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rq := &request{id: a.store.IDs().New("req", time.Now()), started: time.Now()}
+	rq := &request{id: a.store.IDs().New("req", a.store.Clock().Now()), started: time.Now()}
 	w.Header().Set("X-Request-Id", rq.id)
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/v1/"); ok || r.URL.Path == "/v1" {
 		r2 := r.Clone(r.Context())

@@ -49,6 +49,12 @@ func (a *API) handler(rt route) http.Handler {
 				return
 			}
 		}
+		if a.opts.Strict {
+			if p := a.strictCheck(rq); p != nil {
+				problem.Write(w, rq.id, p)
+				return
+			}
+		}
 		if r.Method == http.MethodPost {
 			if keys := r.Header.Values("Idempotency-Key"); len(keys) > 0 {
 				a.idempotent(w, rq, rt, keys)

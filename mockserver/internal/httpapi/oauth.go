@@ -63,8 +63,8 @@ func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	if account == "" {
 		account = a.NewAccountID()
 	}
-	cred := &auth.Credential{ID: a.store.IDs().New("cli", time.Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes)}
-	secret := "mcs_" + auth.RandomBase62(40)
+	cred := &auth.Credential{ID: a.store.IDs().New("cli", a.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes)}
+	secret := "mcs_" + auth.RandomBase62From(a.store.IDs().Rand(), 40)
 	a.store.Account(account)
 	a.sec.oauth.AddClient(cred, secret, p.RedirectURIs)
 	out := OAuthClient{ClientID: cred.ID, ClientSecret: secret, Account: account, Plan: plan.Name,

@@ -43,6 +43,7 @@ type security struct {
 func newSecurity(a *API) *security {
 	s := &security{api: a, oauth: auth.NewOAuth(), audit: audit.NewLog(),
 		accessTTL: a.opts.AccessTokenTTL, refreshTTL: a.opts.RefreshTokenTTL}
+	s.oauth.Rand = a.store.IDs().Rand() // seeded servers: reproducible codes and tokens
 	if s.accessTTL <= 0 {
 		s.accessTTL = DefaultAccessTokenTTL
 	}

@@ -102,6 +102,10 @@ var titles = map[string]string{
 	"quota_exceeded":           "Quota exceeded",
 	"internal_error":           "Internal error",
 	"service_unavailable":      "Service unavailable",
+	// Mock fault injection only.
+	"bad_gateway":     "Bad gateway",
+	"gateway_timeout": "Gateway timeout",
+	"injected_fault":  "Injected fault",
 }
 
 // Title returns the title of a code.

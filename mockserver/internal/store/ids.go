@@ -18,6 +18,8 @@ type IDGen struct {
 	rnd    *rand.ChaCha8
 	lastMs uint64
 	seq    uint16
+	// secrets is the seeded source behind Rand (nil: crypto/rand).
+	secrets *lockedReader
 }
 
 // NewIDGen returns a generator; seed 0 means a random seed.
@@ -28,8 +30,27 @@ func NewIDGen(seed uint64) *IDGen {
 	} else {
 		binary.LittleEndian.PutUint64(s[:], seed)
 	}
-	return &IDGen{rnd: rand.NewChaCha8(s)}
+	g := &IDGen{rnd: rand.NewChaCha8(s)}
+	if seed != 0 {
+		s[31] = 1 // a second stream, so secrets do not shift the ids
+		g.secrets = &lockedReader{r: rand.NewChaCha8(s)}
+	}
+	return g
 }
+
+// lockedReader makes a ChaCha8 stream safe for concurrent use.
+type lockedReader struct {
+	mu sync.Mutex
+	r  *rand.ChaCha8
+}
+
+func (l *lockedReader) Read(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(b)
+}
+
+var cryptoReader = crand.Reader
 
 // New returns an id for the time t.
 func (g *IDGen) New(prefix string, t time.Time) string {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/base64"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -35,7 +37,9 @@ func (a *Account) CreateWebhook(e webhooks.Endpoint, createdAt time.Time) (webho
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	secret := webhooks.NewSecret()
+	b := make([]byte, 24) // as webhooks.NewSecret, from the seeded source when there is one
+	_, _ = io.ReadFull(a.store.ids.Rand(), b)
+	secret := webhooks.SecretPrefix + base64.StdEncoding.EncodeToString(b)
 	r := &WebhookRecord{
 		ID: a.store.ids.New("whk", createdAt), URL: e.URL, Events: slices.Clone(e.Events),
 		Description: e.Description, Enabled: e.Enabled, CreatedAt: createdAt,

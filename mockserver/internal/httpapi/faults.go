@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+)
+
+// Fault makes the next Times matching requests fail (§12 "POST /__admin/faults").
+type Fault struct {
+	// Account limits the fault to requests authenticated for that account ("" = any).
+	Account string `json:"account,omitempty"`
+	// Method limits it to one HTTP method ("" = any).
+	Method string `json:"method,omitempty"`
+	// Path is the request path as sent (/api/v1/patients), or a prefix ending in "*" ("" = any).
+	Path string `json:"path,omitempty"`
+	// Status answers with this status and the contract's problem body: 429 rate_limited,
+	// 500 internal_error, 502 bad_gateway, 503 service_unavailable, 504 gateway_timeout,
+	// 401 unauthorized, 404 not_found; any other 4xx/5xx injected_fault.
+	Status int `json:"status,omitempty"`
+	// RetryAfter sets Retry-After (seconds) on the answer.
+	RetryAfter *int `json:"retryAfter,omitempty"`
+	// DelayMs delays the answer (the request's context still cancels the wait).
+	DelayMs int `json:"delayMs,omitempty"`
+	// DropConnection closes the connection without an answer (clients see a transport error).
+	DropConnection bool `json:"dropConnection,omitempty"`
+	// AfterCommit (extension) processes the request normally first and then replaces the answer
+	// with Status or drops the connection: the write happened, the client does not know it. This
+	// is how a test checks that retries of committed writes are safe (idempotency keys).
+	AfterCommit bool `json:"afterCommit,omitempty"`
+	// Times is how many matching requests fail (at least 1).
+	Times int `json:"times"`
+}
+
+// faultCodes are the problem codes of injected statuses.
+var faultCodes = map[int]string{
+	http.StatusTooManyRequests:     "rate_limited",
+	http.StatusInternalServerError: "internal_error",
+	http.StatusBadGateway:          "bad_gateway",
+	http.StatusServiceUnavailable:  "service_unavailable",
+	http.StatusGatewayTimeout:      "gateway_timeout",
+	http.StatusUnauthorized:        "unauthorized",
+	http.StatusNotFound:            "not_found",
+}
+
+// validate checks a fault, naming every invalid field.
+func (f *Fault) validate() error {
+	v := &form{errs: &[]problem.FieldError{}}
+	if f.Times < 1 {
+		v.fail("times", "out_of_range", "must be at least 1")
+	}
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+		v.fail("status", "out_of_range", "must be an error status, 400–599")
+	}
+	if f.RetryAfter != nil && *f.RetryAfter < 0 {
+		v.fail("retryAfter", "out_of_range", "must be 0 or more seconds")
+	}
+	if f.DelayMs < 0 || f.DelayMs > 600_000 {
+		v.fail("delayMs", "out_of_range", "must be 0–600000 milliseconds")
+	}
+	if f.Status != 0 && f.DropConnection {
+		v.fail("dropConnection", "invalid_value", "cannot be combined with status")
+	}
+	if f.Status == 0 && !f.DropConnection && (f.DelayMs == 0 || f.AfterCommit) {
+		v.fail("status", "required", "one of status, dropConnection or delayMs (without afterCommit) is required")
+	}
+	if f.Path != "" && !strings.HasPrefix(f.Path, "/") {
+		v.fail("path", "invalid_format", "must start with /")
+	}
+	return v.done()
+}
+
+// matches reports whether the fault applies to a request.
+func (f *Fault) matches(account, method, path string) bool {
+	if f.Account != "" && f.Account != account {
+		return false
+	}
+	if f.Method != "" && !strings.EqualFold(f.Method, method) {
+		return false
+	}
+	if prefix, ok := strings.CutSuffix(f.Path, "*"); ok {
+		return strings.HasPrefix(path, prefix)
+	}
+	return f.Path == "" || f.Path == path
+}
+
+// problem is the answer of a status fault.
+func (f *Fault) problem() *problem.Problem {
+	code, ok := faultCodes[f.Status]
+	if !ok {
+		code = "injected_fault"
+	}
+	p := problem.New(f.Status, code, "injected by the mock server's fault controls")
+	if f.Status == http.StatusUnauthorized {
+		p.WithHeader("WWW-Authenticate", `Bearer realm="medspa"`)
+	}
+	if f.RetryAfter != nil {
+		p.WithHeader("Retry-After", strconv.Itoa(*f.RetryAfter))
+	}
+	return p
+}
+
+// faults are the armed faults, oldest first; the first match takes one of its times.
+type faults struct {
+	mu    sync.Mutex
+	armed []*Fault
+}
+
+func (fs *faults) add(f Fault) {
+	if f.RetryAfter != nil { // the caller keeps its pointer; the armed fault its own value
+		ra := *f.RetryAfter
+		f.RetryAfter = &ra
+	}
+	fs.mu.Lock()
+	fs.armed = append(fs.armed, &f)
+	fs.mu.Unlock()
+}
+
+func (fs *faults) clear() {
+	fs.mu.Lock()
+	fs.armed = nil
+	fs.mu.Unlock()
+}
+
+// take returns the fault for a request and counts it, or nil. Counting under the lock makes
+// Times exact under concurrency.
+func (fs *faults) take(account, method, path string) *Fault {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for i, f := range fs.armed {
+		if f.matches(account, method, path) {
+			f.Times--
+			if f.Times == 0 {
+				fs.armed = append(fs.armed[:i:i], fs.armed[i+1:]...)
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+// InjectFault arms a fault after validating it.
+func (a *API) InjectFault(f Fault) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	a.tools.faults.add(f)
+	return nil
+}
+
+// ClearFaults disarms every fault.
+func (a *API) ClearFaults() { a.tools.faults.clear() }

@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/medspa/medspa-go/api"
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+)
+
+// account returns an existing account, or 404.
+func (a *API) account(id string) (*store.Account, error) {
+	if id == "" {
+		return nil, problem.Field("/account", "required", "is required")
+	}
+	acct, ok := a.store.LookupAccount(id)
+	if !ok {
+		return nil, problem.NotFound("account")
+	}
+	return acct, nil
+}
+
+// Snapshot saves the account's whole state (data and idempotency keys) under name, replacing
+// an earlier snapshot of that name.
+func (a *API) Snapshot(account, name string) error {
+	if name == "" {
+		return problem.Field("/name", "required", "is required")
+	}
+	acct, err := a.account(account)
+	if err != nil {
+		return err
+	}
+	b, err := acct.Export()
+	if err != nil {
+		return err
+	}
+	t := a.tools
+	t.snapMu.Lock()
+	t.snapshots[account+"\x00"+name] = b
+	t.snapMu.Unlock()
+	return nil
+}
+
+// Restore puts back the account's state saved under name; the snapshot stays for later
+// restores.
+func (a *API) Restore(account, name string) error {
+	acct, err := a.account(account)
+	if err != nil {
+		return err
+	}
+	t := a.tools
+	t.snapMu.Lock()
+	b, ok := t.snapshots[account+"\x00"+name]
+	t.snapMu.Unlock()
+	if !ok {
+		return problem.NotFound("snapshot")
+	}
+	return acct.Import(b)
+}
+
+// toolRoutes are the admin endpoints of the test tools.
+func (a *API) toolRoutes() []route {
+	return []route{
+		{method: http.MethodPost, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
+			var f Fault
+			if err := decodeAdmin(rq, &f); err != nil {
+				return 0, nil, err
+			}
+			return http.StatusNoContent, nil, a.InjectFault(f)
+		}},
+		{method: http.MethodDelete, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
+			a.ClearFaults()
+			return http.StatusNoContent, nil, nil
+		}},
+		{method: http.MethodGet, pattern: "/__admin/requests", handle: func(rq *request) (int, any, error) {
+			return http.StatusOK, map[string]any{"requests": a.Requests(rq.URL.Query().Get("account"))}, nil
+		}},
+		{method: http.MethodPost, pattern: "/__admin/snapshots", handle: func(rq *request) (int, any, error) {
+			var p struct {
+				Account string `json:"account"`
+				Name    string `json:"name"`
+			}
+			if err := decodeAdmin(rq, &p); err != nil {
+				return 0, nil, err
+			}
+			return http.StatusNoContent, nil, a.Snapshot(p.Account, p.Name)
+		}},
+		{method: http.MethodPost, pattern: "/__admin/snapshots/{name}/restore", handle: func(rq *request) (int, any, error) {
+			var p struct {
+				Account string `json:"account"`
+			}
+			if err := decodeAdmin(rq, &p); err != nil {
+				return 0, nil, err
+			}
+			return http.StatusNoContent, nil, a.Restore(p.Account, rq.PathValue("name"))
+		}},
+		{method: http.MethodPost, pattern: "/__admin/fixtures", handle: func(rq *request) (int, any, error) {
+			var fx Fixtures
+			if err := decodeAdmin(rq, &fx); err != nil {
+				return 0, nil, err
+			}
+			ids, err := a.LoadFixtures(rq.Context(), fx)
+			return http.StatusCreated, ids, err
+		}},
+		{method: http.MethodGet, pattern: "/__admin/openapi.yaml", handle: func(rq *request) (int, any, error) {
+			return http.StatusOK, rawBody{contentType: "application/yaml", body: api.AdminOpenAPIYAML}, nil
+		}},
+	}
+}
