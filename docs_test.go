@@ -9,8 +9,9 @@ import (
 	"github.com/medspa/medspa-go/client"
 )
 
-// TestDocsAgree keeps the README, CI and changelog in step: the README's test command is
-// exactly the one .ci/run runs, and the changelog's newest release is client.Version.
+// TestDocsAgree keeps the README, CI, go.mod and changelog in step: the README's test command
+// is exactly the one .ci/run runs, every direct dependency is in its table, and the changelog's
+// newest release is client.Version.
 func TestDocsAgree(t *testing.T) {
 	read := func(name string) string {
 		t.Helper()
@@ -21,6 +22,13 @@ func TestDocsAgree(t *testing.T) {
 		return string(b)
 	}
 	readme, ci, changelog := read("README.md"), read(".ci/run"), read("CHANGELOG.md")
+
+	// Every direct dependency has a line of why in the README's table.
+	for _, m := range regexp.MustCompile(`(?m)^\t(\S+) v\S+$`).FindAllStringSubmatch(read("go.mod"), -1) {
+		if !strings.Contains(readme, "| `"+m[1]+"` |") {
+			t.Errorf("README's dependency table lacks %s", m[1])
+		}
+	}
 
 	testCmd := regexp.MustCompile(`(?m)^go test .*$`)
 	ciCmd := testCmd.FindString(ci)
