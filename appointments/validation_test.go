@@ -2,6 +2,7 @@ package appointments_test
 
 import (
 	"encoding/json"
+	"github.com/medspa/medspa-go/internal/testenv"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,23 +14,7 @@ import (
 )
 
 // problemBody is the part of a problem document the rule tests check.
-type problemBody struct {
-	Status int    `json:"status"`
-	Code   string `json:"code"`
-	Errors []struct {
-		Pointer string `json:"pointer"`
-		Code    string `json:"code"`
-	} `json:"errors"`
-}
-
-func (p problemBody) fields() []string {
-	var out []string
-	for _, e := range p.Errors {
-		out = append(out, e.Pointer+" "+e.Code)
-	}
-	slices.Sort(out)
-	return out
-}
+type problemBody = testenv.Problem
 
 func (e *env) count(t *testing.T) int {
 	t.Helper()
@@ -111,7 +96,7 @@ func TestCreateRules(t *testing.T) {
 			if err := json.Unmarshal(b, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
 				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, b)
 			}
-			if got := p.fields(); !slices.Equal(got, tc.want) {
+			if got := p.Fields(); !slices.Equal(got, tc.want) {
 				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
 			}
 			if after := e.count(t); after != before {
@@ -162,8 +147,8 @@ func TestPatchRules(t *testing.T) {
 		resp, b := e.DoInvalid(t, http.MethodPatch, "/api/v1/appointments/"+ap.ID, tc.body)
 		var p problemBody
 		_ = json.Unmarshal(b, &p)
-		if resp.StatusCode != 422 || !slices.Equal(p.fields(), tc.want) {
-			t.Errorf("%.80s: %d %v, want 422 %v", tc.body, resp.StatusCode, p.fields(), tc.want)
+		if resp.StatusCode != 422 || !slices.Equal(p.Fields(), tc.want) {
+			t.Errorf("%.80s: %d %v, want 422 %v", tc.body, resp.StatusCode, p.Fields(), tc.want)
 		}
 	}
 	if got, _ := e.c.Appointments.Get(ctx, ap.ID); *got != *ap {
@@ -208,8 +193,8 @@ func TestListParamErrors(t *testing.T) {
 		resp, b := e.DoInvalid(t, http.MethodGet, "/api/v1/appointments"+tc.query, "")
 		var p problemBody
 		_ = json.Unmarshal(b, &p)
-		if resp.StatusCode != 422 || !slices.Equal(p.fields(), tc.want) {
-			t.Errorf("%s: %d %v, want 422 %v", tc.query, resp.StatusCode, p.fields(), tc.want)
+		if resp.StatusCode != 422 || !slices.Equal(p.Fields(), tc.want) {
+			t.Errorf("%s: %d %v, want 422 %v", tc.query, resp.StatusCode, p.Fields(), tc.want)
 		}
 	}
 	// Dates are accepted for from/to (midnight UTC; the document lists date-time only), and the

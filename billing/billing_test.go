@@ -269,30 +269,11 @@ func TestMoneyOverflowIsRefused(t *testing.T) {
 	}
 }
 
-type problemBody struct {
-	Status int    `json:"status"`
-	Code   string `json:"code"`
-	Errors []struct {
-		Pointer string `json:"pointer"`
-		Code    string `json:"code"`
-	} `json:"errors"`
-}
-
-func (p problemBody) fields() []string {
-	var out []string
-	for _, e := range p.Errors {
-		out = append(out, e.Pointer+" "+e.Code)
-	}
-	slices.Sort(out)
-	return out
-}
+// problemBody is the part of a problem document the rule tests check.
+type problemBody = testenv.Problem
 
 func countOf(t *testing.T, env *testenv.Env, path string) int {
-	t.Helper()
-	_, body := env.Do(t, http.MethodGet, path+"?perPage=1", "")
-	var l struct{ Meta struct{ Total int } }
-	_ = json.Unmarshal(body, &l)
-	return l.Meta.Total
+	return env.Total(t, path)
 }
 
 // TestInvoiceRules checks every field rule of an invoice create: each invalid body names
@@ -365,7 +346,7 @@ func TestInvoiceRules(t *testing.T) {
 			if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
 				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, body)
 			}
-			if got := p.fields(); !slices.Equal(got, tc.want) {
+			if got := p.Fields(); !slices.Equal(got, tc.want) {
 				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
 			}
 			if after := countOf(t, env, "/api/v1/invoices"); after != before {
@@ -409,8 +390,8 @@ func TestPaymentRules(t *testing.T) {
 			resp, body := env.DoInvalid(t, http.MethodPost, "/api/v1/payments", tc.body)
 			var p problemBody
 			_ = json.Unmarshal(body, &p)
-			if resp.StatusCode != tc.status || p.Code != tc.code || !slices.Equal(p.fields(), tc.want) {
-				t.Errorf("got %d %s %v, want %d %s %v", resp.StatusCode, p.Code, p.fields(), tc.status, tc.code, tc.want)
+			if resp.StatusCode != tc.status || p.Code != tc.code || !slices.Equal(p.Fields(), tc.want) {
+				t.Errorf("got %d %s %v, want %d %s %v", resp.StatusCode, p.Code, p.Fields(), tc.status, tc.code, tc.want)
 			}
 		})
 	}

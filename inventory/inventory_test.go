@@ -179,30 +179,11 @@ func TestDuplicateSKU(t *testing.T) {
 	}
 }
 
-type problemBody struct {
-	Status int    `json:"status"`
-	Code   string `json:"code"`
-	Errors []struct {
-		Pointer string `json:"pointer"`
-		Code    string `json:"code"`
-	} `json:"errors"`
-}
-
-func (p problemBody) fields() []string {
-	var out []string
-	for _, e := range p.Errors {
-		out = append(out, e.Pointer+" "+e.Code)
-	}
-	slices.Sort(out)
-	return out
-}
+// problemBody is the part of a problem document the rule tests check.
+type problemBody = testenv.Problem
 
 func total(t *testing.T, env *testenv.Env, path string) int {
-	t.Helper()
-	_, body := env.Do(t, http.MethodGet, path+"?perPage=1", "")
-	var l struct{ Meta struct{ Total int } }
-	_ = json.Unmarshal(body, &l)
-	return l.Meta.Total
+	return env.Total(t, path)
 }
 
 func TestProductRules(t *testing.T) {
@@ -237,7 +218,7 @@ func TestProductRules(t *testing.T) {
 			if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
 				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, body)
 			}
-			if got := p.fields(); !slices.Equal(got, tc.want) {
+			if got := p.Fields(); !slices.Equal(got, tc.want) {
 				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
 			}
 			if after := total(t, env, "/api/v1/products"); after != before {
@@ -257,8 +238,8 @@ func TestProductRules(t *testing.T) {
 		resp, body := env.DoInvalid(t, http.MethodPatch, "/api/v1/products/"+p.ID, tc.body)
 		var pb problemBody
 		_ = json.Unmarshal(body, &pb)
-		if resp.StatusCode != 422 || !slices.Equal(pb.fields(), tc.want) {
-			t.Errorf("%s: %d %v, want 422 %v", tc.body, resp.StatusCode, pb.fields(), tc.want)
+		if resp.StatusCode != 422 || !slices.Equal(pb.Fields(), tc.want) {
+			t.Errorf("%s: %d %v, want 422 %v", tc.body, resp.StatusCode, pb.Fields(), tc.want)
 		}
 	}
 	if got, _ := env.Client.Products.Get(ctx, p.ID); *got != *p {
@@ -396,7 +377,7 @@ func TestAdjustRules(t *testing.T) {
 			if err := json.Unmarshal(b, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
 				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, b)
 			}
-			if got := p.fields(); !slices.Equal(got, tc.want) {
+			if got := p.Fields(); !slices.Equal(got, tc.want) {
 				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
 			}
 			if after := total(t, env, "/api/v1/inventory"); after != before {

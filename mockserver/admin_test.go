@@ -50,6 +50,9 @@ func TestAdminAPIKeys(t *testing.T) {
 	if status != 422 {
 		t.Errorf("unknown admin field: %d", status)
 	}
+	if status, body := adminPost(t, ts.URL+"/__admin/reset", `{"account":"`+k.Account+`"}`); status != 204 || len(body) != 0 {
+		t.Errorf("reset: %d %q, want 204 and no body", status, body)
+	}
 	status, _ = adminPost(t, ts.URL+"/__admin/reset", `{"account":"acct_nope"}`)
 	if status != 404 {
 		t.Errorf("reset of unknown account: %d", status)

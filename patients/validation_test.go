@@ -2,6 +2,7 @@ package patients_test
 
 import (
 	"encoding/json"
+	"github.com/medspa/medspa-go/internal/testenv"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,23 +11,7 @@ import (
 )
 
 // problemBody is the part of a problem document the rule tests check.
-type problemBody struct {
-	Status int    `json:"status"`
-	Code   string `json:"code"`
-	Errors []struct {
-		Pointer string `json:"pointer"`
-		Code    string `json:"code"`
-	} `json:"errors"`
-}
-
-func (p problemBody) fields() []string {
-	var out []string
-	for _, e := range p.Errors {
-		out = append(out, e.Pointer+" "+e.Code)
-	}
-	slices.Sort(out)
-	return out
-}
+type problemBody = testenv.Problem
 
 // TestPatientRules checks every field rule of the contract (§9 Patient), on create and patch:
 // each invalid body names exactly the invalid fields with their codes, and changes nothing.
@@ -84,7 +69,7 @@ func TestPatientRules(t *testing.T) {
 			if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
 				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, body)
 			}
-			if got := p.fields(); !slices.Equal(got, tc.want) {
+			if got := p.Fields(); !slices.Equal(got, tc.want) {
 				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
 			}
 			if after := countPatients(t, env); after != before {
@@ -115,8 +100,8 @@ func TestPatientPatchRules(t *testing.T) {
 		resp, body := env.DoInvalid(t, http.MethodPatch, "/api/v1/patients/"+p.ID, tc.body)
 		var pb problemBody
 		_ = json.Unmarshal(body, &pb)
-		if resp.StatusCode != 422 || !slices.Equal(pb.fields(), tc.want) {
-			t.Errorf("%s: %d %v, want 422 %v", tc.body, resp.StatusCode, pb.fields(), tc.want)
+		if resp.StatusCode != 422 || !slices.Equal(pb.Fields(), tc.want) {
+			t.Errorf("%s: %d %v, want 422 %v", tc.body, resp.StatusCode, pb.Fields(), tc.want)
 		}
 	}
 	_, body = env.Do(t, http.MethodGet, "/api/v1/patients/"+p.ID, "")
@@ -125,12 +110,7 @@ func TestPatientPatchRules(t *testing.T) {
 	}
 }
 
-func countPatients(t *testing.T, env interface {
-	Do(testing.TB, string, string, string, ...string) (*http.Response, []byte)
-}) int {
+func countPatients(t *testing.T, env *testenv.Env) int {
 	t.Helper()
-	_, body := env.Do(t, http.MethodGet, "/api/v1/patients?perPage=1", "")
-	var l struct{ Meta struct{ Total int } }
-	_ = json.Unmarshal(body, &l)
-	return l.Meta.Total
+	return env.Total(t, "/api/v1/patients")
 }

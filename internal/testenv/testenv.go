@@ -5,9 +5,11 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,4 +124,35 @@ func (e *Env) do(t testing.TB, ctx context.Context, method, path, body string, h
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	return resp, b
+}
+
+// Problem is the part of a problem document that rule tests check.
+type Problem struct {
+	Status int    `json:"status"`
+	Code   string `json:"code"`
+	Errors []struct {
+		Pointer string `json:"pointer"`
+		Code    string `json:"code"`
+	} `json:"errors"`
+}
+
+// Fields returns "pointer code" for every field error, sorted, for comparing with a want list.
+func (p Problem) Fields() []string {
+	out := make([]string, 0, len(p.Errors))
+	for _, e := range p.Errors {
+		out = append(out, e.Pointer+" "+e.Code)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Total returns meta.total of the list at path (e.g. "/api/v1/patients").
+func (e *Env) Total(t testing.TB, path string) int {
+	t.Helper()
+	_, body := e.Do(t, http.MethodGet, path+"?perPage=1", "")
+	var l struct{ Meta struct{ Total int } }
+	if err := json.Unmarshal(body, &l); err != nil {
+		t.Fatalf("list %s: %v", path, err)
+	}
+	return l.Meta.Total
 }

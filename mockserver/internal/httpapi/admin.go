@@ -202,7 +202,7 @@ func (a *API) AdminHandler() http.Handler {
 		if err := a.Reset(p.Account); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, map[string]any{"reset": true, "account": p.Account}, nil
+		return http.StatusNoContent, nil, nil
 	})
 	for _, extra := range append(a.toolRoutes(), a.adminRoutes()...) {
 		handle(extra.method+" "+extra.pattern, extra.handle)

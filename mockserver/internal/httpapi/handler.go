@@ -147,6 +147,9 @@ func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []st
 	outcome, entry := rq.acct.BeginIdempotent(scoped, fingerprint)
 	switch outcome {
 	case store.IdempotencyReplay:
+		if len(entry.Audit) == 3 {
+			rq.audit = auditInfo{entry.Audit[0], entry.Audit[1], entry.Audit[2]}
+		}
 		h := entry.Header.Clone()
 		h.Set("Idempotent-Replayed", "true")
 		writeAnswer(w, entry.Status, h, entry.Body)
@@ -159,7 +162,11 @@ func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []st
 		return
 	}
 	status, header, body := a.run(rq, rt)
-	rq.acct.FinishIdempotent(scoped, status, header, body)
+	var audited []string
+	if rq.audit.action != "" {
+		audited = []string{rq.audit.action, rq.audit.resourceType, rq.audit.resourceID}
+	}
+	rq.acct.FinishIdempotent(scoped, status, header, body, audited...)
 	writeAnswer(w, status, header, body)
 }
 

@@ -16,6 +16,9 @@ type IdempotencyEntry struct {
 	Header      http.Header `json:"header"`
 	Body        []byte      `json:"body"`
 	StoredAt    time.Time   `json:"storedAt"`
+	// Audit is what the original request touched (action, resource type, id), so a replay that
+	// hands out the same PHI is audited like the original.
+	Audit []string `json:"audit,omitempty"`
 }
 
 // IdempotencyOutcome says what to do with a keyed request.
@@ -62,7 +65,7 @@ func (a *Account) BeginIdempotent(key, fingerprint string) (IdempotencyOutcome, 
 
 // FinishIdempotent stores the outcome of a claimed key; 5xx outcomes are forgotten so a retry
 // runs anew.
-func (a *Account) FinishIdempotent(key string, status int, header http.Header, body []byte) {
+func (a *Account) FinishIdempotent(key string, status int, header http.Header, body []byte, audit ...string) {
 	a.idemMu.Lock()
 	defer a.idemMu.Unlock()
 	e, ok := a.idem[key]
@@ -73,5 +76,5 @@ func (a *Account) FinishIdempotent(key string, status int, header http.Header, b
 		delete(a.idem, key)
 		return
 	}
-	e.InFlight, e.Status, e.Header, e.Body, e.StoredAt = false, status, header, body, a.Clock().Now()
+	e.InFlight, e.Status, e.Header, e.Body, e.StoredAt, e.Audit = false, status, header, body, a.Clock().Now(), audit
 }
