@@ -106,8 +106,14 @@ func Verify(events []Event) bool {
 // outcomes interned. Events rebuilds the full records.
 type Log struct {
 	mu      sync.Mutex
-	chains  map[string][]entry
+	chains  map[string]*chain
 	strings map[string]string // interned low-cardinality values
+}
+
+// chain is one account's events and the hex hash of the newest (the next event's prevHash).
+type chain struct {
+	entries []entry
+	lastHex string
 }
 
 // entry is an event as the log stores it.
@@ -148,7 +154,7 @@ func (c compactID) string(prefix string) string {
 }
 
 // NewLog returns an empty log.
-func NewLog() *Log { return &Log{chains: map[string][]entry{}, strings: map[string]string{}} }
+func NewLog() *Log { return &Log{chains: map[string]*chain{}, strings: map[string]string{}} }
 
 // intern returns the log's copy of s, so that repeated values share one string; the caller holds
 // l.mu. The set stays small: credential ids, client addresses and a few constants.
@@ -166,14 +172,18 @@ func (l *Log) Append(account string, e Event) Event {
 	e.At = e.At.UTC().Truncate(time.Second)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	chain := l.chains[account]
-	e.PrevHash = GenesisHash
-	if n := len(chain); n > 0 {
-		e.PrevHash = hex.EncodeToString(chain[n-1].hash[:])
+	c := l.chains[account]
+	if c == nil {
+		c = &chain{lastHex: GenesisHash}
+		l.chains[account] = c
 	}
+	e.PrevHash = c.lastHex
 	sum := computeSum(&e, e.PrevHash)
-	e.Hash = hex.EncodeToString(sum[:])
-	l.chains[account] = append(chain, entry{
+	var hx [2 * sha256.Size]byte
+	hex.Encode(hx[:], sum[:])
+	e.Hash = string(hx[:])
+	c.lastHex = e.Hash
+	c.entries = append(c.entries, entry{
 		id: compact("aud", e.ID), resourceID: e.ResourceID, requestID: compact("req", e.RequestID),
 		actor: l.intern(e.Actor), action: l.intern(e.Action), resourceType: l.intern(e.ResourceType),
 		ip: l.intern(e.IP), outcome: l.intern(e.Outcome), at: e.At.Unix(), hash: sum,
@@ -185,10 +195,13 @@ func (l *Log) Append(account string, e Event) Event {
 func (l *Log) Events(account string) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	chain := l.chains[account]
-	out := make([]Event, len(chain))
+	var entries []entry
+	if c := l.chains[account]; c != nil {
+		entries = c.entries
+	}
+	out := make([]Event, len(entries))
 	prev := GenesisHash
-	for i, en := range chain {
+	for i, en := range entries {
 		h := hex.EncodeToString(en.hash[:])
 		out[i] = Event{
 			ID: en.id.string("aud"), At: time.Unix(en.at, 0).UTC(), Actor: en.actor, Action: en.action, ResourceType: en.resourceType,
