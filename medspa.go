@@ -1,11 +1,3 @@
-// Package medspa is the Go SDK for the MedSpa API: patients, appointments, billing, inventory,
-// reports and webhooks. Create a Client with New and call its services:
-//
-//	c, err := medspa.New(medspa.WithAPIKey(os.Getenv("MEDSPA_API_KEY")))
-//	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-//
-// Every call takes a context, retries what is safe to retry, and returns an *Error (errors.Is
-// with the Err* sentinels) when the API answers with a problem.
 package medspa
 
 import (

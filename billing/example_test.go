@@ -29,3 +29,34 @@ func ExampleInvoicesService_Create() {
 	// Output:
 	// subtotal 23997 discount 1000 tax 1897 total 24894 open
 }
+
+// Payments settle an invoice in parts; the invoice's status and amounts follow.
+func ExamplePaymentsService_Create() {
+	c := exampleClient()
+	pat, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	inv, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+		PatientID: pat.ID,
+		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: billing.Amount(19900)}},
+	})
+
+	cash, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCash})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	inv, _ = c.Invoices.Get(ctx, inv.ID)
+	fmt.Println(cash.Method, cash.Status, inv.Status, inv.AmountDue)
+
+	card, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenMastercard,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	inv, _ = c.Invoices.Get(ctx, inv.ID)
+	fmt.Println(card.Card.Brand, card.Card.Last4, card.Amount, inv.Status, inv.AmountDue)
+	// Output:
+	// cash succeeded partially_paid 14900
+	// mastercard 4444 14900 paid 0
+}

@@ -327,7 +327,11 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if st == nil {
 		return t.base.RoundTrip(req)
 	}
-	req = req.Clone(req.Context())
+	// Only the header changes below: a shallow copy with its own header keeps the caller's
+	// request untouched without Clone's deep copy of URL, trailers and the rest.
+	r2 := *req
+	r2.Header = req.Header.Clone()
+	req = &r2
 	st.attempts++
 	authz, err := st.creds.authorization(req.Context())
 	if err != nil {

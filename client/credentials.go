@@ -83,6 +83,7 @@ func (t *tokenCredentials) refresh(_ context.Context, req *http.Request) bool {
 // Calls fail with it (wrapped) and are not retried.
 type TokenError struct{ Err error }
 
+// Error says that obtaining a token failed, and why.
 func (e *TokenError) Error() string { return "medspa: obtaining OAuth token: " + e.Err.Error() }
 
 // Unwrap returns the token source's error.

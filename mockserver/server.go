@@ -1,7 +1,3 @@
-// Package mockserver is the reference MedSpa API server: a full, stateful, in-memory
-// implementation of the contract, with an admin surface for tests (keys, reset, clock, faults,
-// fixtures, journal). Run it in-process (New, Server.Client, NewTest) or standalone
-// (cmd/medspa-mock).
 package mockserver
 
 import (

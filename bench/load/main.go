@@ -1,7 +1,7 @@
 // Command load measures the mock server's full stack against the physical limit of a minimal
 // net/http handler, in one run, on loopback only, in bounded time.
 //
-//	go run ./bench/load -duration 2s -c 32
+//	go run ./bench/load -duration 10s -c 32
 //
 // It starts two child processes of itself: the mock server (every feature on: auth, scopes, rate
 // limiting with an unlimited custom plan, audit, PHI sealing, journal) seeded with data, and a
@@ -112,22 +112,34 @@ func rssMiB(pid int) float64 {
 // scenario is one kind of request, built per iteration from the child's seed info.
 type scenario struct {
 	name string
+	// key names the info entry holding the credential to send ("key" when empty).
+	key string
 	// request returns method, path and body for iteration i against a server.
 	request func(info map[string]string, i int) (string, string, string)
 }
 
 var scenarios = []scenario{
-	{"get by id", func(info map[string]string, i int) (string, string, string) {
+	{name: "get by id", request: func(info map[string]string, i int) (string, string, string) {
 		return "GET", "/api/v1/patients/" + info["patient"], ""
 	}},
-	{"list page 1", func(map[string]string, int) (string, string, string) {
+	{name: "list page 1", request: func(map[string]string, int) (string, string, string) {
 		return "GET", "/api/v1/patients?page=1&perPage=25", ""
 	}},
-	{"list page 400", func(map[string]string, int) (string, string, string) {
+	{name: "list page 400", request: func(map[string]string, int) (string, string, string) {
 		return "GET", "/api/v1/patients?page=400&perPage=25", ""
 	}},
-	{"create patient", func(_ map[string]string, i int) (string, string, string) {
+	{name: "create patient", request: func(_ map[string]string, i int) (string, string, string) {
 		return "POST", "/api/v1/patients", fmt.Sprintf(`{"firstName":"Load","lastName":"Test%d","email":"load%d@example.com"}`, i, i)
+	}},
+	{name: "create payment", request: func(info map[string]string, i int) (string, string, string) {
+		invoices := strings.Split(info["invoices"], ",")
+		return "POST", "/api/v1/payments", fmt.Sprintf(`{"invoiceId":%q,"amount":%d,"method":"cash"}`, invoices[i%len(invoices)], 100+i%100)
+	}},
+	{name: "inventory adjust", request: func(info map[string]string, _ int) (string, string, string) {
+		return "POST", "/api/v1/inventory/adjust", fmt.Sprintf(`{"productId":%q,"delta":1,"reason":"received"}`, info["product"])
+	}},
+	{name: "revenue report", key: "reportKey", request: func(map[string]string, int) (string, string, string) {
+		return "GET", "/api/v1/reports/revenue", ""
 	}},
 }
 
@@ -138,7 +150,11 @@ type result struct {
 	p50, p99         time.Duration
 }
 
-func drive(ctx context.Context, base, key string, sc scenario, info map[string]string, conc int, d time.Duration) result {
+func drive(ctx context.Context, base string, sc scenario, info map[string]string, conc int, d time.Duration) result {
+	key := info["key"]
+	if sc.key != "" {
+		key = info[sc.key]
+	}
 	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -191,39 +207,57 @@ func drive(ctx context.Context, base, key string, sc scenario, info map[string]s
 func runDriver(d time.Duration, conc, patients int, only string) error {
 	ctx := context.Background()
 	start := time.Now()
+	// The baseline builds its map while the mock seeds.
+	var (
+		base    *child
+		baseErr error
+		wg      sync.WaitGroup
+	)
+	wg.Go(func() { base, baseErr = startChild("baseline", patients) })
 	mock, err := startChild("mock", patients)
+	wg.Wait()
+	if base != nil {
+		defer base.stop()
+	}
 	if err != nil {
 		return err
 	}
 	defer mock.stop()
-	base, err := startChild("baseline", patients)
-	if err != nil {
-		return err
+	if baseErr != nil {
+		return baseErr
 	}
-	defer base.stop()
-	fmt.Printf("seeded %d patients in %s (mock) — RSS at rest: mock %.1f MiB, baseline %.1f MiB\n",
-		patients, mock.info["seeded"], rssMiB(mock.cmd.Process.Pid), rssMiB(base.cmd.Process.Pid))
+	fmt.Printf("seeded the mock in-process in %s (%d patients: %s; %d invoices and %d payments: %s); servers up after %s\n",
+		mock.info["seeded"], patients, mock.info["seed.patients"], loadInvoices+reportInvoices, reportPayments, mock.info["seed.billing"], time.Since(start).Round(time.Millisecond))
+	fmt.Printf("RSS at rest: mock %s MiB empty, %.1f MiB seeded; baseline %.1f MiB seeded\n", mock.info["rss.empty"], rssMiB(mock.cmd.Process.Pid), rssMiB(base.cmd.Process.Pid))
 
+	getRSS := -1.0
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "scenario\tserver\treq/s\tp50\tp99\terrors\tours/baseline\t\n")
 	for _, sc := range scenarios {
 		if only != "" && !slices.Contains(strings.Split(only, ","), sc.name) {
 			continue
 		}
-		rb := drive(ctx, base.base, base.info["key"], sc, base.info, conc, d)
-		rm := drive(ctx, mock.base, mock.info["key"], sc, mock.info, conc, d)
+		rb := drive(ctx, base.base, sc, base.info, conc, d)
+		rm := drive(ctx, mock.base, sc, mock.info, conc, d)
 		ratio := 0.0
 		if rb.rps > 0 {
 			ratio = rm.rps / rb.rps
 		}
 		fmt.Fprintf(tw, "%s\tbaseline\t%.0f\t%s\t%s\t%d\t\t\n", sc.name, rb.rps, rb.p50.Round(time.Microsecond), rb.p99.Round(time.Microsecond), rb.errors)
 		fmt.Fprintf(tw, "%s\tmock\t%.0f\t%s\t%s\t%d\t%.2f\t\n", sc.name, rm.rps, rm.p50.Round(time.Microsecond), rm.p99.Round(time.Microsecond), rm.errors, ratio)
+		if sc.name == "get by id" {
+			getRSS = rssMiB(mock.cmd.Process.Pid)
+		}
 	}
 	_ = tw.Flush()
 	// Single-connection latency of the hottest path.
-	r1 := drive(ctx, mock.base, mock.info["key"], scenarios[0], mock.info, 1, d)
+	r1 := drive(ctx, mock.base, scenarios[0], mock.info, 1, d)
 	fmt.Printf("get by id at c=1: p50 %s, p99 %s (%.0f req/s)\n", r1.p50.Round(time.Microsecond), r1.p99.Round(time.Microsecond), r1.rps)
-	fmt.Printf("RSS after the runs: mock %.1f MiB; total time %s\n", rssMiB(mock.cmd.Process.Pid), time.Since(start).Round(time.Second))
+	if only == "" || slices.Contains(strings.Split(only, ","), "revenue report") {
+		rr := drive(ctx, mock.base, scenarios[len(scenarios)-1], mock.info, 1, min(d, 3*time.Second))
+		fmt.Printf("revenue report over %d payments at c=1: p50 %s, p99 %s\n", reportPayments, rr.p50.Round(time.Microsecond), rr.p99.Round(time.Microsecond))
+	}
+	fmt.Printf("RSS after the get run: mock %.1f MiB; after all runs: %.1f MiB; total time %s\n", getRSS, rssMiB(mock.cmd.Process.Pid), time.Since(start).Round(time.Second))
 	return nil
 }
 

@@ -72,3 +72,60 @@ func TestCanonicalFormIsSortedKeys(t *testing.T) {
 		t.Errorf("hash %s, want %s (from the sorted-key map encoding)", got, want)
 	}
 }
+
+// canonical is an event without its hash, fields declared in sorted key order, so that
+// encoding/json writes the canonical form (keys sorted, no whitespace) without a map to sort.
+type canonical struct {
+	Action       string `json:"action"`
+	Actor        string `json:"actor"`
+	At           string `json:"at"`
+	ID           string `json:"id"`
+	IP           string `json:"ip"`
+	Outcome      string `json:"outcome"`
+	PrevHash     string `json:"prevHash"`
+	RequestID    string `json:"requestId"`
+	ResourceID   string `json:"resourceId"`
+	ResourceType string `json:"resourceType"`
+}
+
+// TestHashMatchesEncodingJSON checks the hand-written canonical form against encoding/json for
+// values that need escaping.
+func TestHashMatchesEncodingJSON(t *testing.T) {
+	for _, v := range []string{"", "plain", `quo"te`, `back\\slash`, "<html>&", "tab\t", "é ü", "\u2028", "bad\xff", "ctl\x01"} {
+		e := Event{ID: "aud_" + v, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Actor: v, Action: v, ResourceType: v,
+			ResourceID: v, RequestID: v, IP: v, Outcome: v, PrevHash: GenesisHash}
+		b, err := json.Marshal(canonical{Action: e.Action, Actor: e.Actor, At: "2026-01-02T03:04:05Z", ID: e.ID, IP: e.IP,
+			Outcome: e.Outcome, PrevHash: e.PrevHash, RequestID: e.RequestID, ResourceID: e.ResourceID, ResourceType: e.ResourceType})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(append([]byte(GenesisHash), b...))
+		if got := ComputeHash(e); got != hex.EncodeToString(sum[:]) {
+			t.Errorf("%q: hash differs from encoding/json's canonical form", v)
+		}
+	}
+}
+
+// Ids of the server's form are stored compactly and come back as they went in; others as is.
+func TestIDsRoundTrip(t *testing.T) {
+	l := NewLog()
+	ids := [][2]string{
+		{"aud_0123456789abcdef0123456789abcdef", "req_fedcba9876543210fedcba9876543210"},
+		{"aud_0123456789ABCDEF0123456789ABCDEF", "req_short"},
+		{"aud_x", "req_0123456789abcdef0123456789abcdeg"},
+		{"", ""},
+		{"evt_0123456789abcdef0123456789abcdef", "aud_0123456789abcdef0123456789abcdef"},
+	}
+	for _, id := range ids {
+		l.Append("a", Event{ID: id[0], RequestID: id[1], At: time.Unix(0, 0)})
+	}
+	ev := l.Events("a")
+	for i, id := range ids {
+		if ev[i].ID != id[0] || ev[i].RequestID != id[1] {
+			t.Errorf("event %d: ids %q %q, want %q %q", i, ev[i].ID, ev[i].RequestID, id[0], id[1])
+		}
+	}
+	if !Verify(ev) {
+		t.Error("chain does not verify")
+	}
+}

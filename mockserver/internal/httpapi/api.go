@@ -150,7 +150,7 @@ func (a *API) serveAPI(w http.ResponseWriter, rq *request) {
 		problem.Write(w, rq.id, p)
 		return
 	}
-	if r.Body != nil {
+	if r.Body != nil && r.Body != http.NoBody {
 		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 		if err != nil {
 			problem.Write(w, rq.id, problem.New(http.StatusBadRequest, "malformed_json", "the request body could not be read"))
@@ -203,27 +203,31 @@ func (a *API) unrouted(r *http.Request) *problem.Problem {
 
 // authenticate resolves the bearer credential.
 func (a *API) authenticate(rq *request) (*auth.Credential, *problem.Problem) {
-	unauthorized := problem.New(http.StatusUnauthorized, "unauthorized", "missing or unknown credentials").
-		WithHeader("WWW-Authenticate", `Bearer realm="medspa"`)
 	h := rq.Header.Values("Authorization")
 	if len(h) != 1 {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	scheme, secret, ok := strings.Cut(h[0], " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" || strings.ContainsAny(secret, " \t") {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	if c, p := a.sec.authenticateToken(rq, secret); c != nil || p != nil {
 		return c, p
 	}
 	c, ok := a.keys.Lookup(secret)
 	if !ok {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	if !c.ExpiresAt.IsZero() && !a.store.Account(c.Account).Clock().Now().Before(c.ExpiresAt) {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	return c, nil
+}
+
+// unauthorized is the 401 of missing or unknown credentials (made only when needed).
+func unauthorized() *problem.Problem {
+	return problem.New(http.StatusUnauthorized, "unauthorized", "missing or unknown credentials").
+		WithHeader("WWW-Authenticate", `Bearer realm="medspa"`)
 }
 
 // clientAddr is the peer address, or the last X-Forwarded-For hop when the proxy is trusted.

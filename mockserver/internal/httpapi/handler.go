@@ -2,7 +2,7 @@ package httpapi
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"encoding/json"
 	"mime"
 	"net/http"
@@ -66,12 +66,21 @@ func (a *API) handler(rt route) http.Handler {
 	})
 }
 
-// run calls the handler and encodes its answer.
+// jsonHeader and noHeader are the headers of most answers, made once: run's callers and
+// writeAnswer only read them (writeAnswer shares the value slices with the response, whose
+// users replace values with Set rather than editing them), and idempotency entries keep them
+// without a copy per entry.
+var (
+	jsonHeader = http.Header{"Content-Type": {"application/json"}}
+	noHeader   = http.Header{}
+)
+
+// run calls the handler and encodes its answer. The returned header must not be modified.
 func (a *API) run(rq *request, rt route) (int, http.Header, []byte) {
 	status, v, err := rt.handle(rq)
-	h := http.Header{}
 	if err != nil {
 		p := problem.As(err)
+		h := make(http.Header, len(p.Header)+1)
 		for k, vs := range p.Header {
 			h[k] = vs
 		}
@@ -83,19 +92,16 @@ func (a *API) run(rq *request, rt route) (int, http.Header, []byte) {
 	}
 	switch b := v.(type) {
 	case nil:
-		return status, h, nil
+		return status, noHeader, nil
 	case rawBody:
-		h.Set("Content-Type", b.contentType)
-		return status, h, b.body
+		return status, http.Header{"Content-Type": {b.contentType}}, b.body
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {
 			p := problem.As(err)
-			h.Set("Content-Type", "application/problem+json")
-			return p.Status, h, p.Body(rq.id)
+			return p.Status, http.Header{"Content-Type": {"application/problem+json"}}, p.Body(rq.id)
 		}
-		h.Set("Content-Type", "application/json")
-		return status, h, out
+		return status, jsonHeader, out
 	}
 }
 
@@ -131,8 +137,12 @@ func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []st
 		problem.Write(w, rq.id, problem.Field("Idempotency-Key", "invalid_value", "must be 1–255 printable ASCII characters, sent once"))
 		return
 	}
-	sum := sha256.Sum256(rq.body)
-	fingerprint := rq.Method + " " + rq.URL.Path + " " + hex.EncodeToString(sum[:])
+	// The fingerprint is a digest of method, path and body: fixed-size, so a key kept for a day
+	// costs the same whatever the request (base64, as entries are exported as JSON).
+	h := sha256.New()
+	h.Write([]byte(rq.Method + " " + rq.URL.Path + " "))
+	h.Write(rq.body)
+	fingerprint := base64.RawStdEncoding.EncodeToString(h.Sum(nil))
 	scoped := rq.cred.ID + "\x00" + key
 	outcome, entry := rq.acct.BeginIdempotent(scoped, fingerprint)
 	switch outcome {

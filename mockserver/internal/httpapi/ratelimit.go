@@ -21,13 +21,22 @@ type limitState struct {
 	lim  *rate.Limiter
 	day  time.Time // UTC midnight starting the counted day
 	used int       // requests admitted that day
+	// policy and limit are the constant header values of the plan, made once.
+	policy, limit []string
 }
 
 func (s *security) limitFor(c *auth.Credential) *limitState {
 	if v, ok := s.limits.Load(c.ID); ok {
 		return v.(*limitState)
 	}
-	st := &limitState{plan: c.Plan, lim: rate.NewLimiter(rate.Limit(c.Plan.RatePerMinute/60), c.Plan.Burst)}
+	plan := c.Plan
+	refill := int64(math.Ceil(float64(plan.Burst) / (plan.RatePerMinute / 60)))
+	policy := `"burst";q=` + itoa(plan.Burst) + `;w=` + strconv.FormatInt(refill, 10)
+	if plan.Daily > 0 {
+		policy += `, "daily";q=` + itoa(plan.Daily) + `;w=86400`
+	}
+	st := &limitState{plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst),
+		policy: []string{policy}, limit: []string{itoa(plan.Burst)}}
 	v, _ := s.limits.LoadOrStore(c.ID, st)
 	return v.(*limitState)
 }
@@ -69,19 +78,17 @@ func (s *security) rateLimit(w http.ResponseWriter, rq *request) *problem.Proble
 
 	tokens := max(st.lim.TokensAt(now), 0)
 	full := int64(math.Ceil((float64(plan.Burst) - tokens) / perSecond))
-	refill := int64(math.Ceil(float64(plan.Burst) / perSecond))
-	remaining := int64(math.Floor(tokens))
-	policy := `"burst";q=` + itoa(plan.Burst) + `;w=` + strconv.FormatInt(refill, 10)
-	state := `"burst";r=` + strconv.FormatInt(remaining, 10) + `;t=` + strconv.FormatInt(full, 10)
+	remaining := strconv.FormatInt(int64(math.Floor(tokens)), 10)
+	state := `"burst";r=` + remaining + `;t=` + strconv.FormatInt(full, 10)
 	if plan.Daily > 0 {
-		policy += `, "daily";q=` + itoa(plan.Daily) + `;w=86400`
 		state += `, "daily";r=` + itoa(max(plan.Daily-st.used, 0)) + `;t=` + strconv.FormatInt(ceilSeconds(toMidnight), 10)
 	}
+	// Canonical keys assigned directly: no canonicalization, and the constant values shared.
 	h := w.Header()
-	h.Set("RateLimit-Policy", policy)
-	h.Set("RateLimit", state)
-	h.Set("X-RateLimit-Limit", itoa(plan.Burst))
-	h.Set("X-RateLimit-Remaining", strconv.FormatInt(remaining, 10))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(now.Unix()+full, 10))
+	h["Ratelimit-Policy"] = st.policy
+	h["Ratelimit"] = []string{state}
+	h["X-Ratelimit-Limit"] = st.limit
+	h["X-Ratelimit-Remaining"] = []string{remaining}
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(now.Unix()+full, 10)}
 	return p
 }

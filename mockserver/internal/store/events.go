@@ -6,9 +6,18 @@ import "github.com/medspa/medspa-go/webhooks"
 // statuses, amounts and counts only, never PHI (the webhooks data types have no PHI fields).
 type Event = webhooks.Event
 
+// EventLogSize is how many of the newest domain events an account keeps at least (Events, and
+// snapshots); it keeps at most twice as many. Nothing in the server reads older ones: webhook
+// deliveries and recorders take events from the hook as they happen, so memory stays bounded
+// under load.
+const EventLogSize = 10_000
+
 // emit records an event; the caller holds a.mu. The hook must not block.
 func (a *Account) emit(typ webhooks.EventType, data webhooks.EventData) {
 	e := Event{ID: a.newID("evt"), Type: typ, CreatedAt: a.Now(), Data: data}
+	if len(a.data.Events) >= 2*EventLogSize { // amortized: one copy per EventLogSize events
+		a.data.Events = append(make([]Event, 0, 2*EventLogSize), a.data.Events[len(a.data.Events)-EventLogSize+1:]...)
+	}
 	a.data.Events = append(a.data.Events, e)
 	a.store.mu.RLock()
 	f := a.store.onEvent
@@ -18,7 +27,7 @@ func (a *Account) emit(typ webhooks.EventType, data webhooks.EventData) {
 	}
 }
 
-// Events returns the account's event log, oldest first.
+// Events returns the account's event log (at least the newest EventLogSize events), oldest first.
 func (a *Account) Events() []Event {
 	a.mu.RLock()
 	defer a.mu.RUnlock()

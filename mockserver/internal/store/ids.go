@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -69,11 +70,14 @@ func (g *IDGen) New(prefix string, t time.Time) string {
 	u[0], u[1], u[2], u[3], u[4], u[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
 	u[6] = 0x70 | u[6]&0x0f // version 7
 	u[8] = 0x80 | u[8]&0x3f // RFC 9562 variant
-	buf := make([]byte, len(prefix)+1+32)
-	copy(buf, prefix)
-	buf[len(prefix)] = '_'
-	hex.Encode(buf[len(prefix)+1:], u[:])
-	return string(buf)
+	var hx [32]byte
+	hex.Encode(hx[:], u[:])
+	var b strings.Builder // one allocation: the id itself
+	b.Grow(len(prefix) + 1 + len(hx))
+	b.WriteString(prefix)
+	b.WriteByte('_')
+	b.Write(hx[:])
+	return b.String()
 }
 
 // ValidID reports whether id has the prefix and 32 lowercase hex digits, so malformed ids in

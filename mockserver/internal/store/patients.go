@@ -21,18 +21,11 @@ type PatientRecord struct {
 	Sealed     []byte    `json:"sealed"`     // the PHI fields, AES-256-GCM
 }
 
-// phiOf keeps the PHI fields of p, for sealing.
-func phiOf(p *patients.Patient) patients.Patient {
-	return patients.Patient{
-		FirstName: p.FirstName, LastName: p.LastName, Email: p.Email, Phone: p.Phone,
-		DateOfBirth: p.DateOfBirth, Gender: p.Gender, Address: p.Address, Allergies: p.Allergies, Notes: p.Notes,
-	}
-}
-
+// sealPatient sets r's sealed PHI, email index and tags from p. It touches no account state,
+// so creates run it before taking the lock.
 func (a *Account) sealPatient(r *PatientRecord, p *patients.Patient) {
-	phi := phiOf(p)
-	b, _ := json.Marshal(&phi) // plain structs: cannot fail
-	r.Sealed = a.store.sealer.Seal(b)
+	var buf [256]byte
+	r.Sealed = a.store.sealer.Seal(encodePHI(buf[:0], p))
 	r.EmailIndex = a.store.sealer.Index(p.Email)
 	r.Tags = slices.Clone(p.Tags)
 }
@@ -44,7 +37,7 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	if err != nil {
 		return p, err
 	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := decodePHI(b, &p); err != nil {
 		return p, err
 	}
 	p.ID, p.CreatedAt, p.UpdatedAt, p.Tags = r.ID, r.CreatedAt, r.UpdatedAt, slices.Clone(r.Tags)
@@ -53,14 +46,15 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 
 // CreatePatient stores a validated patient; createdAt may be backdated (fixtures) when non-zero.
 func (a *Account) CreatePatient(p patients.Patient, createdAt time.Time) (patients.Patient, error) {
+	r := &PatientRecord{}
+	a.sealPatient(r, &p) // the crypto, outside the lock
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.Now()
 	if createdAt.IsZero() {
 		createdAt = now
 	}
-	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: createdAt, UpdatedAt: createdAt}
-	a.sealPatient(r, &p)
+	r.ID, r.CreatedAt, r.UpdatedAt = a.store.ids.New("pat", createdAt), createdAt, createdAt
 	a.data.Patients.insert(r)
 	a.emit(webhooks.EventPatientCreated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)

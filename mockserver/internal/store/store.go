@@ -109,8 +109,9 @@ type Account struct {
 	mu   sync.RWMutex
 	data *data
 
-	idemMu sync.Mutex
-	idem   map[string]*IdempotencyEntry
+	idemMu      sync.Mutex
+	idem        map[string]*IdempotencyEntry
+	idemSweepAt int // sweep expired keys when idem reaches this size
 }
 
 // data is everything Reset empties, snapshots copy and -data files persist. Every field is

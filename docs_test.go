@@ -1,0 +1,49 @@
+package medspa_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/medspa/medspa-go/client"
+)
+
+// TestDocsAgree keeps the README, CI, go.mod and changelog in step: the README's test command
+// is exactly the one .ci/run runs, every direct dependency is in its table, and the changelog's
+// newest release is client.Version.
+func TestDocsAgree(t *testing.T) {
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	readme, ci, changelog := read("README.md"), read(".ci/run"), read("CHANGELOG.md")
+
+	// Every direct dependency has a line of why in the README's table.
+	for _, m := range regexp.MustCompile(`(?m)^\t(\S+) v\S+$`).FindAllStringSubmatch(read("go.mod"), -1) {
+		if !strings.Contains(readme, "| `"+m[1]+"` |") {
+			t.Errorf("README's dependency table lacks %s", m[1])
+		}
+	}
+
+	testCmd := regexp.MustCompile(`(?m)^go test .*$`)
+	ciCmd := testCmd.FindString(ci)
+	if ciCmd == "" || !strings.Contains(readme, "\n"+ciCmd+" ") {
+		t.Errorf("README lacks .ci/run's test command %q", ciCmd)
+	}
+	if !strings.Contains(readme, "\ngo run ./examples/quickstart ") {
+		t.Error("README lacks the quickstart command")
+	}
+
+	release := regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$`).FindStringSubmatch(changelog)
+	if release == nil || release[1] != client.Version {
+		t.Errorf("newest CHANGELOG release %v, client.Version %s", release, client.Version)
+	}
+	if !strings.Contains(readme, "medspa-go/"+client.Version+" ") {
+		t.Errorf("README's User-Agent example is not version %s", client.Version)
+	}
+}

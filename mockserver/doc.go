@@ -1,0 +1,30 @@
+// Package mockserver is the reference MedSpa API server: a full, stateful, in-memory
+// implementation of the contract — validation, rules, errors, rate limits, OAuth, request and
+// response signatures, webhooks, audit log — with controls for tests.
+//
+// Run it in-process from Go, with no network:
+//
+//	srv, c := mockserver.NewTest(t) // isolated server and a ready *medspa.Client, closed with t
+//	c, key, err := srv.NewClient()  // another client, with its key (key.Account names its account)
+//
+// or standalone for any language (cmd/medspa-mock), where every control is also under /__admin/
+// (described by /__admin/openapi.yaml).
+//
+// Every API key (CreateAPIKey) gets a fresh, empty account unless it names one, so parallel
+// tests can share a server without seeing each other's data, limits, clocks or webhooks.
+//
+// Controls, per account ("" = server-wide where it applies):
+//
+//   - clock: SetTime, AdvanceTime, RealTime, Now — every time-based rule follows;
+//   - fixtures: LoadFixtures, created through the API's own rules;
+//   - snapshots: Snapshot and Restore, the whole state by name;
+//   - faults: InjectFault (status with the contract's problem, Retry-After, delay, dropped
+//     connection, after commit), ClearFaults;
+//   - journal: Requests, a bounded, redacted log of what the server saw;
+//   - events and webhooks: RecordEvents, Deliveries; AuditEvents and VerifyAuditChain;
+//   - Reset, SaveState and LoadState.
+//
+// WithSeed and WithStartTime make a server deterministic: the same test gives byte-identical
+// responses run after run. WithStrictValidation validates every request against the OpenAPI
+// document first. See docs/mock-server.md for the full reference.
+package mockserver

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/patients"
+)
+
+// A patient's PHI is sealed in a compact binary form rather than JSON: it is opened on every
+// read of every patient (a list page opens 25), and decoding JSON by reflection cost more than
+// the AES-GCM itself. The form is a version byte then length-prefixed fields in a fixed order.
+// Sealed JSON (a leading '{', from data files of earlier versions) still opens.
+const phiV1 = 1
+
+var errPHICorrupt = errors.New("store: sealed patient data is corrupt")
+
+// encodePHI appends the PHI fields of p to b.
+func encodePHI(b []byte, p *patients.Patient) []byte {
+	b = append(b, phiV1)
+	for _, s := range []string{p.FirstName, p.LastName, p.Email, p.Phone, string(p.Gender), p.Notes} {
+		b = appendStr(b, s)
+	}
+	b = binary.AppendVarint(b, int64(p.DateOfBirth.Year))
+	b = binary.AppendUvarint(b, uint64(p.DateOfBirth.Month))
+	b = binary.AppendUvarint(b, uint64(p.DateOfBirth.Day))
+	if a := p.Address; a == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		for _, s := range []string{a.Line1, a.Line2, a.City, a.State, a.PostalCode, a.Country} {
+			b = appendStr(b, s)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(p.Allergies)))
+	for _, s := range p.Allergies {
+		b = appendStr(b, s)
+	}
+	return b
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// decodePHI sets the PHI fields of p from what encodePHI (or, for old data, json.Marshal)
+// produced. As with the JSON form, an empty allergy list reads back as nil.
+func decodePHI(b []byte, p *patients.Patient) error {
+	if len(b) > 0 && b[0] == '{' {
+		return json.Unmarshal(b, p)
+	}
+	if len(b) == 0 || b[0] != phiV1 {
+		return errPHICorrupt
+	}
+	d := phiDecoder{b: b[1:]}
+	var gender string
+	for _, s := range []*string{&p.FirstName, &p.LastName, &p.Email, &p.Phone, &gender, &p.Notes} {
+		*s = d.str()
+	}
+	p.Gender = patients.Gender(gender)
+	year, month, day := d.varint(), d.uvarint(), d.uvarint()
+	p.DateOfBirth = client.Date{Year: int(year), Month: time.Month(month), Day: int(day)}
+	switch d.byte() {
+	case 0:
+	case 1:
+		a := &patients.Address{}
+		for _, s := range []*string{&a.Line1, &a.Line2, &a.City, &a.State, &a.PostalCode, &a.Country} {
+			*s = d.str()
+		}
+		p.Address = a
+	default:
+		d.err = errPHICorrupt
+	}
+	if n := d.uvarint(); n > 0 && n <= uint64(len(d.b)) {
+		p.Allergies = make([]string, n)
+		for i := range p.Allergies {
+			p.Allergies[i] = d.str()
+		}
+	} else if n > 0 {
+		d.err = errPHICorrupt
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errPHICorrupt
+	}
+	return d.err
+}
+
+// phiDecoder reads encodePHI's fields; the first error sticks and later reads return zeros.
+type phiDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *phiDecoder) fail() { d.err, d.b = errPHICorrupt, nil }
+
+func (d *phiDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *phiDecoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *phiDecoder) byte() byte {
+	if len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *phiDecoder) str() string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}

@@ -1,0 +1,291 @@
+package medspa_test
+
+// The README's snippets, compiled (and, where they need no real API, run) so that they stay true.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/inventory"
+	"github.com/medspa/medspa-go/mockserver"
+	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/reports"
+	"github.com/medspa/medspa-go/webhooks"
+)
+
+// TestREADMETour runs the README's tour against the in-process mock server.
+func TestREADMETour(t *testing.T) {
+	_, c := mockserver.NewTest(t)
+	tour(t, c)
+}
+
+func tour(t *testing.T, c *medspa.Client) {
+	ctx := context.Background()
+	check := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var apiErr *medspa.Error
+	from, to := time.Now().AddDate(0, 0, -7), time.Now().Add(time.Minute)
+	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", Phone: "+15551234567"})
+	check(err)
+
+	// Patients
+	p, err = c.Patients.Update(ctx, p.ID, &patients.UpdateParams{
+		Notes: medspa.Set("Prefers mornings."),
+		Phone: medspa.Null[string](),
+	})
+	check(err)
+	page, err := c.Patients.List(ctx, &patients.ListParams{
+		ListOptions: client.ListOptions{PerPage: 50}, Sort: patients.SortCreatedDesc,
+	})
+	check(err)
+	if p.Phone != "" || page.Meta.Total != 1 {
+		t.Fatalf("patient %+v, total %d", p, page.Meta.Total)
+	}
+
+	// Appointments
+	start := time.Date(2030, time.January, 7, 9, 0, 0, 0, time.UTC)
+	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: p.ID, ProviderID: "prv_9", Service: "Hydrafacial",
+		StartAt: start, EndAt: start.Add(time.Hour),
+	})
+	check(err)
+	_, err = c.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: p.ID, ProviderID: "prv_9", Service: "Hydrafacial",
+		StartAt: start, EndAt: start.Add(time.Hour),
+	})
+	if errors.Is(err, medspa.ErrAppointmentConflict) && errors.As(err, &apiErr) {
+		t.Log("slot taken by", apiErr.ConflictingID)
+	} else {
+		t.Fatalf("conflict: %v", err)
+	}
+	apt, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{
+		Status: medspa.Set(appointments.StatusConfirmed),
+	})
+	check(err)
+
+	// Billing
+	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+		PatientID: p.ID, AppointmentID: apt.ID, TaxRateBps: 825, // 8.25%
+		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: billing.Amount(19900)}},
+	})
+	check(err)
+	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
+		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds,
+	})
+	if errors.Is(err, medspa.ErrCardDeclined) && errors.As(err, &apiErr) {
+		t.Log("declined:", apiErr.DeclineCode, "payment", apiErr.PaymentID)
+	} else {
+		t.Fatalf("decline: %v", err)
+	}
+	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenVisa,
+	})
+	check(err)
+	if pay.Status != billing.PaymentSucceeded {
+		t.Fatalf("payment %+v", pay)
+	}
+	check(c.Appointments.Cancel(ctx, apt.ID))
+
+	// Inventory
+	prod, err := c.Products.Create(ctx, &inventory.ProductCreateParams{
+		SKU: "JUV-VOL", Name: "Juvederm Voluma", Category: inventory.CategoryFiller,
+		Unit: inventory.UnitSyringe, Price: 85000, TrackLots: true, ReorderPoint: 2,
+	})
+	check(err)
+	adj, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{
+		ProductID: prod.ID, Delta: 4, Reason: inventory.ReasonReceived,
+		LotNumber: "V-77", ExpiresOn: client.NewDate(2028, time.June, 30),
+	})
+	check(err)
+	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: -9, Reason: inventory.ReasonUsed})
+	if errors.Is(err, medspa.ErrInsufficientStock) && errors.As(err, &apiErr) {
+		t.Log("only", *apiErr.Available, "on hand")
+	} else {
+		t.Fatalf("stock: %v", err)
+	}
+	low := false
+	n := 0
+	for rec, err := range c.Inventory.All(ctx, &inventory.StockListParams{LowStock: &low}) {
+		check(err)
+		if rec.OnHand != adj.OnHandAfter {
+			t.Fatalf("stock %+v", rec)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Fatalf("%d stock records", n)
+	}
+
+	// Reports
+	rev, err := c.Reports.Revenue(ctx, &reports.RevenueParams{
+		From: from, To: to, Timezone: "America/New_York", GroupBy: reports.GroupByWeek,
+	})
+	check(err)
+	if rev.Totals.Collected != pay.Amount {
+		t.Fatalf("revenue %+v", rev.Totals)
+	}
+	custom, err := c.Reports.Custom(ctx, &reports.CustomParams{
+		From: from, To: to, Source: reports.SourcePayments,
+		GroupBy: []string{"method"}, Metrics: []string{"count", "sum:amount"},
+		Filters: []string{reports.Filter("status", "succeeded")},
+	})
+	check(err)
+	type row struct {
+		Method string
+		Count  int64
+		Sum    int64 `report:"sum:amount"`
+	}
+	rows, err := reports.Decode[row](custom)
+	check(err)
+	if len(rows) != 1 || rows[0] != (row{"card", 1, pay.Amount}) {
+		t.Fatalf("custom %+v", rows)
+	}
+	body, err := c.Reports.CSV(ctx, reports.Revenue, &reports.RevenueParams{From: from, To: to})
+	check(err)
+	check(body.Close())
+
+	// Webhook endpoints (https endpoints are not reachable from the test: no delivery is awaited)
+	ep, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
+		URL:    "https://hooks.example.com/medspa",
+		Events: []webhooks.EventType{webhooks.EventAppointmentCreated, webhooks.EventPaymentSucceeded},
+	})
+	check(err)
+	if ep.Secret == "" {
+		t.Fatal("no secret")
+	}
+
+	// Errors and retries
+	_, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
+	if !errors.Is(err, medspa.ErrValidation) || !errors.As(err, &apiErr) || len(apiErr.Fields) != 2 {
+		t.Fatalf("validation: %v", err)
+	}
+	_, err = c.Patients.Get(ctx, p.ID, medspa.WithMaxRetries(0))
+	check(err)
+}
+
+// TestREADMEMockServer runs the README's mock-server test.
+func TestREADMEMockServer(t *testing.T) {
+	ctx := context.Background()
+	srv, _ := mockserver.NewTest(t)
+	c, key, err := srv.NewClient() // NewClient also returns the key, for its account
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetTime(key.Account, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) // freeze the clock
+	rec := srv.RecordEvents(key.Account)                                    // domain events, in process
+
+	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := rec.Wait(ctx, 1)
+	if err != nil || len(events) != 1 || events[0].Type != webhooks.EventPatientCreated {
+		t.Fatalf("events %v, %v", events, err)
+	}
+	srv.AdvanceTime(key.Account, 25*time.Hour)
+	if !p.CreatedAt.Equal(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) || !srv.Now(key.Account).Equal(p.CreatedAt.Add(25*time.Hour)) {
+		t.Fatalf("clock: created %v, now %v", p.CreatedAt, srv.Now(key.Account))
+	}
+}
+
+// The README's webhook receiver (compiled, not run).
+func Example_webhookReceiver() {
+	h := webhooks.NewHandler(os.Getenv("MEDSPA_WEBHOOK_SECRET"), func(ctx context.Context, e *webhooks.Event) error {
+		if p, ok := e.Payment(); ok {
+			log.Println(e.Type, p.ID, p.InvoiceID, p.Amount, p.Currency) // ids and amounts only: events carry no PHI
+		}
+		return nil // an error answers 500 and the API retries later
+	})
+	http.Handle("POST /medspa/webhooks", h)
+	log.Fatal(http.ListenAndServe(":8000", nil))
+}
+
+// The README's authorization-code flow with PKCE in a web app (compiled, not run; see
+// client.ExampleWithOAuth2 for a run against the mock server).
+func Example_oauthAuthorizationCode() {
+	clientID, clientSecret := os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET")
+	cfg := &oauth2.Config{
+		ClientID: clientID, ClientSecret: clientSecret,
+		RedirectURL: "https://app.example/callback", Scopes: []string{"patients:read"},
+		Endpoint: medspa.OAuthEndpoint(client.DefaultBaseURL), // /oauth/authorize, /oauth/token
+	}
+	const state = "per-session-random-state"
+	verifier := oauth2.GenerateVerifier() // keep it in the user's session
+	http.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)), http.StatusFound)
+	})
+	http.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if r.URL.Query().Get("state") != state {
+			http.Error(w, "bad state", http.StatusBadRequest)
+			return
+		}
+		tok, err := cfg.Exchange(ctx, r.URL.Query().Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			http.Error(w, "login failed", http.StatusBadGateway)
+			return
+		}
+		c, err := medspa.New(medspa.WithOAuth2(cfg, tok)) // refreshes (and keeps rotated refresh tokens)
+		if err != nil {
+			http.Error(w, "login failed", http.StatusInternalServerError)
+			return
+		}
+		page, err := c.Patients.List(ctx, nil)
+		if err != nil {
+			http.Error(w, "API call failed", http.StatusBadGateway)
+			return
+		}
+		fmt.Fprintln(w, page.Meta.Total, "patients")
+	})
+	log.Fatal(http.ListenAndServe(":8000", nil))
+}
+
+// The README's client set-ups (compiled, not run).
+func Example_configuration() {
+	ctx := context.Background()
+	key := os.Getenv("MEDSPA_API_KEY")
+
+	// Client credentials.
+	_, err := medspa.New(medspa.WithClientCredentials(os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET"), "patients:read", "appointments:write"))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Request signing.
+	_, err = medspa.New(
+		medspa.WithAPIKey(os.Getenv("MEDSPA_API_KEY")),
+		medspa.WithSigning(os.Getenv("MEDSPA_KEY_ID"), os.Getenv("MEDSPA_SIGNING_SECRET")), // key_…, mss_…
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Plans, rate-limit state, debug logs.
+	c, err := medspa.New(medspa.WithAPIKey(key), medspa.WithPlan(medspa.PlanStarter), medspa.WithLogger(slog.Default()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var resp *client.Response
+	_, err = c.Patients.List(ctx, nil, medspa.WithResponseInto(&resp))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(resp.RateLimit.Remaining, resp.RateLimit.Reset, resp.RateLimit.DailyRemaining, resp.RequestID)
+}

@@ -1,0 +1,115 @@
+package reports_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/mockserver"
+	"github.com/medspa/medspa-go/patients"
+	"github.com/medspa/medspa-go/reports"
+)
+
+var day = time.Date(2026, time.November, 20, 0, 0, 0, 0, time.UTC)
+
+// exampleClient returns a client of an in-process mock server whose clock is frozen at 3 pm on
+// day, with one invoice of $100 paid by card and one of $50 paid in cash.
+func exampleClient() *medspa.Client {
+	ctx := context.Background()
+	srv := mockserver.New()
+	c, key, err := srv.NewClient()
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv.SetTime(key.Account, day.Add(15*time.Hour))
+	p, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	for _, sale := range []struct {
+		amount int64
+		method billing.PaymentMethod
+	}{{10000, billing.MethodCard}, {5000, billing.MethodCash}} {
+		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
+			LineItems: []billing.LineItemParams{{Description: "Facial", Quantity: 1, UnitAmount: billing.Amount(sale.amount)}}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		pay := &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: sale.amount, Method: sale.method}
+		if sale.method == billing.MethodCard {
+			pay.CardToken = billing.TokenVisa
+		}
+		if _, err := c.Payments.Create(ctx, pay); err != nil {
+			log.Fatal(err)
+		}
+	}
+	return c
+}
+
+// The revenue report: amounts collected and invoiced per bucket, in minor units.
+func ExampleService_Revenue() {
+	c := exampleClient()
+	rev, err := c.Reports.Revenue(context.Background(), &reports.RevenueParams{
+		From: day, To: day.AddDate(0, 0, 1), Timezone: "UTC", GroupBy: reports.GroupByDay,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range rev.Data {
+		fmt.Println(r.Key, r.Collected, r.Payments, r.Invoiced, r.Invoices)
+	}
+	// Output: 2026-11-20 15000 2 15000 2
+}
+
+// A custom report groups a source's records by fields and computes metrics; Decode reads the
+// rows into structs.
+func ExampleService_Custom() {
+	c := exampleClient()
+	r, err := c.Reports.Custom(context.Background(), &reports.CustomParams{
+		From: day, To: day.AddDate(0, 0, 1),
+		Source:  reports.SourcePayments,
+		GroupBy: []string{"method"},
+		Metrics: []string{"count", "sum:amount"},
+		Filters: []string{reports.Filter("status", "succeeded")},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	type row struct {
+		Method string
+		Count  int64
+		Sum    int64 `report:"sum:amount"`
+	}
+	rows, err := reports.Decode[row](r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.Columns)
+	for _, x := range rows {
+		fmt.Println(x.Method, x.Count, x.Sum)
+	}
+	// Output:
+	// [method count sum:amount]
+	// card 1 10000
+	// cash 1 5000
+}
+
+// Any report downloads as CSV; the caller reads and closes the body.
+func ExampleService_CSV() {
+	c := exampleClient()
+	body, err := c.Reports.CSV(context.Background(), reports.Revenue, &reports.RevenueParams{
+		From: day, To: day.AddDate(0, 0, 1), GroupBy: reports.GroupByDay,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer body.Close()
+	sc := bufio.NewScanner(body)
+	for sc.Scan() {
+		fmt.Println(sc.Text())
+	}
+	// Output:
+	// key,collected,payments,invoiced,invoices
+	// 2026-11-20,15000,2,15000,2
+}
