@@ -527,14 +527,7 @@ func TestInvoiceListFilters(t *testing.T) {
 	}
 	listIDs := func(p *billing.InvoiceListParams) []string {
 		t.Helper()
-		var out []string
-		for inv, err := range c.Invoices.All(ctx, p) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, inv.ID)
-		}
-		return out
+		return testenv.Collect(t, c.Invoices.All(ctx, p), func(inv billing.Invoice) string { return inv.ID })
 	}
 	pick := func(is ...int) []string {
 		var out []string

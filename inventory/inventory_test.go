@@ -265,14 +265,7 @@ func TestProductListFilters(t *testing.T) {
 	}
 	list := func(p *inventory.ProductListParams) []string {
 		t.Helper()
-		var out []string
-		for prod, err := range c.Products.All(ctx, p) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, prod.ID)
-		}
-		return out
+		return testenv.Collect(t, c.Products.All(ctx, p), func(p inventory.Product) string { return p.ID })
 	}
 	pick := func(is ...int) []string {
 		var out []string
@@ -489,14 +482,7 @@ func TestStockListFilters(t *testing.T) {
 	key := func(s inventory.StockRecord) string { return s.SKU + "@" + s.Location }
 	list := func(p *inventory.StockListParams) []string {
 		t.Helper()
-		var out []string
-		for s, err := range c.Inventory.All(ctx, p) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, key(s))
-		}
-		return out
+		return testenv.Collect(t, c.Inventory.All(ctx, p), key)
 	}
 	for _, tc := range []struct {
 		name string

@@ -181,14 +181,7 @@ func TestListFiltersSortAndPaging(t *testing.T) {
 	}
 	list := func(p patients.ListParams) []string {
 		t.Helper()
-		var out []string
-		for pt, err := range env.Client.Patients.All(ctx, &p) {
-			if err != nil {
-				t.Fatalf("All(%+v): %v", p, err)
-			}
-			out = append(out, pt.ID)
-		}
-		return out
+		return testenv.Collect(t, env.Client.Patients.All(ctx, &p), func(p patients.Patient) string { return p.ID })
 	}
 	rev := slices.Clone(ids)
 	slices.Reverse(rev)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -159,4 +160,18 @@ func (e *Env) Total(t testing.TB, path string) int {
 		t.Fatalf("list %s: %v", path, err)
 	}
 	return l.Meta.Total
+}
+
+// Collect drains a service's All iterator into the keys of its records (usually the id), failing
+// t on the first error.
+func Collect[T any](t testing.TB, seq iter.Seq2[T, error], key func(T) string) []string {
+	t.Helper()
+	var out []string
+	for v, err := range seq {
+		if err != nil {
+			t.Fatalf("iterating: %v", err)
+		}
+		out = append(out, key(v))
+	}
+	return out
 }
