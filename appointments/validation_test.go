@@ -2,7 +2,6 @@ package appointments_test
 
 import (
 	"encoding/json"
-	"github.com/medspa/medspa-go/internal/testenv"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 )
 

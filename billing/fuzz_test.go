@@ -1,14 +1,12 @@
 package billing_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
@@ -51,25 +49,8 @@ func FuzzBillingBodies(f *testing.F) {
 	}
 	hc := srv.Client()
 	send := func(t *testing.T, path string, body []byte) int {
-		req, _ := http.NewRequest(http.MethodPost, mockserver.InProcessBaseURL+path, bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key.Key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode >= 500 {
-			t.Fatalf("%q: %d %s", body, resp.StatusCode, b)
-		}
-		if resp.StatusCode >= 400 {
-			var pb struct{ Status int }
-			if json.Unmarshal(b, &pb) != nil || pb.Status != resp.StatusCode || resp.Header.Get("Content-Type") != "application/problem+json" {
-				t.Fatalf("%d without a problem body: %s", resp.StatusCode, b)
-			}
-		}
-		return resp.StatusCode
+		status, _ := testenv.Send(t, hc, http.MethodPost, mockserver.InProcessBaseURL+path, key.Key, "application/json", body)
+		return status
 	}
 	onHand := func() int64 {
 		page, _ := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: prd.ID})

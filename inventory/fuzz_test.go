@@ -1,14 +1,13 @@
 package inventory_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 )
@@ -42,25 +41,8 @@ func FuzzInventoryBodies(f *testing.F) {
 	}
 	hc := srv.Client()
 	send := func(t *testing.T, method, path string, body []byte) int {
-		req, _ := http.NewRequest(method, mockserver.InProcessBaseURL+path, bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key.Key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode >= 500 {
-			t.Fatalf("%q: %d %s", body, resp.StatusCode, b)
-		}
-		if resp.StatusCode >= 400 {
-			var pb struct{ Status int }
-			if json.Unmarshal(b, &pb) != nil || pb.Status != resp.StatusCode || resp.Header.Get("Content-Type") != "application/problem+json" {
-				t.Fatalf("%d without a problem body: %s", resp.StatusCode, b)
-			}
-		}
-		return resp.StatusCode
+		status, _ := testenv.Send(t, hc, method, mockserver.InProcessBaseURL+path, key.Key, "application/json", body)
+		return status
 	}
 	records := func() string {
 		var out []string

@@ -2,12 +2,12 @@ package mockserver_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 )
 
@@ -27,39 +27,14 @@ func newFuzzTarget(t testing.TB) *fuzzTarget {
 	return &fuzzTarget{srv: srv, hc: srv.Client(), key: key.Key}
 }
 
-// send issues one request and checks the properties every answer must have: never a 5xx, and
-// every error is the contract's problem document with a matching status.
+// send issues one request and checks the properties every answer must have (testenv.Send).
 func (f *fuzzTarget) send(t *testing.T, method, target, contentType string, body []byte) int {
 	t.Helper()
-	req, err := http.NewRequest(method, mockserver.InProcessBaseURL+target, strings.NewReader(string(body)))
-	if err != nil {
+	if _, err := http.NewRequest(method, mockserver.InProcessBaseURL+target, nil); err != nil {
 		return 0 // not a request a client could send
 	}
-	req.Header.Set("Authorization", "Bearer "+f.key)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := f.hc.Do(req)
-	if err != nil {
-		t.Fatalf("%s %q: transport error %v", method, target, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 500 {
-		t.Fatalf("%s %q body %q: status %d %s", method, target, body, resp.StatusCode, b)
-	}
-	if resp.StatusCode >= 400 {
-		var p struct {
-			Status int    `json:"status"`
-			Code   string `json:"code"`
-			Type   string `json:"type"`
-		}
-		if resp.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(b, &p) != nil ||
-			p.Status != resp.StatusCode || p.Code == "" || p.Type != "https://docs.medspa.dev/errors/"+p.Code {
-			t.Fatalf("%s %q: status %d without a proper problem body: %s", method, target, resp.StatusCode, b)
-		}
-	}
-	return resp.StatusCode
+	status, _ := testenv.Send(t, f.hc, method, mockserver.InProcessBaseURL+target, f.key, contentType, body)
+	return status
 }
 
 func (f *fuzzTarget) total(t *testing.T, path string) int {

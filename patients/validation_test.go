@@ -2,12 +2,13 @@ package patients_test
 
 import (
 	"encoding/json"
-	"github.com/medspa/medspa-go/internal/testenv"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/medspa/medspa-go/internal/testenv"
 )
 
 // problemBody is the part of a problem document the rule tests check.

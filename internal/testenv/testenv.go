@@ -175,3 +175,39 @@ func Collect[T any](t testing.TB, seq iter.Seq2[T, error], key func(T) string) [
 	}
 	return out
 }
+
+// Send issues one request through hc with a bearer key (and a Content-Type when contentType is
+// not empty) and checks what every answer must be: never a 5xx, and every 4xx the contract's
+// problem document with the matching status, code and type. It returns the status and body.
+func Send(t testing.TB, hc *http.Client, method, url, key, contentType string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("building %s %q: %v", method, url, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("%s %q: transport error %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 500 {
+		t.Fatalf("%s %q body %q: status %d %s", method, url, body, resp.StatusCode, b)
+	}
+	if resp.StatusCode >= 400 {
+		var p struct {
+			Status int    `json:"status"`
+			Code   string `json:"code"`
+			Type   string `json:"type"`
+		}
+		if resp.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(b, &p) != nil ||
+			p.Status != resp.StatusCode || p.Code == "" || p.Type != "https://docs.medspa.dev/errors/"+p.Code {
+			t.Fatalf("%s %q: status %d without a proper problem body: %s", method, url, resp.StatusCode, b)
+		}
+	}
+	return resp.StatusCode, b
+}
