@@ -211,3 +211,18 @@ func Send(t testing.TB, hc *http.Client, method, url, key, contentType string, b
 	}
 	return resp.StatusCode, b
 }
+
+// Unlimited returns an in-process SDK client of srv and its key, on a fresh account with a custom
+// plan no test can exhaust, for fuzzing and load loops that must never meet a 429.
+func Unlimited(t testing.TB, srv *mockserver.Server) (*medspa.Client, mockserver.APIKey) {
+	t.Helper()
+	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "custom", RatePerMinute: 1e9, Burst: 1e9, Scopes: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := medspa.New(medspa.WithAPIKey(key.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, key
+}
