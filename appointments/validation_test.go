@@ -92,13 +92,7 @@ func TestCreateRules(t *testing.T) {
 				}
 				return
 			}
-			var p problemBody
-			if err := json.Unmarshal(b, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
-				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, b)
-			}
-			if got := p.Fields(); !slices.Equal(got, tc.want) {
-				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
-			}
+			testenv.ExpectFields(t, resp, b, tc.want)
 			if after := e.count(t); after != before {
 				t.Errorf("a rejected create changed the count: %d → %d", before, after)
 			}

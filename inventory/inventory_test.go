@@ -214,13 +214,7 @@ func TestProductRules(t *testing.T) {
 				}
 				return
 			}
-			var p problemBody
-			if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
-				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, body)
-			}
-			if got := p.Fields(); !slices.Equal(got, tc.want) {
-				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
-			}
+			testenv.ExpectFields(t, resp, body, tc.want)
 			if after := total(t, env, "/api/v1/products"); after != before {
 				t.Errorf("a rejected create changed the count: %d → %d", before, after)
 			}
@@ -366,13 +360,7 @@ func TestAdjustRules(t *testing.T) {
 				}
 				return
 			}
-			var p problemBody
-			if err := json.Unmarshal(b, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
-				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, b)
-			}
-			if got := p.Fields(); !slices.Equal(got, tc.want) {
-				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
-			}
+			testenv.ExpectFields(t, resp, b, tc.want)
 			if after := total(t, env, "/api/v1/inventory"); after != before {
 				t.Errorf("a rejected adjustment created a record")
 			}

@@ -66,13 +66,7 @@ func TestPatientRules(t *testing.T) {
 				}
 				return
 			}
-			var p problemBody
-			if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
-				t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, body)
-			}
-			if got := p.Fields(); !slices.Equal(got, tc.want) {
-				t.Errorf("fields\n got %v\nwant %v", got, tc.want)
-			}
+			testenv.ExpectFields(t, resp, body, tc.want)
 			if after := countPatients(t, env); after != before {
 				t.Errorf("a rejected create changed the count: %d → %d", before, after)
 			}

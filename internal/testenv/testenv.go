@@ -226,3 +226,17 @@ func Unlimited(t testing.TB, srv *mockserver.Server) (*medspa.Client, mockserver
 	}
 	return c, key
 }
+
+// ExpectFields checks that an answer is 422 validation_error naming exactly the fields in want
+// ("pointer code", in any order): every invalid field, and no other.
+func ExpectFields(t testing.TB, resp *http.Response, body []byte, want []string) {
+	t.Helper()
+	var p Problem
+	if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != http.StatusUnprocessableEntity || p.Code != "validation_error" {
+		t.Fatalf("want 422 validation_error, got %d %s", resp.StatusCode, body)
+	}
+	sorted := slices.Sorted(slices.Values(want))
+	if got := p.Fields(); !slices.Equal(got, sorted) {
+		t.Errorf("fields\n got %v\nwant %v", got, sorted)
+	}
+}
