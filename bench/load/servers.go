@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // served only when BENCH_LOAD_PPROF is set
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -59,6 +60,10 @@ func runServer(kind string, n int) error {
 		h = b
 	default:
 		return fmt.Errorf("unknown server %q", kind)
+	}
+	if addr := os.Getenv("BENCH_LOAD_PPROF"); addr != "" && kind == "mock" {
+		// Profiling the child: BENCH_LOAD_PPROF=127.0.0.1:6060 serves net/http/pprof there.
+		go func() { _ = http.ListenAndServe(addr, http.DefaultServeMux) }()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -100,71 +100,95 @@ func Verify(events []Event) bool {
 
 // Log holds one chain per account. It is safe for concurrent use.
 //
-// Every event is kept (the chain is verifiable from the genesis hash), in a compact form: the
+// Every event is kept (the chain is verifiable from the genesis hash), in a compact form that
+// holds no pointers, so the garbage collector never scans it however long the log grows: the
 // hash as 32 bytes rather than 64 hex digits, no prevHash (it is the previous event's hash),
-// the time as Unix seconds, and the few distinct actors, addresses, actions, resource types and
-// outcomes interned. Events rebuilds the full records.
+// the time as Unix seconds, ids of the server's form as their 16 bytes, and every other string
+// (actors, addresses, actions, resource types, outcomes, ids of another form) as an index into
+// the log's table of distinct strings. Events live in fixed-size chunks, so appending never
+// copies the events already stored. Events rebuilds the full records.
 type Log struct {
 	mu      sync.Mutex
 	chains  map[string]*chain
-	strings map[string]string // interned low-cardinality values
+	symbols []string          // distinct strings, by index
+	symbol  map[string]uint32 // string → index in symbols
 }
+
+// chunkEvents is the number of events per chunk: 1,024 × 128 B = 128 KiB.
+const chunkEvents = 1024
 
 // chain is one account's events and the hex hash of the newest (the next event's prevHash).
 type chain struct {
-	entries []entry
+	chunks  []*[chunkEvents]entry
+	n       int // events in chain
 	lastHex string
 }
 
-// entry is an event as the log stores it.
+// entry is an event as the log stores it (no pointers).
 type entry struct {
-	id, requestID                            compactID
-	resourceID                               string
-	actor, action, resourceType, ip, outcome string // interned
+	id, requestID, resourceID                compactID
+	actor, action, resourceType, ip, outcome uint32 // indexes into Log.symbols
 	at                                       int64  // Unix seconds, UTC
 	hash                                     [sha256.Size]byte
 }
 
-// compactID holds an id of the server's form, prefix + "_" + 32 lowercase hex digits, as the 16
-// bytes the digits spell (the prefix is the field's: aud, req); any other id as is.
+// compactID holds an id of the server's form, prefix + "_" + 32 lowercase hex digits, as the
+// prefix's symbol and the 16 bytes the digits spell; any other id as the symbol of the whole.
 type compactID struct {
 	raw   [16]byte
-	other string
+	sym   uint32 // the prefix's symbol when isRaw, else the whole id's
 	isRaw bool
 }
 
-func compact(prefix, id string) compactID {
-	hexPart, ok := strings.CutPrefix(id, prefix+"_")
-	if !ok || len(hexPart) != 32 || strings.ToLower(hexPart) != hexPart {
-		return compactID{other: id}
-	}
+// compact returns id's compact form; the caller holds l.mu.
+func (l *Log) compact(id string) compactID {
+	prefix, hexPart, ok := strings.Cut(id, "_")
 	var c compactID
-	if _, err := hex.Decode(c.raw[:], []byte(hexPart)); err != nil {
-		return compactID{other: id}
+	if ok && len(hexPart) == 32 && isLowerHex(hexPart) {
+		if _, err := hex.Decode(c.raw[:], []byte(hexPart)); err == nil {
+			c.sym, c.isRaw = l.intern(prefix), true
+			return c
+		}
 	}
-	c.isRaw = true
-	return c
+	return compactID{sym: l.intern(id)}
 }
 
-func (c compactID) string(prefix string) string {
-	if !c.isRaw {
-		return c.other
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
 	}
-	return prefix + "_" + hex.EncodeToString(c.raw[:])
+	return true
+}
+
+// string rebuilds the id; the caller holds l.mu.
+func (l *Log) string(c compactID) string {
+	if !c.isRaw {
+		return l.symbols[c.sym]
+	}
+	var b [64]byte
+	out := append(b[:0], l.symbols[c.sym]...)
+	out = append(out, '_')
+	out = hex.AppendEncode(out, c.raw[:])
+	return string(out)
 }
 
 // NewLog returns an empty log.
-func NewLog() *Log { return &Log{chains: map[string]*chain{}, strings: map[string]string{}} }
+func NewLog() *Log { return &Log{chains: map[string]*chain{}, symbol: map[string]uint32{}} }
 
-// intern returns the log's copy of s, so that repeated values share one string; the caller holds
-// l.mu. The set stays small: credential ids, client addresses and a few constants.
-func (l *Log) intern(s string) string {
-	if v, ok := l.strings[s]; ok {
-		return v
+// intern returns the index of s in the log's string table, adding it when new; the caller holds
+// l.mu. The table stays small for API traffic: credential ids, client addresses, a few
+// constants, and the odd id of another form from a denied request.
+func (l *Log) intern(s string) uint32 {
+	if i, ok := l.symbol[s]; ok {
+		return i
 	}
 	s = strings.Clone(s)
-	l.strings[s] = s
-	return s
+	i := uint32(len(l.symbols))
+	l.symbols = append(l.symbols, s)
+	l.symbol[s] = i
+	return i
 }
 
 // Append links e into account's chain (setting PrevHash and Hash) and returns it.
@@ -183,11 +207,15 @@ func (l *Log) Append(account string, e Event) Event {
 	hex.Encode(hx[:], sum[:])
 	e.Hash = string(hx[:])
 	c.lastHex = e.Hash
-	c.entries = append(c.entries, entry{
-		id: compact("aud", e.ID), resourceID: e.ResourceID, requestID: compact("req", e.RequestID),
+	if c.n%chunkEvents == 0 {
+		c.chunks = append(c.chunks, new([chunkEvents]entry))
+	}
+	c.chunks[c.n/chunkEvents][c.n%chunkEvents] = entry{
+		id: l.compact(e.ID), requestID: l.compact(e.RequestID), resourceID: l.compact(e.ResourceID),
 		actor: l.intern(e.Actor), action: l.intern(e.Action), resourceType: l.intern(e.ResourceType),
 		ip: l.intern(e.IP), outcome: l.intern(e.Outcome), at: e.At.Unix(), hash: sum,
-	})
+	}
+	c.n++
 	return e
 }
 
@@ -195,17 +223,19 @@ func (l *Log) Append(account string, e Event) Event {
 func (l *Log) Events(account string) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var entries []entry
-	if c := l.chains[account]; c != nil {
-		entries = c.entries
+	c := l.chains[account]
+	if c == nil {
+		return []Event{}
 	}
-	out := make([]Event, len(entries))
+	out := make([]Event, c.n)
 	prev := GenesisHash
-	for i, en := range entries {
+	for i := range out {
+		en := &c.chunks[i/chunkEvents][i%chunkEvents]
 		h := hex.EncodeToString(en.hash[:])
 		out[i] = Event{
-			ID: en.id.string("aud"), At: time.Unix(en.at, 0).UTC(), Actor: en.actor, Action: en.action, ResourceType: en.resourceType,
-			ResourceID: en.resourceID, RequestID: en.requestID.string("req"), IP: en.ip, Outcome: en.outcome, PrevHash: prev, Hash: h,
+			ID: l.string(en.id), At: time.Unix(en.at, 0).UTC(), Actor: l.symbols[en.actor], Action: l.symbols[en.action],
+			ResourceType: l.symbols[en.resourceType], ResourceID: l.string(en.resourceID), RequestID: l.string(en.requestID),
+			IP: l.symbols[en.ip], Outcome: l.symbols[en.outcome], PrevHash: prev, Hash: h,
 		}
 		prev = h
 	}

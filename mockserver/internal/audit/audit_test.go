@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -127,5 +129,32 @@ func TestIDsRoundTrip(t *testing.T) {
 	}
 	if !Verify(ev) {
 		t.Error("chain does not verify")
+	}
+}
+
+// Resource ids, actors and addresses round-trip too, across chunk boundaries and accounts.
+func TestEventsRoundTripAcrossChunks(t *testing.T) {
+	l := NewLog()
+	const n = 2*chunkEvents + 3
+	resources := []string{"pat_0123456789abcdef0123456789abcdef", "revenue", "", "x_ÿ_\u2028", "pat_0123456789abcdef0123456789abcde"}
+	var want []Event
+	for i := range n {
+		e := Event{
+			ID: "aud_" + strings.Repeat("0", 28) + fmt.Sprintf("%04x", i), At: time.Unix(int64(i), 0).UTC(),
+			Actor: fmt.Sprintf("key_%d", i%3), Action: "read", ResourceType: "patient", ResourceID: resources[i%len(resources)],
+			RequestID: fmt.Sprintf("req_%d", i), IP: "127.0.0.1", Outcome: Success,
+		}
+		want = append(want, l.Append("a", e))
+		l.Append("b", e)
+	}
+	got := l.Events("a")
+	if !slices.Equal(got, want) {
+		t.Fatalf("events differ from what Append returned (%d vs %d)", len(got), len(want))
+	}
+	if !Verify(got) || !Verify(l.Events("b")) {
+		t.Error("a chain does not verify")
+	}
+	if ev := l.Events("none"); ev == nil || len(ev) != 0 {
+		t.Errorf("unknown account: %v, want an empty, non-nil slice", ev)
 	}
 }

@@ -1,12 +1,16 @@
 package store
 
 import (
+	"bytes"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
+	"github.com/medspa/medspa-go/patients"
 )
 
 func TestIdempotencyStates(t *testing.T) {
@@ -67,5 +71,60 @@ func TestIdempotencySweep(t *testing.T) {
 	a.idemMu.Unlock()
 	if n != 2 {
 		t.Fatalf("%d keys kept after the sweep, want 2", n)
+	}
+}
+
+// The answer and its audit triple are sealed together and come back as they went in; the
+// stored form holds neither in the clear.
+func TestIdempotencyAnswerSealed(t *testing.T) {
+	a := New(Options{}).Account("sealed")
+	body := []byte(`{"firstName":"Zelda"}`)
+	if out, _ := a.BeginIdempotent("k", "fp"); out != IdempotencyProceed {
+		t.Fatal(out)
+	}
+	a.FinishIdempotent("k", http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, body, "create", "patient", "pat_1")
+	a.idemMu.Lock()
+	for _, e := range a.idem {
+		if bytes.Contains(e.sealed, []byte("Zelda")) || bytes.Contains(e.sealed, []byte("pat_1")) {
+			t.Error("the stored answer is in the clear")
+		}
+	}
+	a.idemMu.Unlock()
+	out, e := a.BeginIdempotent("k", "fp")
+	if out != IdempotencyReplay || !bytes.Equal(e.Body, body) || !slices.Equal(e.Audit, []string{"create", "patient", "pat_1"}) ||
+		e.Status != http.StatusCreated || e.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("replay: %v %+v", out, e)
+	}
+}
+
+func TestUnpackAnswerRejectsMalformed(t *testing.T) {
+	for _, b := range [][]byte{nil, {0xff}, {17}, {1}, {1, 5, 'a'}, {2, 1, 'a', 0x80}} {
+		if _, _, err := unpackAnswer(b); err == nil {
+			t.Errorf("%v: accepted", b)
+		}
+	}
+	body, audit, err := unpackAnswer(packAnswer([]byte("{}"), nil))
+	if err != nil || string(body) != "{}" || len(audit) != 0 {
+		t.Errorf("empty audit: %q %v %v", body, audit, err)
+	}
+}
+
+// A snapshot whose idempotency entry is not keyed by a digest is refused and changes nothing.
+func TestImportRejectsBadIdempotencyEntry(t *testing.T) {
+	a := New(Options{}).Account("import")
+	if _, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.example"}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{
+		`{"data":{},"idempotency":{"k":{"fingerprint":"` + strings.Repeat("0", 64) + `"}}}`,
+		`{"data":{},"idempotency":{"` + strings.Repeat("0", 64) + `":{"fingerprint":"fp"}}}`,
+		`{"data":{},"idempotency":{"` + strings.Repeat("z", 64) + `":{"fingerprint":"` + strings.Repeat("0", 64) + `"}}}`,
+	} {
+		if err := a.Import([]byte(doc)); err == nil {
+			t.Errorf("%s: imported", doc)
+		}
+	}
+	if n := a.data.Patients.len(); n != 1 {
+		t.Errorf("%d patients after refused imports, want 1", n)
 	}
 }

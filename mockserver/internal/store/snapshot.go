@@ -1,28 +1,40 @@
 package store
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"net/http"
+	"time"
 )
 
 // accountState is an account's whole state as JSON: its data and its completed idempotency
 // entries. In-flight entries are left out: restored, they would block their key for a day.
 type accountState struct {
-	Data        *data                        `json:"data"`
-	Idempotency map[string]*IdempotencyEntry `json:"idempotency"`
+	Data        *data                 `json:"data"`
+	Idempotency map[string]idemRecord `json:"idempotency"` // by hex digest of the scoped key
+}
+
+// idemRecord is an idempotency entry as snapshots hold it: digests in hex, the answer sealed.
+type idemRecord struct {
+	Fingerprint string      `json:"fingerprint"`
+	Status      int         `json:"status"`
+	Header      http.Header `json:"header"`
+	Sealed      []byte      `json:"sealed"`
+	StoredAt    time.Time   `json:"storedAt"`
 }
 
 // Export returns the account's whole state (data and idempotency entries) as JSON, for
 // snapshots and -data files. PHI stays sealed.
 func (a *Account) Export() ([]byte, error) {
-	st := accountState{Idempotency: map[string]*IdempotencyEntry{}}
+	st := accountState{Idempotency: map[string]idemRecord{}}
 	a.idemMu.Lock()
 	for k, e := range a.idem {
-		if !e.InFlight {
-			c := *e
-			st.Idempotency[k] = &c
+		if !e.inFlight {
+			st.Idempotency[hex.EncodeToString(k[:])] = idemRecord{Fingerprint: hex.EncodeToString(e.fingerprint[:]),
+				Status: int(e.status), Header: e.header, Sealed: e.sealed, StoredAt: time.Unix(0, e.storedAt).UTC()}
 		}
 	}
 	a.idemMu.Unlock()
@@ -46,9 +58,21 @@ func (a *Account) Import(b []byte) error {
 	if st.Data == nil {
 		return fmt.Errorf("store: importing account: no data")
 	}
-	idem := maps.Clone(st.Idempotency)
-	if idem == nil {
-		idem = map[string]*IdempotencyEntry{}
+	idem := make(map[digest]idemEntry, len(st.Idempotency))
+	headers := map[string]http.Header{} // equal headers share one value, as they did when stored
+	for k, r := range st.Idempotency {
+		key, err1 := parseDigest(k)
+		fp, err2 := parseDigest(r.Fingerprint)
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("store: importing account: idempotency entry: %w", err)
+		}
+		hk := fmt.Sprint(r.Header)
+		if h, ok := headers[hk]; ok {
+			r.Header = h
+		} else {
+			headers[hk] = r.Header
+		}
+		idem[key] = idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), header: r.Header, sealed: r.Sealed}
 	}
 	a.mu.Lock()
 	a.data = st.Data
@@ -57,6 +81,15 @@ func (a *Account) Import(b []byte) error {
 	a.idem = idem
 	a.idemMu.Unlock()
 	return nil
+}
+
+func parseDigest(s string) (digest, error) {
+	var d digest
+	if len(s) != 2*len(d) {
+		return d, fmt.Errorf("%q is not a hex SHA-256 digest", s)
+	}
+	_, err := hex.Decode(d[:], []byte(s))
+	return d, err
 }
 
 // KeyCheck is a value derived from the PHI key (not revealing it), stored beside persisted

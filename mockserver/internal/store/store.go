@@ -110,7 +110,7 @@ type Account struct {
 	data *data
 
 	idemMu      sync.Mutex
-	idem        map[string]*IdempotencyEntry
+	idem        map[digest]idemEntry
 	idemSweepAt int // sweep expired keys when idem reaches this size
 }
 
@@ -144,7 +144,7 @@ func newData() *data {
 }
 
 func newAccount(s *Store, id string) *Account {
-	return &Account{ID: id, store: s, data: newData(), idem: map[string]*IdempotencyEntry{}}
+	return &Account{ID: id, store: s, data: newData(), idem: map[digest]idemEntry{}}
 }
 
 // Clock returns the account's clock: its own if set, else the server's.
@@ -173,7 +173,7 @@ func (a *Account) Reset() {
 	a.data = newData()
 	a.mu.Unlock()
 	a.idemMu.Lock()
-	a.idem = map[string]*IdempotencyEntry{}
+	a.idem = map[digest]idemEntry{}
 	a.idemMu.Unlock()
 }
 
