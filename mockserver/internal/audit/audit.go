@@ -5,10 +5,11 @@ package audit
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
 )
 
 // Outcomes of an audited request.
@@ -49,41 +50,27 @@ func computeSum(e *Event, prevHash string) [sha256.Size]byte {
 	var buf [512]byte
 	b := append(buf[:0], prevHash...)
 	b = append(b, `{"action":`...)
-	b = appendJSONString(b, e.Action)
+	b = jsonx.String(b, e.Action)
 	b = append(b, `,"actor":`...)
-	b = appendJSONString(b, e.Actor)
+	b = jsonx.String(b, e.Actor)
 	b = append(b, `,"at":"`...)
 	b = e.At.UTC().AppendFormat(b, time.RFC3339)
 	b = append(b, `","id":`...)
-	b = appendJSONString(b, e.ID)
+	b = jsonx.String(b, e.ID)
 	b = append(b, `,"ip":`...)
-	b = appendJSONString(b, e.IP)
+	b = jsonx.String(b, e.IP)
 	b = append(b, `,"outcome":`...)
-	b = appendJSONString(b, e.Outcome)
+	b = jsonx.String(b, e.Outcome)
 	b = append(b, `,"prevHash":`...)
-	b = appendJSONString(b, prevHash)
+	b = jsonx.String(b, prevHash)
 	b = append(b, `,"requestId":`...)
-	b = appendJSONString(b, e.RequestID)
+	b = jsonx.String(b, e.RequestID)
 	b = append(b, `,"resourceId":`...)
-	b = appendJSONString(b, e.ResourceID)
+	b = jsonx.String(b, e.ResourceID)
 	b = append(b, `,"resourceType":`...)
-	b = appendJSONString(b, e.ResourceType)
+	b = jsonx.String(b, e.ResourceType)
 	b = append(b, '}')
 	return sha256.Sum256(b)
-}
-
-// appendJSONString appends s as encoding/json writes it: printable ASCII other than the quote,
-// backslash, '<', '>' and '&' is copied; anything else takes the slow path through json.Marshal.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always encodes
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // Verify reports whether events form an intact chain from the genesis hash.

@@ -60,6 +60,11 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	for _, rt := range a.routes() {
 		a.mux.Handle(rt.method+" "+rt.pattern, a.handler(rt))
 	}
+	// Everything no route matches lands here, so a request is routed once (a lookup first,
+	// then ServeHTTP, routed it twice).
+	a.mux.Handle(unroutedPattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		problem.Write(w, RequestID(r), a.unrouted(r))
+	}))
 	return a
 }
 
@@ -176,12 +181,16 @@ func (a *API) serveAPI(w http.ResponseWriter, rq *request) {
 		problem.Write(w, rq.id, problem.NotFound("route"))
 		return
 	}
-	// Handler only looks the route up; ServeHTTP also sets the path values.
-	if _, pattern := a.mux.Handler(r); pattern == "" {
-		problem.Write(w, rq.id, a.unrouted(r))
-		return
-	}
 	a.mux.ServeHTTP(w, r)
+}
+
+// unroutedPattern is the mux's catch-all.
+const unroutedPattern = "/"
+
+// routed reports whether a route (not the catch-all) matches r.
+func (a *API) routed(r *http.Request) bool {
+	_, pattern := a.mux.Handler(r)
+	return pattern != "" && pattern != unroutedPattern
 }
 
 // unrouted answers 405 with Allow when the path exists under other methods, else 404.
@@ -190,7 +199,7 @@ func (a *API) unrouted(r *http.Request) *problem.Problem {
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pat := a.mux.Handler(probe); pat != "" {
+		if a.routed(probe) {
 			allow = append(allow, m)
 		}
 	}

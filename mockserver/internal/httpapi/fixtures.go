@@ -231,7 +231,7 @@ func (a *API) internalCall(ctx context.Context, cred *auth.Credential, acct *sto
 		r.Header.Set("Content-Type", "application/merge-patch+json")
 	}
 	r.RemoteAddr = "127.0.0.1:0"
-	if _, pattern := a.mux.Handler(r); pattern == "" {
+	if !a.routed(r) {
 		return 0, nil, problem.NotFound("route " + method + " " + path)
 	}
 	rq := &request{id: a.newRequestID(), started: time.Now(), cred: cred, acct: acct, body: body,

@@ -94,6 +94,8 @@ func (a *API) run(rq *request, rt route) (int, http.Header, []byte) {
 		return status, noHeader, nil
 	case rawBody:
 		return status, http.Header{"Content-Type": {b.contentType}}, b.body
+	case jsonAppender:
+		return status, jsonHeader, b.appendJSON(make([]byte, 0, 1024))
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {

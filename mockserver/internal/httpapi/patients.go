@@ -129,7 +129,7 @@ func (a *API) createPatient(rq *request) (int, any, error) {
 	change(&p)
 	p, err = rq.acct.CreatePatient(p, rq.backdate)
 	rq.audit = auditInfo{"create", "patient", p.ID}
-	return created, p, err
+	return created, (*patientJSON)(&p), err
 }
 
 func (a *API) getPatient(rq *request) (int, any, error) {
@@ -139,7 +139,7 @@ func (a *API) getPatient(rq *request) (int, any, error) {
 	}
 	rq.audit = auditInfo{"read", "patient", id}
 	p, err := rq.acct.GetPatient(id)
-	return ok, p, err
+	return ok, (*patientJSON)(&p), err
 }
 
 func (a *API) updatePatient(rq *request) (int, any, error) {
@@ -157,7 +157,7 @@ func (a *API) updatePatient(rq *request) (int, any, error) {
 	}
 	rq.audit = auditInfo{"update", "patient", id}
 	p, err := rq.acct.UpdatePatient(id, change)
-	return ok, p, err
+	return ok, (*patientJSON)(&p), err
 }
 
 func (a *API) listPatients(rq *request) (int, any, error) {
@@ -174,7 +174,7 @@ func (a *API) listPatients(rq *request) (int, any, error) {
 	}
 	rq.audit = auditInfo{"list", "patient", ""}
 	items, total, err := rq.acct.ListPatients(filter, w)
-	return ok, list(items, total, w), err
+	return ok, newPatientList(items, total, w), err
 }
 
 // invisible reports control and format characters (zero-width spaces, bidi overrides).

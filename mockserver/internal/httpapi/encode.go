@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/patients"
+)
+
+// jsonAppender is a handler result that encodes itself, byte for byte as encoding/json would:
+// the busiest answers (patients, one or a page) skip reflection. TestEncodersMatchEncodingJSON
+// holds each to encoding/json's output.
+type jsonAppender interface {
+	appendJSON(b []byte) []byte
+}
+
+// patientJSON is a patient answer.
+type patientJSON patients.Patient
+
+func (p *patientJSON) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = jsonx.Field(b, "id")
+	b = jsonx.String(b, p.ID)
+	b = jsonx.Field(b, "firstName")
+	b = jsonx.String(b, p.FirstName)
+	b = jsonx.Field(b, "lastName")
+	b = jsonx.String(b, p.LastName)
+	b = jsonx.Field(b, "email")
+	b = jsonx.String(b, p.Email)
+	b = optionalString(b, "phone", p.Phone)
+	if !p.DateOfBirth.IsZero() {
+		b = jsonx.Field(b, "dateOfBirth")
+		b = appendDate(b, p.DateOfBirth)
+	}
+	b = optionalString(b, "gender", string(p.Gender))
+	if a := p.Address; a != nil {
+		b = jsonx.Field(b, "address")
+		b = append(b, '{')
+		b = optionalString(b, "line1", a.Line1)
+		b = optionalString(b, "line2", a.Line2)
+		b = optionalString(b, "city", a.City)
+		b = optionalString(b, "state", a.State)
+		b = optionalString(b, "postalCode", a.PostalCode)
+		b = optionalString(b, "country", a.Country)
+		b = append(b, '}')
+	}
+	if len(p.Allergies) > 0 {
+		b = jsonx.Field(b, "allergies")
+		b = jsonx.Strings(b, p.Allergies)
+	}
+	b = optionalString(b, "notes", p.Notes)
+	if len(p.Tags) > 0 {
+		b = jsonx.Field(b, "tags")
+		b = jsonx.Strings(b, p.Tags)
+	}
+	b = jsonx.Field(b, "createdAt")
+	b = jsonx.Time(b, p.CreatedAt)
+	b = jsonx.Field(b, "updatedAt")
+	b = jsonx.Time(b, p.UpdatedAt)
+	return append(b, '}')
+}
+
+// optionalString appends an omitempty string member.
+func optionalString(b []byte, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return jsonx.String(jsonx.Field(b, name), v)
+}
+
+// appendDate appends d as its MarshalText does, quoted.
+func appendDate(b []byte, d client.Date) []byte {
+	b = append(b, '"')
+	if d.Year < 0 || d.Year > 9999 || d.Month < 1 || d.Month > 12 || d.Day < 1 || d.Day > 99 {
+		t, _ := d.MarshalText() // never fails
+		b = append(b, t...)
+		return append(b, '"')
+	}
+	y, m := d.Year, int(d.Month)
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d.Day/10), byte('0'+d.Day%10))
+	return append(b, '"')
+}
+
+// patientList is a page of patients.
+type patientList listAnswer[patients.Patient]
+
+func newPatientList(items []patients.Patient, total int, w store.Window) *patientList {
+	l := patientList(list(items, total, w))
+	return &l
+}
+
+func (l *patientList) appendJSON(b []byte) []byte {
+	b = append(b, `{"data":[`...)
+	for i := range l.Data {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = (*patientJSON)(&l.Data[i]).appendJSON(b)
+	}
+	b = append(b, `],"meta":{"total":`...)
+	b = jsonx.Int(b, int64(l.Meta.Total))
+	b = append(b, `,"page":`...)
+	b = jsonx.Int(b, int64(l.Meta.Page))
+	b = append(b, `,"perPage":`...)
+	b = jsonx.Int(b, int64(l.Meta.PerPage))
+	return append(b, `}}`...)
+}
