@@ -180,8 +180,7 @@ func (a *API) AdminHandler() http.Handler {
 			}
 			rq.body = body
 			w.Header().Set("X-Request-Id", rq.id)
-			status, header, out := a.run(rq, rt)
-			writeAnswer(w, status, header, out)
+			a.respond(w, rq, rt)
 		})
 	}
 	handle("POST /__admin/api-keys", func(rq *request) (int, any, error) {

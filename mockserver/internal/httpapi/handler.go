@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -60,9 +61,29 @@ func (a *API) handler(rt route) http.Handler {
 				return
 			}
 		}
-		status, header, body := a.run(rq, rt)
-		writeAnswer(w, status, header, body)
+		a.respond(w, rq, rt)
 	})
+}
+
+// respond runs the route and writes its answer.
+func (a *API) respond(w http.ResponseWriter, rq *request, rt route) {
+	status, header, body, buf := a.run(rq, rt)
+	writeAnswer(w, status, header, body)
+	recycle(buf, body)
+}
+
+// answerBuffers holds the buffers of self-encoded answers: an answer is written (copied) and
+// then dead, so its buffer serves the next one.
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// recycle returns an answer's buffer to the pool (buf nil: the answer was not pooled). Buffers
+// grown past 64 KiB (a large page) are left to the collector rather than kept.
+func recycle(buf *[]byte, body []byte) {
+	if buf == nil || cap(body) > 64<<10 {
+		return
+	}
+	*buf = body[:0]
+	answerBuffers.Put(buf)
 }
 
 // jsonHeader and noHeader are the headers of most answers, made once: run's callers and
@@ -74,8 +95,9 @@ var (
 	noHeader   = http.Header{}
 )
 
-// run calls the handler and encodes its answer. The returned header must not be modified.
-func (a *API) run(rq *request, rt route) (int, http.Header, []byte) {
+// run calls the handler and encodes its answer. The returned header must not be modified; buf,
+// when not nil, holds the body and goes back to the pool (recycle) once the body is written.
+func (a *API) run(rq *request, rt route) (status int, header http.Header, body []byte, buf *[]byte) {
 	status, v, err := rt.handle(rq)
 	if err != nil {
 		p := problem.As(err)
@@ -87,22 +109,23 @@ func (a *API) run(rq *request, rt route) (int, http.Header, []byte) {
 		if p.Status >= 500 && p.Code == "internal_error" && a.opts.Logger != nil {
 			a.opts.Logger.Error("handler failed", "request_id", rq.id, "route", rt.pattern, "error_type", errType(err))
 		}
-		return p.Status, h, p.Body(rq.id)
+		return p.Status, h, p.Body(rq.id), nil
 	}
 	switch b := v.(type) {
 	case nil:
-		return status, noHeader, nil
+		return status, noHeader, nil, nil
 	case rawBody:
-		return status, http.Header{"Content-Type": {b.contentType}}, b.body
+		return status, http.Header{"Content-Type": {b.contentType}}, b.body, nil
 	case jsonAppender:
-		return status, jsonHeader, b.appendJSON(make([]byte, 0, 1024))
+		buf := answerBuffers.Get().(*[]byte)
+		return status, jsonHeader, b.appendJSON((*buf)[:0]), buf
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {
 			p := problem.As(err)
-			return p.Status, http.Header{"Content-Type": {"application/problem+json"}}, p.Body(rq.id)
+			return p.Status, http.Header{"Content-Type": {"application/problem+json"}}, p.Body(rq.id), nil
 		}
-		return status, jsonHeader, out
+		return status, jsonHeader, out, nil
 	}
 }
 
@@ -163,7 +186,8 @@ func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []st
 		problem.Write(w, rq.id, problem.New(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used with a different request"))
 		return
 	}
-	status, header, body := a.run(rq, rt)
+	status, header, body, buf := a.run(rq, rt)
+	defer recycle(buf, body)
 	var audited []string
 	if rq.audit.action != "" {
 		audited = []string{rq.audit.action, rq.audit.resourceType, rq.audit.resourceID}
