@@ -36,9 +36,10 @@ func main() {
 	conc := flag.Int("c", 32, "concurrent connections")
 	patients := flag.Int("patients", 100_000, "patients seeded before the runs")
 	only := flag.String("only", "", "comma list of scenarios to run (default all)")
+	payments := flag.Int("payments", reportPayments, "internal: payments the child seeds for the revenue report")
 	flag.Parse()
 	if *serve != "" {
-		if err := runServer(*serve, *patients); err != nil {
+		if err := runServer(*serve, *patients, *payments); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -50,13 +51,14 @@ func main() {
 
 // child is a server process started by the driver.
 type child struct {
-	cmd  *exec.Cmd
-	base string
-	info map[string]string // key=value lines the child printed before "ready"
+	stopOnce sync.Once
+	cmd      *exec.Cmd
+	base     string
+	info     map[string]string // key=value lines the child printed before "ready"
 }
 
-func startChild(kind string, patients int) (*child, error) {
-	cmd := exec.Command(os.Args[0], "-serve", kind, "-patients", fmt.Sprint(patients))
+func startChild(kind string, patients, payments int) (*child, error) {
+	cmd := exec.Command(os.Args[0], "-serve", kind, "-patients", fmt.Sprint(patients), "-payments", fmt.Sprint(payments))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -82,7 +84,9 @@ func startChild(kind string, patients int) (*child, error) {
 	return nil, fmt.Errorf("%s server exited before it was ready", kind)
 }
 
-func (c *child) stop() {
+func (c *child) stop() { c.stopOnce.Do(c.terminate) }
+
+func (c *child) terminate() {
 	_ = c.cmd.Process.Signal(os.Interrupt)
 	done := make(chan struct{})
 	go func() { _ = c.cmd.Wait(); close(done) }()
@@ -213,8 +217,8 @@ func runDriver(d time.Duration, conc, patients int, only string) error {
 		baseErr error
 		wg      sync.WaitGroup
 	)
-	wg.Go(func() { base, baseErr = startChild("baseline", patients) })
-	mock, err := startChild("mock", patients)
+	wg.Go(func() { base, baseErr = startChild("baseline", patients, reportPayments) })
+	mock, err := startChild("mock", patients, reportPayments)
 	wg.Wait()
 	if base != nil {
 		defer base.stop()
@@ -257,7 +261,27 @@ func runDriver(d time.Duration, conc, patients int, only string) error {
 		rr := drive(ctx, mock.base, scenarios[len(scenarios)-1], mock.info, 1, min(d, 3*time.Second))
 		fmt.Printf("revenue report over %d payments at c=1: p50 %s, p99 %s\n", reportPayments, rr.p50.Round(time.Microsecond), rr.p99.Round(time.Microsecond))
 	}
-	fmt.Printf("RSS after the get run: mock %.1f MiB; after all runs: %.1f MiB; total time %s\n", getRSS, rssMiB(mock.cmd.Process.Pid), time.Since(start).Round(time.Second))
+	fmt.Printf("RSS after the get run: mock %.1f MiB; after all runs: %.1f MiB\n", getRSS, rssMiB(mock.cmd.Process.Pid))
+	mock.stop()
+	base.stop()
+	if err := freshGetRun(ctx, conc, d); err != nil {
+		return err
+	}
+	fmt.Printf("total time %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// freshGetRun measures what serving costs in memory apart from the seed: a mock seeded with
+// one patient, its RSS at rest, then after a get run as long as the others.
+func freshGetRun(ctx context.Context, conc int, d time.Duration) error {
+	m, err := startChild("mock", 1, 0)
+	if err != nil {
+		return err
+	}
+	defer m.stop()
+	rest := rssMiB(m.cmd.Process.Pid)
+	r := drive(ctx, m.base, scenarios[0], m.info, conc, d)
+	fmt.Printf("fresh mock (1 patient): RSS %.1f MiB at rest, %.1f MiB after %d gets (%.0f req/s)\n", rest, rssMiB(m.cmd.Process.Pid), r.requests, r.rps)
 	return nil
 }
 

@@ -58,10 +58,10 @@ func parallel(n int, f func(i int) error) error {
 
 // seedMock seeds srv through the SDK, in-process and in parallel, so every rule, the audit log
 // and the PHI sealing run as they do for API traffic. The load account gets n patients,
-// loadInvoices invoices and a product; a second account (its own key) gets reportPayments
-// payments for the revenue report. It returns the ids and keys the scenarios need, and the
+// loadInvoices invoices and a product; a second account (its own key) gets the payments for
+// the revenue report. It returns the ids and keys the scenarios need, and the
 // seed time of each part.
-func seedMock(srv *mockserver.Server, key, reportKey string, n int) (map[string]string, error) {
+func seedMock(srv *mockserver.Server, key, reportKey string, n, payments int) (map[string]string, error) {
 	ctx := context.Background()
 	info := map[string]string{}
 	c, err := newSeedClient(srv, key)
@@ -109,7 +109,7 @@ func seedMock(srv *mockserver.Server, key, reportKey string, n int) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	if err := parallel(reportPayments, func(i int) error {
+	if err := parallel(payments, func(i int) error {
 		_, err := rc.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: rinv[i%len(rinv)], Amount: 100 + int64(i%100), Method: billing.MethodCash})
 		return err
 	}); err != nil {

@@ -25,7 +25,7 @@ import (
 
 // runServer is the child process: it seeds its server, prints its address and seed info, and
 // serves until interrupted.
-func runServer(kind string, n int) error {
+func runServer(kind string, n, payments int) error {
 	var h http.Handler
 	info := map[string]string{}
 	switch kind {
@@ -42,7 +42,7 @@ func runServer(kind string, n int) error {
 		}
 		info["rss.empty"] = fmt.Sprintf("%.1f", rssMiB(os.Getpid()))
 		start := time.Now()
-		seeded, err := seedMock(srv, key.Key, reportKey.Key, n)
+		seeded, err := seedMock(srv, key.Key, reportKey.Key, n, payments)
 		if err != nil {
 			return err
 		}

@@ -63,3 +63,24 @@ func FuzzPatientEncoding(f *testing.F) {
 			Allergies: []string{last, tag}, Tags: []string{tag}, CreatedAt: time.Unix(0, ns).UTC(), UpdatedAt: time.Unix(ns, ns%1e9)})
 	})
 }
+
+// Journal paths keep route words and well-formed ids, and redact any other segment.
+func TestLoggedPath(t *testing.T) {
+	id := "pat_0123456789abcdef0123456789abcdef"
+	for in, want := range map[string]string{
+		"/api/v1/patients/" + id:                                  "/api/v1/patients/" + id,
+		"/api/v1/patients":                                        "/api/v1/patients",
+		"/api/v1/patients/":                                       "/api/v1/patients/",
+		"/api/v1/patients/zelda@example.com":                      "/api/v1/patients/{redacted}",
+		"/api/v1/patients/PAT_0123456789ABCDEF0123456789ABCDEF":   "/api/v1/patients/{redacted}",
+		"/api/v1/patients/pa_0123456789abcdef0123456789abcdef":    "/api/v1/patients/{redacted}",
+		"/api/v1/patients/patie_0123456789abcdef0123456789abcdef": "/api/v1/patients/{redacted}",
+		"/api/v1/patients/" + id + "0":                            "/api/v1/patients/{redacted}",
+		"/api/v1/Zelda/" + id + "/x y":                            "/api/v1/{redacted}/" + id + "/{redacted}",
+		"":                                                        "",
+	} {
+		if got := loggedPath(in); got != want {
+			t.Errorf("loggedPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

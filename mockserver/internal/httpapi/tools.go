@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -166,15 +165,42 @@ var routeWords = sync.OnceValue(func() map[string]bool {
 	return words
 })
 
-// wellFormedID matches the shape of every id (§2).
-var wellFormedID = regexp.MustCompile(`^[a-z]{3,4}_[0-9a-f]{32}$`)
+// wellFormedID reports whether s has the shape of a server id: 3–4 lowercase letters, "_", 32
+// lowercase hex digits.
+func wellFormedID(s string) bool {
+	prefix, digits, ok := strings.Cut(s, "_")
+	if !ok || len(prefix) < 3 || len(prefix) > 4 || len(digits) != 32 {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if prefix[i] < 'a' || prefix[i] > 'z' {
+			return false
+		}
+	}
+	for i := 0; i < len(digits); i++ {
+		if c := digits[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// keptSegment reports whether a path segment may be logged as is.
+func keptSegment(s string) bool { return s == "" || routeWords()[s] || wellFormedID(s) }
 
 // loggedPath is a request path as the journal and the log keep it: route words and well-formed
 // ids stay, any other segment becomes "{redacted}" (a mistyped id may be an email or a name).
 func loggedPath(p string) string {
+	clean := true
+	for s := range strings.SplitSeq(p, "/") {
+		clean = clean && keptSegment(s)
+	}
+	if clean {
+		return p // the usual case: nothing to redact, nothing to allocate
+	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
-		if s != "" && !routeWords()[s] && !wellFormedID.MatchString(s) {
+		if !keptSegment(s) {
 			segs[i] = "{redacted}"
 		}
 	}
