@@ -28,6 +28,7 @@ type Client struct {
 	cfg   config
 	creds credentials // built once so token caching and refreshes are shared by every call
 	hc    *http.Client
+	rc    *retryablehttp.Client // the retry engine for calls without options
 }
 
 // New returns a Client configured by opts on top of the defaults: MEDSPA_API_KEY,
@@ -56,6 +57,7 @@ func New(opts ...Option) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, creds: newCredentials(&cfg)}
 	c.hc = wrapHTTPClient(cfg.httpClient)
+	c.rc = newRetryClient(&c.cfg, c.hc)
 	return c, nil
 }
 
@@ -178,10 +180,25 @@ func (c *Client) Stream(ctx context.Context, path string, params any, accept str
 
 // call is one logical call's state, shared by its attempts through the request context.
 type call struct {
-	cfg      *config
-	creds    credentials
-	body     []byte
-	attempts int
+	cfg       *config
+	creds     credentials
+	body      []byte
+	attempts  int
+	retrySafe bool // resending cannot apply the call twice (method, or an idempotency key)
+}
+
+// newRetryClient is the retry engine for calls configured by cfg: the Client builds one for its
+// own configuration, and a call with options builds its own.
+func newRetryClient(cfg *config, hc *http.Client) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     cfg.maxRetries,
+		RetryWaitMin: cfg.retryWaitMin,
+		RetryWaitMax: cfg.retryWaitMax,
+		CheckRetry:   checkRetry(cfg),
+		Backoff:      backoff(cfg),
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
 }
 
 type callKey struct{}
@@ -233,9 +250,6 @@ func (c *Client) send(ctx context.Context, method, path string, params any, acce
 		}
 	}
 
-	st := &call{cfg: &cfg, creds: creds, body: body}
-	ctx = context.WithValue(ctx, callKey{}, st)
-
 	var idemKey string
 	if method == http.MethodPost {
 		if cfg.idempotencyKey != nil {
@@ -244,9 +258,19 @@ func (c *Client) send(ctx context.Context, method, path string, params any, acce
 			idemKey = uuid.NewString()
 		}
 	}
+	st := &call{cfg: &cfg, creds: creds, body: body, retrySafe: retrySafe(method, idemKey != "")}
+	ctx = context.WithValue(ctx, callKey{}, st)
+	rc := c.rc
+	if len(opts) > 0 {
+		rc = newRetryClient(&cfg, hc)
+	}
 
 	for refreshed := false; ; refreshed = true {
-		req, err := retryablehttp.NewRequestWithContext(ctx, method, target, body)
+		var rawBody any // a nil []byte would still get a body reader per attempt
+		if body != nil {
+			rawBody = body
+		}
+		req, err := retryablehttp.NewRequestWithContext(ctx, method, target, rawBody)
 		if err != nil {
 			return nil, fmt.Errorf("medspa: building request: %w", err)
 		}
@@ -266,15 +290,6 @@ func (c *Client) send(ctx context.Context, method, path string, params any, acce
 			req.Header.Set("Idempotency-Key", idemKey)
 		}
 
-		rc := &retryablehttp.Client{
-			HTTPClient:   hc,
-			RetryMax:     cfg.maxRetries,
-			RetryWaitMin: cfg.retryWaitMin,
-			RetryWaitMax: cfg.retryWaitMax,
-			CheckRetry:   checkRetry(&cfg, retrySafe(method, idemKey != "")),
-			Backoff:      backoff(&cfg),
-			ErrorHandler: retryablehttp.PassthroughErrorHandler,
-		}
 		resp, err := rc.Do(req)
 		if err != nil {
 			if resp != nil {

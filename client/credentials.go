@@ -27,18 +27,16 @@ func newCredentials(cfg *config) credentials {
 	if cfg.tokenSource != nil {
 		return &tokenCredentials{src: cfg.tokenSource}
 	}
-	return apiKeyCredentials(cfg.apiKey)
+	if cfg.apiKey == "" {
+		return apiKeyCredentials("")
+	}
+	return apiKeyCredentials("Bearer " + cfg.apiKey)
 }
 
-// apiKeyCredentials send a fixed API key.
+// apiKeyCredentials send a fixed API key: the whole Authorization value, built once.
 type apiKeyCredentials string
 
-func (k apiKeyCredentials) authorization(context.Context) (string, error) {
-	if k == "" {
-		return "", nil
-	}
-	return "Bearer " + string(k), nil
-}
+func (k apiKeyCredentials) authorization(context.Context) (string, error) { return string(k), nil }
 
 func (apiKeyCredentials) refresh(context.Context, *http.Request) bool { return false }
 

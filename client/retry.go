@@ -24,11 +24,14 @@ func retrySafe(method string, hasIdempotencyKey bool) bool {
 // checkRetry is the retry policy: never once ctx is done; 429 always (the server refused the
 // request before doing anything) unless Retry-After is beyond the cap; connection errors and
 // 502–504 only when resending is safe. Every other answer is final.
-func checkRetry(cfg *config, safe bool) retryablehttp.CheckRetry {
+// Whether resending is safe is the call's (its method and idempotency key), read from ctx.
+func checkRetry(cfg *config) retryablehttp.CheckRetry {
 	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
+		st, _ := ctx.Value(callKey{}).(*call)
+		safe := st != nil && st.retrySafe
 		if err != nil {
 			// A token the token endpoint refused will not come on a resend.
 			if !safe || errors.As(err, new(*TokenError)) {
