@@ -37,20 +37,58 @@ const (
 // pointers, so a day of keys costs the same whatever the clients send.
 type digest = [sha256.Size]byte
 
-// idemEntry is a key's state as the account keeps it. The answer's body (which holds PHI for
-// patient creates) and what it audited are sealed together, so PHI stays encrypted at rest here
-// as in the tables (contract §11), in memory and in snapshots alike.
+// idemEntry is a key's state as the account keeps it. The answer (header, body, and what it
+// audited) is sealed as one value, so PHI stays encrypted at rest here as in the tables
+// (contract §11), in memory and in snapshots alike. The sealed bytes live in the store's arena:
+// an entry holds no pointer, so the garbage collector never scans the day of keys.
 type idemEntry struct {
 	fingerprint digest
 	storedAt    int64 // Unix nanoseconds on the account clock
 	status      int32
 	inFlight    bool
-	header      http.Header // shared, never modified: most answers use one of two values
-	sealed      []byte
+	answer      arenaRef
 }
 
 func (e *idemEntry) expired(now time.Time) bool {
 	return !e.inFlight && now.UnixNano()-e.storedAt >= int64(IdempotencyRetention)
+}
+
+// idemStore is an account's idempotency keys; the caller holds Account.idemMu.
+type idemStore struct {
+	entries map[digest]idemEntry
+	arena   arena
+	sweepAt int // sweep expired keys when entries reaches this size
+}
+
+func newIdemStore() *idemStore { return &idemStore{entries: map[digest]idemEntry{}} }
+
+// sweep drops expired entries once the map has doubled since the last sweep: amortized
+// constant time per key (a sweep every 1,024 keys made seeding a million keyed POSTs
+// quadratic), and at most twice the live entries in memory. The arena is compacted with it
+// when more than half of it is dead.
+func (s *idemStore) sweep(now time.Time) {
+	if len(s.entries) < max(4096, s.sweepAt) {
+		return
+	}
+	live := 0
+	for k, e := range s.entries {
+		if e.expired(now) {
+			delete(s.entries, k)
+			continue
+		}
+		live += int(e.answer.n)
+	}
+	s.sweepAt = 2 * len(s.entries)
+	if 2*live < s.arena.size {
+		var fresh arena
+		for k, e := range s.entries {
+			if e.answer.n > 0 {
+				e.answer = fresh.add(s.arena.get(e.answer))
+				s.entries[k] = e
+			}
+		}
+		s.arena = fresh
+	}
 }
 
 // BeginIdempotent claims key (already scoped to the credential) for the request fingerprint.
@@ -59,97 +97,170 @@ func (a *Account) BeginIdempotent(key, fingerprint string) (IdempotencyOutcome, 
 	now := a.Clock().Now()
 	a.idemMu.Lock()
 	defer a.idemMu.Unlock()
-	if e, ok := a.idem[k]; ok && !e.expired(now) {
+	s := a.idem
+	if e, ok := s.entries[k]; ok && !e.expired(now) {
 		switch {
 		case e.fingerprint != fp:
 			return IdempotencyReused, nil
 		case e.inFlight:
 			return IdempotencyInUse, nil
 		}
-		if out, err := a.replay(&e); err == nil {
+		if out, err := a.replay(int(e.status), s.arena.get(e.answer)); err == nil {
 			return IdempotencyReplay, out
 		}
 		// An entry that no longer opens (its snapshot came from a server with another PHI key)
 		// is as good as gone: the request runs anew.
 	}
-	// Expired entries are ignored above and swept here once the map has doubled since the last
-	// sweep: amortized constant time per key (a sweep every 1,024 keys made seeding a million
-	// keyed POSTs quadratic), and at most twice the live entries in memory.
-	if len(a.idem) >= max(4096, a.idemSweepAt) {
-		for k, e := range a.idem {
-			if e.expired(now) {
-				delete(a.idem, k)
-			}
-		}
-		a.idemSweepAt = 2 * len(a.idem)
-	}
-	a.idem[k] = idemEntry{fingerprint: fp, inFlight: true, storedAt: now.UnixNano()}
+	s.sweep(now)
+	s.entries[k] = idemEntry{fingerprint: fp, inFlight: true, storedAt: now.UnixNano()}
 	return IdempotencyProceed, nil
 }
 
 // FinishIdempotent stores the outcome of a claimed key; 5xx outcomes are forgotten so a retry
-// runs anew. header must not be modified afterwards.
+// runs anew.
 func (a *Account) FinishIdempotent(key string, status int, header http.Header, body []byte, audit ...string) {
 	k := sha256.Sum256([]byte(key))
+	sealed := a.store.sealer.Seal(packAnswer(header, body, audit)) // the crypto, outside the lock
 	a.idemMu.Lock()
 	defer a.idemMu.Unlock()
-	e, ok := a.idem[k]
+	s := a.idem
+	e, ok := s.entries[k]
 	if !ok {
 		return
 	}
 	if status >= 500 {
-		delete(a.idem, k)
+		delete(s.entries, k)
 		return
 	}
-	e.inFlight, e.status, e.header, e.storedAt = false, int32(status), header, a.Clock().Now().UnixNano()
-	e.sealed = a.store.sealer.Seal(packAnswer(body, audit))
-	a.idem[k] = e
+	e.inFlight, e.status, e.storedAt = false, int32(status), a.Clock().Now().UnixNano()
+	e.answer = s.arena.add(sealed)
+	s.entries[k] = e
 }
 
-// replay opens a completed entry.
-func (a *Account) replay(e *idemEntry) (*IdempotencyEntry, error) {
-	plain, err := a.store.sealer.Open(e.sealed)
+// replay opens a completed entry's answer.
+func (a *Account) replay(status int, sealed []byte) (*IdempotencyEntry, error) {
+	plain, err := a.store.sealer.Open(sealed)
 	if err != nil {
 		return nil, err
 	}
-	body, audit, err := unpackAnswer(plain)
+	header, body, audit, err := unpackAnswer(plain)
 	if err != nil {
 		return nil, err
 	}
-	return &IdempotencyEntry{Status: int(e.status), Header: e.header, Body: body, Audit: audit}, nil
+	return &IdempotencyEntry{Status: status, Header: header, Body: body, Audit: audit}, nil
 }
 
-// packAnswer lays out the audit strings (each length-prefixed, after their count) and then the
-// body, for sealing as one value.
-func packAnswer(body []byte, audit []string) []byte {
-	n := binary.MaxVarintLen64 + len(body)
+// arena holds byte strings back to back in chunks that contain no pointers.
+type arena struct {
+	chunks [][]byte
+	size   int // bytes added
+}
+
+// arenaRef locates a value in an arena.
+type arenaRef struct{ chunk, off, n uint32 }
+
+const arenaChunk = 1 << 20
+
+func (a *arena) add(b []byte) arenaRef {
+	if len(b) == 0 {
+		return arenaRef{}
+	}
+	last := len(a.chunks) - 1
+	if last < 0 || cap(a.chunks[last])-len(a.chunks[last]) < len(b) {
+		a.chunks = append(a.chunks, make([]byte, 0, max(arenaChunk, len(b))))
+		last++
+	}
+	c := a.chunks[last]
+	ref := arenaRef{chunk: uint32(last), off: uint32(len(c)), n: uint32(len(b))}
+	a.chunks[last] = append(c, b...)
+	a.size += len(b)
+	return ref
+}
+
+func (a *arena) get(r arenaRef) []byte {
+	if r.n == 0 {
+		return nil
+	}
+	return a.chunks[r.chunk][r.off : r.off+r.n : r.off+r.n]
+}
+
+// packAnswer lays out the header (its line count, then each name and value length-prefixed),
+// the audit strings (count, then each length-prefixed) and then the body, for sealing as one
+// value.
+func packAnswer(header http.Header, body []byte, audit []string) []byte {
+	n := 2*binary.MaxVarintLen64 + len(body)
+	for k, vs := range header {
+		for _, v := range vs {
+			n += 2*binary.MaxVarintLen64 + len(k) + len(v)
+		}
+	}
 	for _, s := range audit {
 		n += binary.MaxVarintLen64 + len(s)
 	}
 	b := make([]byte, 0, n)
+	lines := 0
+	for _, vs := range header {
+		lines += len(vs)
+	}
+	b = binary.AppendUvarint(b, uint64(lines))
+	for k, vs := range header {
+		for _, v := range vs {
+			b = appendString(appendString(b, k), v)
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(audit)))
 	for _, s := range audit {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		b = appendString(b, s)
 	}
 	return append(b, body...)
 }
 
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
 var errBadAnswer = errors.New("store: malformed idempotency entry")
 
-func unpackAnswer(b []byte) (body []byte, audit []string, err error) {
-	count, n := binary.Uvarint(b)
-	if n <= 0 || count > 16 {
-		return nil, nil, errBadAnswer
+// answerReader reads packAnswer's layout; the first error sticks.
+type answerReader struct {
+	b   []byte
+	err error
+}
+
+func (r *answerReader) count(limit uint64) int {
+	v, n := binary.Uvarint(r.b)
+	if r.err != nil || n <= 0 || v > limit {
+		r.err, r.b = errBadAnswer, nil
+		return 0
 	}
-	b = b[n:]
-	for range count {
-		l, n := binary.Uvarint(b)
-		if n <= 0 || l > uint64(len(b)-n) {
-			return nil, nil, errBadAnswer
-		}
-		audit = append(audit, string(b[n:n+int(l)]))
-		b = b[n+int(l):]
+	r.b = r.b[n:]
+	return int(v)
+}
+
+func (r *answerReader) string() string {
+	l := r.count(uint64(len(r.b)))
+	if r.err != nil || l > len(r.b) {
+		r.err, r.b = errBadAnswer, nil
+		return ""
 	}
-	return b, audit, nil
+	s := string(r.b[:l])
+	r.b = r.b[l:]
+	return s
+}
+
+func unpackAnswer(b []byte) (header http.Header, body []byte, audit []string, err error) {
+	r := answerReader{b: b}
+	lines := r.count(1024)
+	header = make(http.Header, lines)
+	for range lines {
+		k := r.string()
+		header[k] = append(header[k], r.string())
+	}
+	for range r.count(16) {
+		audit = append(audit, r.string())
+	}
+	if r.err != nil {
+		return nil, nil, nil, r.err
+	}
+	return header, r.b, audit, nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func TestIdempotencySweep(t *testing.T) {
 		t.Fatalf("late key: %v", out)
 	}
 	a.idemMu.Lock()
-	n := len(a.idem)
+	n := len(a.idem.entries)
 	a.idemMu.Unlock()
 	if n != 2 {
 		t.Fatalf("%d keys kept after the sweep, want 2", n)
@@ -84,8 +85,8 @@ func TestIdempotencyAnswerSealed(t *testing.T) {
 	}
 	a.FinishIdempotent("k", http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, body, "create", "patient", "pat_1")
 	a.idemMu.Lock()
-	for _, e := range a.idem {
-		if bytes.Contains(e.sealed, []byte("Zelda")) || bytes.Contains(e.sealed, []byte("pat_1")) {
+	for _, e := range a.idem.entries {
+		if sealed := a.idem.arena.get(e.answer); len(sealed) == 0 || bytes.Contains(sealed, []byte("Zelda")) || bytes.Contains(sealed, []byte("pat_1")) {
 			t.Error("the stored answer is in the clear")
 		}
 	}
@@ -98,14 +99,19 @@ func TestIdempotencyAnswerSealed(t *testing.T) {
 }
 
 func TestUnpackAnswerRejectsMalformed(t *testing.T) {
-	for _, b := range [][]byte{nil, {0xff}, {17}, {1}, {1, 5, 'a'}, {2, 1, 'a', 0x80}} {
-		if _, _, err := unpackAnswer(b); err == nil {
+	for _, b := range [][]byte{nil, {0xff}, {0, 17}, {0, 1}, {0, 1, 5, 'a'}, {0, 2, 1, 'a', 0x80}, {1, 1, 'k'}, {0xff, 0xff, 0x03}} {
+		if _, _, _, err := unpackAnswer(b); err == nil {
 			t.Errorf("%v: accepted", b)
 		}
 	}
-	body, audit, err := unpackAnswer(packAnswer([]byte("{}"), nil))
-	if err != nil || string(body) != "{}" || len(audit) != 0 {
-		t.Errorf("empty audit: %q %v %v", body, audit, err)
+	header, body, audit, err := unpackAnswer(packAnswer(nil, []byte("{}"), nil))
+	if err != nil || string(body) != "{}" || len(audit) != 0 || header == nil || len(header) != 0 {
+		t.Errorf("no header, no audit: %v %q %v %v", header, body, audit, err)
+	}
+	h := http.Header{"Content-Type": {"application/problem+json"}, "Www-Authenticate": {"a", "b"}}
+	header, _, _, err = unpackAnswer(packAnswer(h, nil, []string{"x"}))
+	if err != nil || !reflect.DeepEqual(header, h) {
+		t.Errorf("header: %v %v", header, err)
 	}
 }
 
@@ -126,5 +132,43 @@ func TestImportRejectsBadIdempotencyEntry(t *testing.T) {
 	}
 	if n := a.data.Patients.len(); n != 1 {
 		t.Errorf("%d patients after refused imports, want 1", n)
+	}
+}
+
+// The sweep compacts the answer arena once most of it is dead, and the survivors still replay
+// their own answers.
+func TestIdempotencySweepCompactsAnswers(t *testing.T) {
+	clk := clock.New()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk.Set(start)
+	a := New(Options{Clock: clk}).Account("compact")
+	finish := func(k string) {
+		if out, _ := a.BeginIdempotent(k, "fp"); out != IdempotencyProceed {
+			t.Fatalf("key %s: %v", k, out)
+		}
+		a.FinishIdempotent(k, http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, []byte(`{"key":"`+k+`"}`))
+	}
+	for i := range 4090 {
+		finish("old" + strconv.Itoa(i))
+	}
+	before := a.idem.arena.size
+	// The old keys expire; the claim that brings the map to 4,096 keys sweeps them, with
+	// new0…new5 already stored (they must survive the compaction).
+	clk.Set(start.Add(IdempotencyRetention + time.Minute))
+	for i := range 100 {
+		finish("new" + strconv.Itoa(i))
+	}
+	if after := a.idem.arena.size; after*10 > before {
+		t.Errorf("arena %d bytes after the sweep, %d before: not compacted", after, before)
+	}
+	if n := len(a.idem.entries); n != 100 {
+		t.Errorf("%d entries after the sweep, want 100", n)
+	}
+	for i := range 100 {
+		k := "new" + strconv.Itoa(i)
+		out, e := a.BeginIdempotent(k, "fp")
+		if out != IdempotencyReplay || string(e.Body) != `{"key":"`+k+`"}` || e.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("%s after compaction: %v %+v", k, out, e)
+		}
 	}
 }

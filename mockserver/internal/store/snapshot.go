@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 )
 
@@ -17,13 +16,13 @@ type accountState struct {
 	Idempotency map[string]idemRecord `json:"idempotency"` // by hex digest of the scoped key
 }
 
-// idemRecord is an idempotency entry as snapshots hold it: digests in hex, the answer sealed.
+// idemRecord is an idempotency entry as snapshots hold it: digests in hex, the answer (header,
+// body, audit) sealed.
 type idemRecord struct {
-	Fingerprint string      `json:"fingerprint"`
-	Status      int         `json:"status"`
-	Header      http.Header `json:"header"`
-	Sealed      []byte      `json:"sealed"`
-	StoredAt    time.Time   `json:"storedAt"`
+	Fingerprint string    `json:"fingerprint"`
+	Status      int       `json:"status"`
+	Sealed      []byte    `json:"sealed"`
+	StoredAt    time.Time `json:"storedAt"`
 }
 
 // Export returns the account's whole state (data and idempotency entries) as JSON, for
@@ -31,10 +30,10 @@ type idemRecord struct {
 func (a *Account) Export() ([]byte, error) {
 	st := accountState{Idempotency: map[string]idemRecord{}}
 	a.idemMu.Lock()
-	for k, e := range a.idem {
+	for k, e := range a.idem.entries {
 		if !e.inFlight {
 			st.Idempotency[hex.EncodeToString(k[:])] = idemRecord{Fingerprint: hex.EncodeToString(e.fingerprint[:]),
-				Status: int(e.status), Header: e.header, Sealed: e.sealed, StoredAt: time.Unix(0, e.storedAt).UTC()}
+				Status: int(e.status), Sealed: a.idem.arena.get(e.answer), StoredAt: time.Unix(0, e.storedAt).UTC()}
 		}
 	}
 	a.idemMu.Unlock()
@@ -58,21 +57,14 @@ func (a *Account) Import(b []byte) error {
 	if st.Data == nil {
 		return fmt.Errorf("store: importing account: no data")
 	}
-	idem := make(map[digest]idemEntry, len(st.Idempotency))
-	headers := map[string]http.Header{} // equal headers share one value, as they did when stored
+	idem := newIdemStore()
 	for k, r := range st.Idempotency {
 		key, err1 := parseDigest(k)
 		fp, err2 := parseDigest(r.Fingerprint)
 		if err := errors.Join(err1, err2); err != nil {
 			return fmt.Errorf("store: importing account: idempotency entry: %w", err)
 		}
-		hk := fmt.Sprint(r.Header)
-		if h, ok := headers[hk]; ok {
-			r.Header = h
-		} else {
-			headers[hk] = r.Header
-		}
-		idem[key] = idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), header: r.Header, sealed: r.Sealed}
+		idem.entries[key] = idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), answer: idem.arena.add(r.Sealed)}
 	}
 	a.mu.Lock()
 	a.data = st.Data

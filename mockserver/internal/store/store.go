@@ -109,9 +109,8 @@ type Account struct {
 	mu   sync.RWMutex
 	data *data
 
-	idemMu      sync.Mutex
-	idem        map[digest]idemEntry
-	idemSweepAt int // sweep expired keys when idem reaches this size
+	idemMu sync.Mutex
+	idem   *idemStore
 }
 
 // data is everything Reset empties, snapshots copy and -data files persist. Every field is
@@ -144,7 +143,7 @@ func newData() *data {
 }
 
 func newAccount(s *Store, id string) *Account {
-	return &Account{ID: id, store: s, data: newData(), idem: map[digest]idemEntry{}}
+	return &Account{ID: id, store: s, data: newData(), idem: newIdemStore()}
 }
 
 // Clock returns the account's clock: its own if set, else the server's.
@@ -173,7 +172,7 @@ func (a *Account) Reset() {
 	a.data = newData()
 	a.mu.Unlock()
 	a.idemMu.Lock()
-	a.idem = map[digest]idemEntry{}
+	a.idem = newIdemStore()
 	a.idemMu.Unlock()
 }
 
