@@ -46,16 +46,9 @@ func TestIdempotencyStates(t *testing.T) {
 // Expired keys are swept once the map reaches its sweep size, and replays still work between
 // sweeps.
 func TestIdempotencySweep(t *testing.T) {
-	clk := clock.New()
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk.Set(start)
-	a := New(Options{Clock: clk}).Account("sweep")
+	clk, start, a := frozenAccount()
 	for i := range 4095 {
-		k := "k" + strconv.Itoa(i)
-		if out, _ := a.BeginIdempotent(k, "fp"); out != IdempotencyProceed {
-			t.Fatalf("key %d: %v", i, out)
-		}
-		a.FinishIdempotent(k, http.StatusCreated, nil, []byte("{}"))
+		storeAnswer(t, a, "k"+strconv.Itoa(i), []byte("{}"))
 	}
 	if out, _ := a.BeginIdempotent("k7", "fp"); out != IdempotencyReplay {
 		t.Fatalf("replay: %v", out)
@@ -138,16 +131,8 @@ func TestImportRejectsBadIdempotencyEntry(t *testing.T) {
 // The sweep compacts the answer arena once most of it is dead, and the survivors still replay
 // their own answers.
 func TestIdempotencySweepCompactsAnswers(t *testing.T) {
-	clk := clock.New()
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk.Set(start)
-	a := New(Options{Clock: clk}).Account("compact")
-	finish := func(k string) {
-		if out, _ := a.BeginIdempotent(k, "fp"); out != IdempotencyProceed {
-			t.Fatalf("key %s: %v", k, out)
-		}
-		a.FinishIdempotent(k, http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, []byte(`{"key":"`+k+`"}`))
-	}
+	clk, start, a := frozenAccount()
+	finish := func(k string) { storeAnswer(t, a, k, []byte(`{"key":"`+k+`"}`)) }
 	for i := range 4090 {
 		finish("old" + strconv.Itoa(i))
 	}
@@ -171,4 +156,21 @@ func TestIdempotencySweepCompactsAnswers(t *testing.T) {
 			t.Fatalf("%s after compaction: %v %+v", k, out, e)
 		}
 	}
+}
+
+// frozenAccount is an account on a clock frozen at its start.
+func frozenAccount() (*clock.Clock, time.Time, *Account) {
+	clk := clock.New()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk.Set(start)
+	return clk, start, New(Options{Clock: clk}).Account("acct")
+}
+
+// storeAnswer claims key and stores a 201 JSON answer for it.
+func storeAnswer(t *testing.T, a *Account, key string, body []byte) {
+	t.Helper()
+	if out, _ := a.BeginIdempotent(key, "fp"); out != IdempotencyProceed {
+		t.Fatalf("key %s: %v", key, out)
+	}
+	a.FinishIdempotent(key, http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, body)
 }
