@@ -19,14 +19,10 @@ type patientJSON patients.Patient
 
 func (p *patientJSON) appendJSON(b []byte) []byte {
 	b = append(b, '{')
-	b = jsonx.Field(b, "id")
-	b = jsonx.String(b, p.ID)
-	b = jsonx.Field(b, "firstName")
-	b = jsonx.String(b, p.FirstName)
-	b = jsonx.Field(b, "lastName")
-	b = jsonx.String(b, p.LastName)
-	b = jsonx.Field(b, "email")
-	b = jsonx.String(b, p.Email)
+	b = requiredString(b, "id", p.ID)
+	b = requiredString(b, "firstName", p.FirstName)
+	b = requiredString(b, "lastName", p.LastName)
+	b = requiredString(b, "email", p.Email)
 	b = optionalString(b, "phone", p.Phone)
 	if !p.DateOfBirth.IsZero() {
 		b = jsonx.Field(b, "dateOfBirth")
@@ -44,15 +40,9 @@ func (p *patientJSON) appendJSON(b []byte) []byte {
 		b = optionalString(b, "country", a.Country)
 		b = append(b, '}')
 	}
-	if len(p.Allergies) > 0 {
-		b = jsonx.Field(b, "allergies")
-		b = jsonx.Strings(b, p.Allergies)
-	}
+	b = optionalStrings(b, "allergies", p.Allergies)
 	b = optionalString(b, "notes", p.Notes)
-	if len(p.Tags) > 0 {
-		b = jsonx.Field(b, "tags")
-		b = jsonx.Strings(b, p.Tags)
-	}
+	b = optionalStrings(b, "tags", p.Tags)
 	b = jsonx.Field(b, "createdAt")
 	b = jsonx.Time(b, p.CreatedAt)
 	b = jsonx.Field(b, "updatedAt")
@@ -60,12 +50,23 @@ func (p *patientJSON) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// requiredString appends a string member.
+func requiredString(b []byte, name, v string) []byte { return jsonx.String(jsonx.Field(b, name), v) }
+
 // optionalString appends an omitempty string member.
 func optionalString(b []byte, name, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return jsonx.String(jsonx.Field(b, name), v)
+	return requiredString(b, name, v)
+}
+
+// optionalStrings appends an omitempty string-array member.
+func optionalStrings(b []byte, name string, vs []string) []byte {
+	if len(vs) == 0 {
+		return b
+	}
+	return jsonx.Strings(jsonx.Field(b, name), vs)
 }
 
 // appendDate appends d as its MarshalText does, quoted.

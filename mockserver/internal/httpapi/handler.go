@@ -166,8 +166,8 @@ func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []st
 	h := sha256.New()
 	h.Write([]byte(rq.Method + " " + rq.URL.Path + " "))
 	h.Write(rq.body)
-	var sum [sha256.Size]byte
-	fingerprint := string(h.Sum(sum[:0]))
+	var fingerprint [sha256.Size]byte
+	h.Sum(fingerprint[:0])
 	scoped := rq.cred.ID + "\x00" + key
 	outcome, entry := rq.acct.BeginIdempotent(scoped, fingerprint)
 	switch outcome {
@@ -175,9 +175,8 @@ func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []st
 		if len(entry.Audit) == 3 {
 			rq.audit = auditInfo{entry.Audit[0], entry.Audit[1], entry.Audit[2]}
 		}
-		h := entry.Header.Clone()
-		h.Set("Idempotent-Replayed", "true")
-		writeAnswer(w, entry.Status, h, entry.Body)
+		entry.Header.Set("Idempotent-Replayed", "true") // the entry's header is this replay's own copy
+		writeAnswer(w, entry.Status, entry.Header, entry.Body)
 		return
 	case store.IdempotencyInUse:
 		problem.Write(w, rq.id, problem.New(http.StatusConflict, "idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))

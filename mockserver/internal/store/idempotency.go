@@ -91,9 +91,10 @@ func (s *idemStore) sweep(now time.Time) {
 	}
 }
 
-// BeginIdempotent claims key (already scoped to the credential) for the request fingerprint.
-func (a *Account) BeginIdempotent(key, fingerprint string) (IdempotencyOutcome, *IdempotencyEntry) {
-	k, fp := sha256.Sum256([]byte(key)), sha256.Sum256([]byte(fingerprint))
+// BeginIdempotent claims key (already scoped to the credential) for fp, a digest of the request
+// (method, path and body).
+func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (IdempotencyOutcome, *IdempotencyEntry) {
+	k := sha256.Sum256([]byte(key))
 	now := a.Clock().Now()
 	a.idemMu.Lock()
 	defer a.idemMu.Unlock()

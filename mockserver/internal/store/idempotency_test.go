@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"net/http"
 	"reflect"
 	"slices"
@@ -18,27 +19,27 @@ func TestIdempotencyStates(t *testing.T) {
 	s := New(Options{})
 	s.Clock().Set(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	a := s.Account("acct_1")
-	if got, _ := a.BeginIdempotent("k", "POST /a 1"); got != IdempotencyProceed {
+	if got, _ := a.BeginIdempotent("k", fp("POST /a 1")); got != IdempotencyProceed {
 		t.Fatalf("first use: %v", got)
 	}
-	if got, _ := a.BeginIdempotent("k", "POST /a 1"); got != IdempotencyInUse {
+	if got, _ := a.BeginIdempotent("k", fp("POST /a 1")); got != IdempotencyInUse {
 		t.Errorf("same key in flight: %v, want in use", got)
 	}
-	if got, _ := a.BeginIdempotent("k", "POST /a 2"); got != IdempotencyReused {
+	if got, _ := a.BeginIdempotent("k", fp("POST /a 2")); got != IdempotencyReused {
 		t.Errorf("other request while in flight: %v, want reused", got)
 	}
 	// A 5xx outcome is forgotten: the retry runs anew.
 	a.FinishIdempotent("k", 503, nil, []byte("x"))
-	if got, _ := a.BeginIdempotent("k", "POST /a 1"); got != IdempotencyProceed {
+	if got, _ := a.BeginIdempotent("k", fp("POST /a 1")); got != IdempotencyProceed {
 		t.Errorf("after a 5xx: %v, want proceed", got)
 	}
 	a.FinishIdempotent("k", 201, nil, []byte(`{"id":"x"}`))
-	got, e := a.BeginIdempotent("k", "POST /a 1")
+	got, e := a.BeginIdempotent("k", fp("POST /a 1"))
 	if got != IdempotencyReplay || e == nil || string(e.Body) != `{"id":"x"}` || e.Status != 201 {
 		t.Errorf("completed: %v %+v", got, e)
 	}
 	s.Clock().Advance(IdempotencyRetention)
-	if got, _ := a.BeginIdempotent("k", "POST /a 2"); got != IdempotencyProceed {
+	if got, _ := a.BeginIdempotent("k", fp("POST /a 2")); got != IdempotencyProceed {
 		t.Errorf("after retention even another request proceeds: %v", got)
 	}
 }
@@ -50,14 +51,14 @@ func TestIdempotencySweep(t *testing.T) {
 	for i := range 4095 {
 		storeAnswer(t, a, "k"+strconv.Itoa(i), []byte("{}"))
 	}
-	if out, _ := a.BeginIdempotent("k7", "fp"); out != IdempotencyReplay {
+	if out, _ := a.BeginIdempotent("k7", fp("fp")); out != IdempotencyReplay {
 		t.Fatalf("replay: %v", out)
 	}
 	clk.Set(start.Add(IdempotencyRetention + time.Hour))
-	if out, _ := a.BeginIdempotent("fresh", "fp"); out != IdempotencyProceed {
+	if out, _ := a.BeginIdempotent("fresh", fp("fp")); out != IdempotencyProceed {
 		t.Fatalf("fresh key: %v", out)
 	}
-	if out, _ := a.BeginIdempotent("late", "fp"); out != IdempotencyProceed {
+	if out, _ := a.BeginIdempotent("late", fp("fp")); out != IdempotencyProceed {
 		t.Fatalf("late key: %v", out)
 	}
 	a.idemMu.Lock()
@@ -73,7 +74,7 @@ func TestIdempotencySweep(t *testing.T) {
 func TestIdempotencyAnswerSealed(t *testing.T) {
 	a := New(Options{}).Account("sealed")
 	body := []byte(`{"firstName":"Zelda"}`)
-	if out, _ := a.BeginIdempotent("k", "fp"); out != IdempotencyProceed {
+	if out, _ := a.BeginIdempotent("k", fp("fp")); out != IdempotencyProceed {
 		t.Fatal(out)
 	}
 	a.FinishIdempotent("k", http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, body, "create", "patient", "pat_1")
@@ -84,7 +85,7 @@ func TestIdempotencyAnswerSealed(t *testing.T) {
 		}
 	}
 	a.idemMu.Unlock()
-	out, e := a.BeginIdempotent("k", "fp")
+	out, e := a.BeginIdempotent("k", fp("fp"))
 	if out != IdempotencyReplay || !bytes.Equal(e.Body, body) || !slices.Equal(e.Audit, []string{"create", "patient", "pat_1"}) ||
 		e.Status != http.StatusCreated || e.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("replay: %v %+v", out, e)
@@ -151,7 +152,7 @@ func TestIdempotencySweepCompactsAnswers(t *testing.T) {
 	}
 	for i := range 100 {
 		k := "new" + strconv.Itoa(i)
-		out, e := a.BeginIdempotent(k, "fp")
+		out, e := a.BeginIdempotent(k, fp("fp"))
 		if out != IdempotencyReplay || string(e.Body) != `{"key":"`+k+`"}` || e.Header.Get("Content-Type") != "application/json" {
 			t.Fatalf("%s after compaction: %v %+v", k, out, e)
 		}
@@ -169,8 +170,11 @@ func frozenAccount() (*clock.Clock, time.Time, *Account) {
 // storeAnswer claims key and stores a 201 JSON answer for it.
 func storeAnswer(t *testing.T, a *Account, key string, body []byte) {
 	t.Helper()
-	if out, _ := a.BeginIdempotent(key, "fp"); out != IdempotencyProceed {
+	if out, _ := a.BeginIdempotent(key, fp("fp")); out != IdempotencyProceed {
 		t.Fatalf("key %s: %v", key, out)
 	}
 	a.FinishIdempotent(key, http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, body)
 }
+
+// fp is the digest of a request description, as the HTTP layer fingerprints requests.
+func fp(request string) [sha256.Size]byte { return sha256.Sum256([]byte(request)) }

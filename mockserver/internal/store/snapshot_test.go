@@ -16,11 +16,11 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, _ := a.BeginIdempotent("k\x00done", "fp"); out != IdempotencyProceed {
+	if out, _ := a.BeginIdempotent("k\x00done", fp("fp")); out != IdempotencyProceed {
 		t.Fatal("claim")
 	}
 	a.FinishIdempotent("k\x00done", 201, nil, []byte(`{"id":"x"}`))
-	a.BeginIdempotent("k\x00flying", "fp") // in flight: not exported
+	a.BeginIdempotent("k\x00flying", fp("fp")) // in flight: not exported
 	b, err := a.Export()
 	if err != nil {
 		t.Fatal(err)
@@ -44,10 +44,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if got, err := c.GetPatient(p.ID); err != nil || got.FirstName != "Ex" {
 		t.Fatalf("imported patient: %+v %v", got, err)
 	}
-	if out, e := c.BeginIdempotent("k\x00done", "fp"); out != IdempotencyReplay || string(e.Body) != `{"id":"x"}` {
+	if out, e := c.BeginIdempotent("k\x00done", fp("fp")); out != IdempotencyReplay || string(e.Body) != `{"id":"x"}` {
 		t.Fatalf("completed key after import: %v", out)
 	}
-	if out, _ := c.BeginIdempotent("k\x00flying", "fp"); out != IdempotencyProceed {
+	if out, _ := c.BeginIdempotent("k\x00flying", fp("fp")); out != IdempotencyProceed {
 		t.Fatalf("in-flight key was exported: %v", out)
 	}
 
