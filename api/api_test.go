@@ -2,11 +2,13 @@ package api_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/medspa/medspa-go/api"
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 func TestDocumentsValidate(t *testing.T) {
@@ -80,5 +82,39 @@ func TestAdminOperations(t *testing.T) {
 		if key.Properties[f] == nil {
 			t.Errorf("APIKey lacks %q", f)
 		}
+	}
+}
+
+// TestErrorCodesMatchTable ties the code list of the Problem schema to internal/wire's error-code
+// table, the one list the SDK and the mock server take their codes from.
+func TestErrorCodesMatchTable(t *testing.T) {
+	t.Parallel()
+	d, err := openapi3.NewLoader().LoadFromData(api.OpenAPIYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob := d.Components.Schemas["Problem"]
+	if prob == nil || prob.Value.Properties["code"] == nil {
+		t.Fatal("no components.schemas.Problem.properties.code")
+	}
+	desc := prob.Value.Properties["code"].Value.Description
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(desc, -1) {
+		listed[m[1]] = true
+	}
+	for _, c := range wire.ErrorCodes {
+		if c.MockOnly {
+			if listed[c.Code] {
+				t.Errorf("openapi.yaml lists the mock-only code %s", c.Code)
+			}
+			continue
+		}
+		if !listed[c.Code] {
+			t.Errorf("openapi.yaml's Problem.code does not list %s", c.Code)
+		}
+		delete(listed, c.Code)
+	}
+	for c := range listed {
+		t.Errorf("openapi.yaml lists %s, which internal/wire's table lacks", c)
 	}
 }

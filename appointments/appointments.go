@@ -3,7 +3,7 @@
 //
 // The server refuses overlapping active appointments for the same provider, room or patient
 // (client.ErrAppointmentConflict, with the other appointment's id in Error.ConflictingID), and
-// moves Status only along the contract's state machine (client.ErrInvalidStateTransition, with
+// moves Status only along the protocol's state machine (client.ErrInvalidStateTransition, with
 // Error.From and Error.To). Notes are protected health information; the SDK never logs them.
 package appointments
 

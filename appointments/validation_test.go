@@ -25,7 +25,7 @@ func (e *env) count(t *testing.T) int {
 	return page.Meta.Total
 }
 
-// TestCreateRules checks every field rule of the contract (§9 Appointment) on create: each
+// TestCreateRules checks every field rule of the protocol (docs/protocol.md §9 Appointment) on create: each
 // invalid body names exactly the invalid fields with their codes, and creates nothing.
 func TestCreateRules(t *testing.T) {
 	e := newEnv(t)

@@ -104,7 +104,7 @@ type sentinel string
 
 func (s sentinel) Error() string { return "medspa: " + strings.ReplaceAll(string(s), "_", " ") }
 
-// Sentinels for errors.Is, one per error code of the contract. ErrAPI matches every *Error.
+// Sentinels for errors.Is, one per error code of the protocol. ErrAPI matches every *Error.
 var (
 	ErrAPI                    error = sentinel("api_error")
 	ErrMalformedJSON          error = sentinel("malformed_json")

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// RateLimit is the server's rate-limit state after a call (§7 of the contract).
+// RateLimit is the server's rate-limit state after a call (docs/protocol.md §7).
 type RateLimit struct {
 	// Limit is the bucket size (burst); 0 when the server sent no rate-limit headers.
 	Limit int

@@ -88,7 +88,7 @@ func (st *call) verifyResponse(resp *http.Response) error {
 // Plan is a MedSpa plan, for WithPlan.
 type Plan string
 
-// The plans of the API (contract §7).
+// The plans of the API (docs/protocol.md §7).
 const (
 	PlanStarter      Plan = "starter"      // 60/min, burst 100
 	PlanProfessional Plan = "professional" // 300/min, burst 500

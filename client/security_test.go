@@ -319,7 +319,7 @@ func TestSigningInterop(t *testing.T) {
 		})
 	}
 
-	// The server's §6 rejections reach the caller as invalid_signature: a stale signature
+	// The server's rejections of docs/protocol.md §6 reach the caller as invalid_signature: a stale signature
 	// (the server's clock moved 10 minutes on) …
 	env.Server.AdvanceTime(k.Account, 10*time.Minute)
 	if _, err := c.Patients.Get(ctx, p.ID); !errors.Is(err, client.ErrInvalidSignature) {

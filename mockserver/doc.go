@@ -1,5 +1,5 @@
 // Package mockserver is the reference MedSpa API server: a full, stateful, in-memory
-// implementation of the contract — validation, rules, errors, rate limits, OAuth, request and
+// implementation of the protocol — validation, rules, errors, rate limits, OAuth, request and
 // response signatures, webhooks, audit log — with controls for tests.
 //
 // Run it in-process from Go, with no network:
@@ -18,7 +18,7 @@
 //   - clock: SetTime, AdvanceTime, RealTime, Now — every time-based rule follows;
 //   - fixtures: LoadFixtures, created through the API's own rules;
 //   - snapshots: Snapshot and Restore, the whole state by name;
-//   - faults: InjectFault (status with the contract's problem, Retry-After, delay, dropped
+//   - faults: InjectFault (status with the protocol's problem, Retry-After, delay, dropped
 //     connection, after commit), ClearFaults;
 //   - journal: Requests, a bounded, redacted log of what the server saw;
 //   - events and webhooks: RecordEvents, Deliveries; AuditEvents and VerifyAuditChain;

@@ -30,7 +30,7 @@ var bodyRoutes = []struct{ method, path string }{
 
 // FuzzBodies sends arbitrary bodies to every JSON-body route (the route picked by a fuzzed
 // byte, ids of seeded records in the path and wherever the body says @pat, @prd, …). Property:
-// never a 5xx, every 4xx the contract's problem document, and after a rejected request the
+// never a 5xx, every 4xx the protocol's problem document, and after a rejected request the
 // account's state dump is unchanged.
 func FuzzBodies(f *testing.F) {
 	seeds := []string{
@@ -179,7 +179,7 @@ var oauthErrors = map[string]bool{"invalid_request": true, "invalid_client": tru
 	"unsupported_response_type": true, "server_error": true}
 
 // FuzzOAuth sends arbitrary forms, query strings and headers to /oauth/token, /oauth/authorize
-// and /oauth/revoke: never a 5xx; a 4xx is RFC 6749's JSON error (or the contract's problem
+// and /oauth/revoke: never a 5xx; a 4xx is RFC 6749's JSON error (or the protocol's problem
 // for a wrong method); authorize's redirects carry code or error.
 func FuzzOAuth(f *testing.F) {
 	w := newWorld(f, mockserver.WithTrustedProxy())

@@ -12,7 +12,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver"
 )
 
-// TestIdempotency covers §8 over HTTP: replay byte for byte, reuse with another request, stored
+// TestIdempotency covers docs/protocol.md §8 over HTTP: replay byte for byte, reuse with another request, stored
 // 4xx, per-credential keys, retention on the server clock, and key syntax.
 func TestIdempotency(t *testing.T) {
 	env := testenv.New(t, nil)

@@ -20,7 +20,7 @@ type problem struct {
 
 var requestIDShape = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
 
-// TestErrorPaths covers the failure paths of the contract's §4 that the core serves, in the
+// TestErrorPaths covers the failure paths of docs/protocol.md §4 that the core serves, in the
 // order of checks: each answers its status and code as problem+json, with the request id.
 func TestErrorPaths(t *testing.T) {
 	env := testenv.New(t, nil)

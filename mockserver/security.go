@@ -24,7 +24,7 @@ func (s *Server) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	return s.api.CreateOAuthClient(p)
 }
 
-// AuditEvent is one entry of an account's hash-chained audit log (contract §10).
+// AuditEvent is one entry of an account's hash-chained audit log (docs/protocol.md §10).
 type AuditEvent = audit.Event
 
 // AuditEvents returns account's audit log, oldest first. Account "" is the server-level chain

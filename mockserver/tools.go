@@ -6,7 +6,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
 )
 
-// Fault makes the next Times matching requests fail: with a status and the contract's problem
+// Fault makes the next Times matching requests fail: with a status and the protocol's problem
 // body, after a delay, or by dropping the connection (see InjectFault).
 type Fault = httpapi.Fault
 

@@ -123,7 +123,7 @@ func (w *world) do(t testing.TB, method, target, contentType string, body []byte
 	return answer{resp.StatusCode, resp.Header, b}
 }
 
-// problemBody is the contract's problem document (§4).
+// problemBody is the protocol's problem document (docs/protocol.md §4).
 type problemBody struct {
 	Type   string `json:"type"`
 	Title  string `json:"title"`
@@ -135,7 +135,7 @@ type problemBody struct {
 	} `json:"errors"`
 }
 
-// checkAnswer asserts what every answer must be: never a 5xx, and every 4xx the contract's
+// checkAnswer asserts what every answer must be: never a 5xx, and every 4xx the protocol's
 // problem document with a matching status. It returns the decoded problem (zero for 2xx/3xx).
 func checkAnswer(t testing.TB, what string, a answer) problemBody {
 	t.Helper()

@@ -14,7 +14,7 @@ import (
 // problemBody is the part of a problem document the rule tests check.
 type problemBody = testenv.Problem
 
-// TestPatientRules checks every field rule of the contract (§9 Patient), on create and patch:
+// TestPatientRules checks every field rule of the protocol (docs/protocol.md §9 Patient), on create and patch:
 // each invalid body names exactly the invalid fields with their codes, and changes nothing.
 func TestPatientRules(t *testing.T) {
 	env := newEnv(t)

@@ -367,7 +367,7 @@ func TestCSVEqualsJSON(t *testing.T) {
 	if diff := cmp.Diff(want, readCSV(t, env, reports.Patients, p)); diff != "" {
 		t.Errorf("patients CSV (-json +csv):\n%s", diff)
 	}
-	// Headers of the other reports, in the contract's order.
+	// Headers of the other reports, in the protocol's order.
 	if diff := cmp.Diff([][]string{{"key", "collected", "payments", "invoiced", "invoices"}}, readCSV(t, env, reports.Revenue, nil)); diff != "" {
 		t.Errorf("revenue CSV header (-want +got):\n%s", diff)
 	}

@@ -13,7 +13,7 @@ import (
 // and in an endpoint's list of subscribed events.
 type EventType string
 
-// The event types the API emits (CONTRACT §9 "Webhooks and events").
+// The event types the API emits (docs/protocol.md §9 "Webhooks and events").
 const (
 	EventPatientCreated       EventType = "patient.created"
 	EventPatientUpdated       EventType = "patient.updated"
@@ -36,7 +36,7 @@ const (
 const EventAll EventType = "*"
 
 // allEventTypes is the single source of truth for the known kinds, in the
-// contract's order; AllEventTypes hands out copies so callers can't mutate it.
+// protocol's order; AllEventTypes hands out copies so callers can't mutate it.
 var allEventTypes = []EventType{
 	EventPatientCreated,
 	EventPatientUpdated,
@@ -54,7 +54,7 @@ var allEventTypes = []EventType{
 }
 
 // AllEventTypes returns every concrete event type the API emits, in the
-// contract's order. It does not include EventAll. The slice is a fresh copy.
+// protocol's order. It does not include EventAll. The slice is a fresh copy.
 func AllEventTypes() []EventType {
 	return append([]EventType(nil), allEventTypes...)
 }
@@ -98,7 +98,7 @@ type EventData interface {
 	eventData()
 }
 
-// wireTime formats t the way the contract writes every timestamp: RFC 3339,
+// wireTime formats t the way the protocol writes every timestamp: RFC 3339,
 // UTC, second precision. The mock and the SDK must agree byte for byte.
 func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
@@ -110,7 +110,7 @@ func inRange(t time.Time) bool {
 	return y >= 0 && y <= 9999
 }
 
-// normalizeTimes converts decoded timestamps to UTC (the contract's zone,
+// normalizeTimes converts decoded timestamps to UTC (the protocol's zone,
 // whatever offset a sender used) and rejects ones that can't be re-encoded.
 func normalizeTimes(d EventData) error {
 	if a, ok := d.(*AppointmentData); ok {
@@ -255,8 +255,8 @@ func (*TestData) eventData()                {}
 func (*UnknownData) eventData()             {}
 
 // The MarshalJSON methods below always write "object" as the kind's constant
-// (so a sender that forgot to set it still emits the contract's shape) and,
-// where there are timestamps, write them in the contract's format. Value
+// (so a sender that forgot to set it still emits the protocol's shape) and,
+// where there are timestamps, write them in the protocol's format. Value
 // receivers make them apply to values and pointers alike.
 
 // MarshalJSON writes the wire shape with "object":"patient".

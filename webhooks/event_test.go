@@ -264,7 +264,7 @@ func objectOf(t *testing.T, e webhooks.Event) string {
 	return w.Data.Object
 }
 
-// TestNoPHIFields enforces the contract's thin-payload rule structurally: no
+// TestNoPHIFields enforces the protocol's thin-payload rule structurally: no
 // data type may even have a field that could carry patient identity or
 // clinical text, so nobody can fill one in by accident later.
 func TestNoPHIFields(t *testing.T) {
@@ -305,7 +305,7 @@ func TestMarshalDoesNotMutate(t *testing.T) {
 }
 
 // TestDecodeNormalizesToUTC: a sender's offset is accepted but receivers
-// always see UTC, as the contract writes it.
+// always see UTC, as the protocol writes it.
 func TestDecodeNormalizesToUTC(t *testing.T) {
 	const body = `{"id":"evt_1","type":"appointment.created","createdAt":"2026-11-22T23:03:00+09:00",` +
 		`"data":{"object":"appointment","id":"apt_1","startAt":"2026-11-23T09:00:00+09:00","endAt":"2026-11-23T09:30:00+09:00"}}`

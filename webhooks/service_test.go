@@ -402,7 +402,7 @@ func TestRetrySchedule(t *testing.T) {
 	}
 }
 
-// TestRetryGivesUp: ten attempts in all, on the contract's schedule, then nothing.
+// TestRetryGivesUp: ten attempts in all, on the protocol's schedule, then nothing.
 func TestRetryGivesUp(t *testing.T) {
 	env := testenv.New(t, nil)
 	t0 := time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC)

@@ -1,8 +1,8 @@
 // Package httpsig implements the MedSpa signing profile of HTTP Message
-// Signatures (RFC 9421) with Content-Digest (RFC 9530), as fixed by §6 of the
-// wire contract. The SDK uses it to sign requests and verify responses; the
-// mock server uses it to verify requests and sign responses, so both sides
-// build the signature base with the same code.
+// Signatures (RFC 9421) with Content-Digest (RFC 9530), as fixed by docs/protocol.md §6.
+// The SDK uses it to sign requests and verify responses; the mock server uses
+// it to verify requests and sign responses, so both sides build the signature
+// base with the same code.
 //
 // Profile: algorithm hmac-sha256, signature label sig1, secrets of the form
 // mss_<base64url of 32 bytes>, body integrity by a sha-256 Content-Digest.

@@ -87,7 +87,7 @@ const (
 )
 
 // WithoutRequestValidation returns a context under which Transport does not check requests
-// (their responses are still checked). Use it for requests that break the contract on
+// (their responses are still checked). Use it for requests that break the protocol on
 // purpose, such as a body with unknown fields sent to provoke 422 validation_error.
 func WithoutRequestValidation(ctx context.Context) context.Context {
 	return context.WithValue(ctx, skipRequestKey, true)

@@ -48,7 +48,7 @@ func TestDocumentValidates(t *testing.T) {
 	}
 }
 
-// contractOperations lists every endpoint of CONTRACT.md and the specification.
+// contractOperations lists every endpoint of docs/protocol.md.
 var contractOperations = []struct{ method, path, opID string }{
 	{"GET", "/api/v1/patients", "listPatients"},
 	{"POST", "/api/v1/patients", "createPatient"},
@@ -141,7 +141,7 @@ func TestContractOperations(t *testing.T) {
 			}
 		})
 	}
-	// And nothing undocumented by the contract.
+	// And nothing undocumented by the protocol.
 	for path, item := range doc.Paths.Map() {
 		for method := range item.Operations() {
 			if !want[method+" "+path] {

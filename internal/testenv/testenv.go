@@ -177,7 +177,7 @@ func Collect[T any](t testing.TB, seq iter.Seq2[T, error], key func(T) string) [
 }
 
 // Send issues one request through hc with a bearer key (and a Content-Type when contentType is
-// not empty) and checks what every answer must be: never a 5xx, and every 4xx the contract's
+// not empty) and checks what every answer must be: never a 5xx, and every 4xx the protocol's
 // problem document with the matching status, code and type. It returns the status and body.
 func Send(t testing.TB, hc *http.Client, method, url, key, contentType string, body []byte) (int, []byte) {
 	t.Helper()

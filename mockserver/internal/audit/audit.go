@@ -1,4 +1,4 @@
-// Package audit is the mock server's audit log (contract §10): append-only, hash-chained per
+// Package audit is the mock server's audit log (docs/protocol.md §10): append-only, hash-chained per
 // account, so any edit, removal or reordering of an event breaks verification.
 package audit
 

@@ -62,7 +62,7 @@ func TestChain(t *testing.T) {
 }
 
 // TestCanonicalFormIsSortedKeys pins the canonical JSON to the map encoding (keys sorted) that
-// the contract defines, so the faster struct encoding cannot drift from it.
+// the protocol defines, so the faster struct encoding cannot drift from it.
 func TestCanonicalFormIsSortedKeys(t *testing.T) {
 	e := Event{ID: "aud_1", At: time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC), Actor: "key_<1>", Action: "read",
 		ResourceType: "patient", ResourceID: "pat_1", RequestID: "req_1", IP: "127.0.0.1", Outcome: "success", PrevHash: GenesisHash}

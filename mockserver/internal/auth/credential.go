@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Plan limits of the contract (§7). Daily 0 means unlimited.
+// Plan limits of the protocol (docs/protocol.md §7). Daily 0 means unlimited.
 type Plan struct {
 	Name          string  `json:"plan"`
 	RatePerMinute float64 `json:"ratePerMinute"`

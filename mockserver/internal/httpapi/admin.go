@@ -14,7 +14,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// APIKeyParams create an API key through the admin surface (§12).
+// APIKeyParams create an API key through the admin surface (docs/protocol.md §12).
 type APIKeyParams struct {
 	// Plan is starter, professional, enterprise, or custom (with RatePerMinute, Burst, Daily).
 	Plan string `json:"plan"`
@@ -50,7 +50,7 @@ type APIKey struct {
 	Daily           int        `json:"daily"`
 }
 
-// validScopes are the scopes of contract §5.
+// validScopes are the scopes of docs/protocol.md §5.
 var validScopes = func() []string {
 	s := []string{"*", "reports:read"}
 	for _, area := range []string{"patients", "appointments", "billing", "inventory", "webhooks"} {
@@ -166,7 +166,7 @@ func (a *API) Reset(account string) error {
 	return nil
 }
 
-// AdminHandler serves /__admin/ (§12): JSON in, JSON or problem+json out.
+// AdminHandler serves /__admin/ (docs/protocol.md §12): JSON in, JSON or problem+json out.
 func (a *API) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern string, h func(rq *request) (int, any, error)) {

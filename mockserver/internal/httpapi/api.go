@@ -1,4 +1,4 @@
-// Package httpapi is the mock server's HTTP layer: the check pipeline of the contract (§4
+// Package httpapi is the mock server's HTTP layer: the check pipeline of the protocol (docs/protocol.md §4
 // "Order of checks"), strict decoding and validation, and thin handlers over the store.
 package httpapi
 
@@ -111,7 +111,7 @@ func RequestID(r *http.Request) string {
 	return ""
 }
 
-// ServeHTTP runs the contract's order of checks: credentials → IP allowlist → signature → rate
+// ServeHTTP runs the protocol's order of checks: credentials → IP allowlist → signature → rate
 // limit → route → scope → media type and size → JSON → validation → rules.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := &request{id: a.store.IDs().New("req", a.store.Clock().Now()), started: time.Now()}
@@ -176,7 +176,7 @@ func (a *API) serveAPI(w http.ResponseWriter, rq *request) {
 		return
 	}
 	// A path that is not clean (dot segments, double slashes) names no resource: ServeMux would
-	// answer it with an HTML redirect, the contract wants a problem.
+	// answer it with an HTML redirect, the protocol wants a problem.
 	if path.Clean(r.URL.Path) != r.URL.Path {
 		problem.Write(w, rq.id, problem.NotFound("route"))
 		return

@@ -25,7 +25,7 @@ var (
 	initialStatuses         = []string{"scheduled", "confirmed"}
 )
 
-// maxCancellationReason bounds the free-text reason (the contract sets no limit; notes' is 10,000).
+// maxCancellationReason bounds the free-text reason (the protocol sets no limit; notes' is 10,000).
 const maxCancellationReason = 1000
 
 // instant reads an RFC 3339 timestamp member, normalized to UTC seconds. A required member that

@@ -9,7 +9,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// Fault makes the next Times matching requests fail (§12 "POST /__admin/faults").
+// Fault makes the next Times matching requests fail (docs/protocol.md §12 "POST /__admin/faults").
 type Fault struct {
 	// Account limits the fault to requests authenticated for that account ("" = any).
 	Account string `json:"account,omitempty"`
@@ -17,7 +17,7 @@ type Fault struct {
 	Method string `json:"method,omitempty"`
 	// Path is the request path as sent (/api/v1/patients), or a prefix ending in "*" ("" = any).
 	Path string `json:"path,omitempty"`
-	// Status answers with this status and the contract's problem body: 429 rate_limited,
+	// Status answers with this status and the protocol's problem body: 429 rate_limited,
 	// 500 internal_error, 502 bad_gateway, 503 service_unavailable, 504 gateway_timeout,
 	// 401 unauthorized, 404 not_found; any other 4xx/5xx injected_fault.
 	Status int `json:"status,omitempty"`

@@ -17,7 +17,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-// Fixtures are records to create in one account (§12 "POST /__admin/fixtures"). Each item is
+// Fixtures are records to create in one account (docs/protocol.md §12 "POST /__admin/fixtures"). Each item is
 // anything that encodes to a JSON object in the API's create shape (a CreateParams struct, or a
 // map); an item may also carry "createdAt" (RFC 3339) to backdate it, and an appointment
 // "status" (reached through legal transitions). A string "@<kind>.<index>" anywhere in an item

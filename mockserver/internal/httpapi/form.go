@@ -17,7 +17,7 @@ import (
 const maxJSONDepth = 32
 
 // form is a decoded JSON object body whose fields are read one by one, collecting every
-// invalid field before answering (the contract wants all of them at once).
+// invalid field before answering (the protocol wants all of them at once).
 type form struct {
 	obj    map[string]json.RawMessage
 	prefix string
@@ -308,7 +308,7 @@ func (f *form) integer(name string, required bool, lo, hi int64) (int64, presenc
 	raw, ok := f.obj[name]
 	if ok && string(raw) != "null" {
 		var n json.Number
-		// json.Number also accepts a string holding a number ("1"); the contract wants a number.
+		// json.Number also accepts a string holding a number ("1"); the protocol wants a number.
 		if err := json.Unmarshal(raw, &n); err != nil || raw[0] == '"' {
 			f.fail(name, "invalid_value", "must be an integer")
 			return 0, invalid

@@ -154,7 +154,7 @@ func checkMediaType(r *http.Request) *problem.Problem {
 	return problem.New(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be "+want)
 }
 
-// idempotent runs a keyed POST at most once per credential and key (§8).
+// idempotent runs a keyed POST at most once per credential and key (docs/protocol.md §8).
 func (a *API) idempotent(w http.ResponseWriter, rq *request, rt route, keys []string) {
 	key := keys[0]
 	if len(keys) != 1 || !validIdempotencyKey(key) {

@@ -19,7 +19,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// OAuthClientParams create an OAuth client through the admin surface (§12).
+// OAuthClientParams create an OAuth client through the admin surface (docs/protocol.md §12).
 type OAuthClientParams struct {
 	// Plan is starter, professional, enterprise, or custom (with RatePerMinute, Burst, Daily).
 	Plan string `json:"plan"`
@@ -75,7 +75,7 @@ func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	return out, nil
 }
 
-// Credential stuffing guard (§7): failed client authentications per address in a fixed window.
+// Credential stuffing guard (docs/protocol.md §7): failed client authentications per address in a fixed window.
 const (
 	stuffingLimit  = 20
 	stuffingWindow = time.Minute

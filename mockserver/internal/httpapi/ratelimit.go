@@ -13,7 +13,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// limitState is one credential's token bucket and daily quota (§7), both evaluated on the
+// limitState is one credential's token bucket and daily quota (docs/protocol.md §7), both evaluated on the
 // account's clock: the bucket is golang.org/x/time/rate driven with explicit times.
 type limitState struct {
 	mu   sync.Mutex

@@ -20,7 +20,7 @@ func (a *API) routes() []route {
 	return rs
 }
 
-// listAnswer is the list envelope of §3.
+// listAnswer is the list envelope of docs/protocol.md §3.
 type listAnswer[T any] struct {
 	Data []T         `json:"data"`
 	Meta client.Meta `json:"meta"`

@@ -14,19 +14,19 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// Signature windows of contract §6.
+// Signature windows of docs/protocol.md §6.
 const (
 	signatureMaxSkew = 300 * time.Second
 	nonceWindow      = 600 * time.Second
 )
 
-// Default OAuth token lifetimes of contract §5.
+// Default OAuth token lifetimes of docs/protocol.md §5.
 const (
 	DefaultAccessTokenTTL  = time.Hour
 	DefaultRefreshTokenTTL = 30 * 24 * time.Hour
 )
 
-// security holds the request checks of contract §5–§7 and §10: OAuth tokens, signatures,
+// security holds the request checks of docs/protocol.md §5–7 and §10: OAuth tokens, signatures,
 // rate limits and the audit log.
 type security struct {
 	api        *API

@@ -28,7 +28,7 @@ var strictRouter = sync.OnceValues(func() (routers.Router, error) {
 	return gorillamux.NewRouter(doc)
 })
 
-// schemaCodes map a failed schema rule to the contract's field code.
+// schemaCodes map a failed schema rule to the protocol's field code.
 var schemaCodes = map[string]string{
 	"required": "required", "maxLength": "too_long", "minLength": "too_short",
 	"minimum": "out_of_range", "maximum": "out_of_range", "exclusiveMinimum": "out_of_range",
@@ -39,7 +39,7 @@ var schemaCodes = map[string]string{
 var unsupportedProperty = regexp.MustCompile(`^property "(.*)" is unsupported$`)
 
 // strictCheck validates the request against the OpenAPI document (strict mode); the findings
-// become the contract's problems (422 with field errors, or 400 for a body that is not JSON).
+// become the protocol's problems (422 with field errors, or 400 for a body that is not JSON).
 // Requests the document does not describe pass: the API answers them itself.
 func (a *API) strictCheck(rq *request) *problem.Problem {
 	router, err := strictRouter()

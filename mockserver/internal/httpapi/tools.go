@@ -13,7 +13,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// tools are the mock's test controls that are not part of the API (§12): faults, the request
+// tools are the mock's test controls that are not part of the API (docs/protocol.md §12): faults, the request
 // journal and snapshots.
 type tools struct {
 	faults  faults

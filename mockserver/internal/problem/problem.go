@@ -1,5 +1,5 @@
 // Package problem is the mock server's one error type: an RFC 9457 problem document with the
-// contract's codes, written by one function for every failure path.
+// protocol's codes, written by one function for every failure path.
 package problem
 
 import (

@@ -10,7 +10,7 @@ import (
 	"github.com/medspa/medspa-go/webhooks"
 )
 
-// Appointment length bounds (CONTRACT §9 Appointment). MaxAppointmentLength also bounds the
+// Appointment length bounds (docs/protocol.md §9 Appointment). MaxAppointmentLength also bounds the
 // conflict scan: an appointment overlapping [s, e) starts after s-MaxAppointmentLength.
 const (
 	MinAppointmentLength = 5 * time.Minute
@@ -36,7 +36,7 @@ type AppointmentRecord struct {
 	Sealed []byte `json:"sealed,omitempty"`
 }
 
-// transitions is the contract's state machine: the statuses each status may move to.
+// transitions is the protocol's state machine: the statuses each status may move to.
 var transitions = map[appointments.Status][]appointments.Status{
 	appointments.StatusScheduled:  {appointments.StatusConfirmed, appointments.StatusCheckedIn, appointments.StatusCancelled, appointments.StatusNoShow},
 	appointments.StatusConfirmed:  {appointments.StatusCheckedIn, appointments.StatusCancelled, appointments.StatusNoShow},
@@ -68,7 +68,7 @@ func SlotProblem(startAt, endAt time.Time) string {
 	return ""
 }
 
-// wireTime is a timestamp as the contract writes it: UTC, second precision.
+// wireTime is a timestamp as the protocol writes it: UTC, second precision.
 func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 func (a *Account) sealNotes(r *AppointmentRecord, notes string) {
@@ -218,7 +218,7 @@ type AppointmentChange struct {
 	CancellationReason             *string
 }
 
-// UpdateAppointment applies the change atomically, in the contract's order: field rules that
+// UpdateAppointment applies the change atomically, in the protocol's order: field rules that
 // depend on the stored appointment (422), then the state machine (409
 // invalid_state_transition), the edit lock (409 appointment_locked) and conflicts (409
 // appointment_conflict). A change that changes nothing (such as the current status again)

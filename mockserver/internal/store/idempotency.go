@@ -39,7 +39,7 @@ type digest = [sha256.Size]byte
 
 // idemEntry is a key's state as the account keeps it. The answer (header, body, and what it
 // audited) is sealed as one value, so PHI stays encrypted at rest here as in the tables
-// (contract §11), in memory and in snapshots alike. The sealed bytes live in the store's arena:
+// (docs/protocol.md §11), in memory and in snapshots alike. The sealed bytes live in the store's arena:
 // an entry holds no pointer, so the garbage collector never scans the day of keys.
 type idemEntry struct {
 	fingerprint digest

@@ -13,7 +13,7 @@ import (
 	"github.com/medspa/medspa-go/reports"
 )
 
-// Report limits and defaults (contract §9 "Reports").
+// Report limits and defaults (docs/protocol.md §9 "Reports").
 const (
 	reportDefaultDays = 30
 	reportMaxDays     = 366
@@ -313,7 +313,7 @@ func apptDim(src *reportSources, groupBy, id string, into *apptRow) string {
 	return v
 }
 
-// apptCounts are per-status counts (in the contract's metric order) and the total.
+// apptCounts are per-status counts (in the protocol's metric order) and the total.
 type apptCounts struct {
 	by    [7]int64
 	total int64

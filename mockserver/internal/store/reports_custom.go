@@ -171,7 +171,7 @@ var customSources = map[string]customSchema{
 	},
 }
 
-// customSourceNames are the sources in the contract's order.
+// customSourceNames are the sources in the protocol's order.
 var customSourceNames = []string{
 	reports.SourceAppointments, reports.SourcePayments, reports.SourceInvoices, reports.SourcePatients,
 	reports.SourceInventoryAdjustments,

@@ -163,7 +163,7 @@ func (a *Account) SetClock(c *clock.Clock) {
 	a.clockMu.Unlock()
 }
 
-// Now is the account's current time, truncated to the contract's second precision.
+// Now is the account's current time, truncated to the protocol's second precision.
 func (a *Account) Now() time.Time { return a.Clock().Now().Truncate(time.Second) }
 
 // Reset empties the account's data and idempotency keys; credentials survive.

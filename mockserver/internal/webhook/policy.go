@@ -81,7 +81,7 @@ func isLoopbackName(host string) bool {
 	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
 
-// CheckURL validates an endpoint URL. It returns the contract's field error code and a detail
+// CheckURL validates an endpoint URL. It returns the protocol's field error code and a detail
 // that never quotes the URL, or "" when the URL is acceptable.
 func (p *Policy) CheckURL(ctx context.Context, raw string) (code, detail string) {
 	if len(raw) > MaxURLLength {
