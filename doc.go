@@ -46,5 +46,6 @@
 // # Testing
 //
 // Package mockserver is a stateful, in-memory implementation of the whole API:
-// mockserver.NewTest(t) returns an isolated server and a ready *Client, with no network.
+// mockserver.NewTest(t) returns an isolated server with a ready *Client, its key and account, with
+// no network.
 package medspa

@@ -18,7 +18,11 @@ import (
 //
 //	c, err := medspa.New(medspa.WithAPIKey(os.Getenv("MEDSPA_API_KEY")))
 func newClient() *medspa.Client {
-	c, _, err := mockserver.New().NewClient()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, _, err := srv.NewClient()
 	if err != nil {
 		log.Fatal(err)
 	}

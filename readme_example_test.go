@@ -28,7 +28,7 @@ import (
 
 // TestREADMETour runs the README's tour against the in-process mock server.
 func TestREADMETour(t *testing.T) {
-	_, c := mockserver.NewTest(t)
+	c := mockserver.NewTest(t).Client
 	tour(t, c)
 }
 
@@ -183,7 +183,7 @@ func tour(t *testing.T, c *medspa.Client) {
 // TestREADMEMockServer runs the README's mock-server test.
 func TestREADMEMockServer(t *testing.T) {
 	ctx := context.Background()
-	srv, _ := mockserver.NewTest(t)
+	srv := mockserver.NewTest(t)
 	c, key, err := srv.NewClient() // NewClient also returns the key, for its account
 	if err != nil {
 		t.Fatal(err)

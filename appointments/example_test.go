@@ -16,7 +16,11 @@ import (
 // exampleSetup returns a client of an in-process mock server and a patient; real programs call
 // medspa.New with their API key.
 func exampleSetup() (*medspa.Client, string) {
-	c, _, err := mockserver.New().NewClient()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, _, err := srv.NewClient()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -23,7 +23,10 @@ func FuzzAppointmentBodies(f *testing.F) {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
 	}
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		f.Fatal(err)
+	}
 	c, key := testenv.Unlimited(f, srv) // an exhausted plan would stall the fuzzer on 429 waits
 	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 	if err != nil {
@@ -33,7 +36,7 @@ func FuzzAppointmentBodies(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	hc := srv.Client()
+	hc := srv.HTTPClient()
 	send := func(t *testing.T, method, path string, body []byte) (int, []byte) {
 		return testenv.Send(t, hc, method, mockserver.InProcessBaseURL+path, key.Key, "application/json", body)
 	}

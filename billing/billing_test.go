@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math/big"
 	"net/http"
 	"slices"
@@ -777,12 +778,15 @@ func medspaKey(account string, scopes ...string) mockserver.APIKeyParams {
 
 // exampleClient is an SDK client of a fresh in-process mock server, for the runnable examples.
 func exampleClient() *medspa.Client {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
 		panic(err)
 	}
-	c, err := medspa.New(medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()), medspa.WithAPIKey(key.Key))
+	c, err := medspa.New(medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.HTTPClient()), medspa.WithAPIKey(key.Key))
 	if err != nil {
 		panic(err)
 	}

@@ -27,7 +27,10 @@ func FuzzBillingBodies(f *testing.F) {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
 	}
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		f.Fatal(err)
+	}
 	c, key := testenv.Unlimited(f, srv) // an exhausted plan would stall the fuzzer on 429 waits
 	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 	if err != nil {
@@ -44,7 +47,7 @@ func FuzzBillingBodies(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	hc := srv.Client()
+	hc := srv.HTTPClient()
 	send := func(t *testing.T, path string, body []byte) int {
 		status, _ := testenv.Send(t, hc, http.MethodPost, mockserver.InProcessBaseURL+path, key.Key, "application/json", body)
 		return status

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"fmt"
+	"log"
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/client"
@@ -12,11 +13,14 @@ import (
 // An OAuth client authenticates with the client-credentials grant; tokens are fetched, cached
 // and renewed by the SDK.
 func ExampleWithClientCredentials() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	oc, _ := srv.CreateOAuthClient(mockserver.OAuthClientParams{Plan: "starter", Scopes: []string{"patients:read"}})
 
 	c, err := medspa.New(
-		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.Client()),
+		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.HTTPClient()),
 		client.WithClientCredentials(oc.ClientID, oc.ClientSecret, "patients:read"),
 	)
 	if err != nil {
@@ -30,11 +34,14 @@ func ExampleWithClientCredentials() {
 
 // A key that requires signatures: every request is signed and every response verified.
 func ExampleWithSigning() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}, SigningRequired: true})
 
 	c, err := medspa.New(
-		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.Client()),
+		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.HTTPClient()),
 		client.WithAPIKey(key.Key), client.WithSigning(key.ID, key.SigningSecret),
 		client.WithPlan(client.PlanStarter),
 	)

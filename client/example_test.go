@@ -21,7 +21,10 @@ import (
 // /oauth/authorize (the mock approves at once), the app exchanges the code with its verifier,
 // and WithOAuth2 uses and refreshes the tokens.
 func ExampleWithOAuth2() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	oc, _ := srv.CreateOAuthClient(mockserver.OAuthClientParams{
 		Plan: "starter", Scopes: []string{"patients:read"}, RedirectURIs: []string{"https://app.example/callback"},
 	})
@@ -36,7 +39,7 @@ func ExampleWithOAuth2() {
 	authURL := cfg.AuthCodeURL("state-123", oauth2.S256ChallengeOption(verifier))
 
 	// (Here the mock answers at once with a redirect to the callback, carrying the code.)
-	hc := srv.Client()
+	hc := srv.HTTPClient()
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := hc.Get(authURL)
 	if err != nil {
@@ -47,7 +50,7 @@ func ExampleWithOAuth2() {
 	fmt.Println("state:", callback.Query().Get("state"))
 
 	// 2. In the callback handler, exchange the code with the verifier.
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, srv.Client()) // in-process only
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, srv.HTTPClient()) // in-process only
 	tok, err := cfg.Exchange(ctx, callback.Query().Get("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
 		log.Fatal(err)
@@ -55,7 +58,7 @@ func ExampleWithOAuth2() {
 
 	// 3. Call the API with the tokens; the SDK refreshes them when they expire.
 	c, err := medspa.New(client.WithOAuth2(cfg, tok),
-		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.Client()))
+		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.HTTPClient()))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -74,11 +77,14 @@ func ExampleWithOAuth2() {
 // WithPlan paces the client to its plan's rate limit, so bursts wait instead of failing with 429;
 // WithResponseInto shows what the server reported.
 func ExampleWithPlan() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"patients:read"}})
 	srv.SetTime(key.Account, time.Date(2026, time.November, 22, 9, 0, 0, 0, time.UTC)) // frozen: no refill
 	c, err := medspa.New(client.WithAPIKey(key.Key), client.WithPlan(client.PlanStarter),
-		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.Client()))
+		client.WithBaseURL(mockserver.InProcessBaseURL), client.WithHTTPClient(srv.HTTPClient()))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -97,7 +103,11 @@ func ExampleWithPlan() {
 // Every non-2xx answer is an *Error: test its code with errors.Is, read its fields with
 // errors.As. A validation error names every invalid field.
 func ExampleError() {
-	c, _, err := mockserver.New().NewClient()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, _, err := srv.NewClient()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package inventory_test
 import (
 	"errors"
 	"fmt"
+	"log"
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
@@ -13,12 +14,15 @@ import (
 
 // exampleClient is an SDK client of a fresh in-process mock server.
 func exampleClient() *medspa.Client {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
 		panic(err)
 	}
-	c, err := medspa.New(medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()), medspa.WithAPIKey(key.Key))
+	c, err := medspa.New(medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.HTTPClient()), medspa.WithAPIKey(key.Key))
 	if err != nil {
 		panic(err)
 	}

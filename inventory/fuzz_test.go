@@ -27,7 +27,10 @@ func FuzzInventoryBodies(f *testing.F) {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
 	}
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		f.Fatal(err)
+	}
 	c, key := testenv.Unlimited(f, srv) // an exhausted plan would stall the fuzzer on 429 waits
 	p, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "F", Name: "F", Category: inventory.CategoryFiller, Price: 1, TrackLots: true, ReorderPoint: 3})
 	if err != nil {
@@ -36,7 +39,7 @@ func FuzzInventoryBodies(f *testing.F) {
 	if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 10, Reason: inventory.ReasonReceived, LotNumber: "A", ExpiresOn: client.NewDate(2030, 1, 1)}); err != nil {
 		f.Fatal(err)
 	}
-	hc := srv.Client()
+	hc := srv.HTTPClient()
 	send := func(t *testing.T, method, path string, body []byte) int {
 		status, _ := testenv.Send(t, hc, method, mockserver.InProcessBaseURL+path, key.Key, "application/json", body)
 		return status

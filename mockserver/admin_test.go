@@ -23,7 +23,7 @@ func adminPost(t *testing.T, url, body string) (int, []byte) {
 }
 
 func TestAdminAPIKeys(t *testing.T) {
-	ts := httptest.NewServer(mockserver.New())
+	ts := httptest.NewServer(newServer(t))
 	defer ts.Close()
 	status, body := adminPost(t, ts.URL+"/__admin/api-keys", `{"plan":"professional","scopes":["patients:read","billing:write"]}`)
 	if status != 201 {
@@ -60,10 +60,21 @@ func TestAdminAPIKeys(t *testing.T) {
 }
 
 func TestAdminCanBeTurnedOff(t *testing.T) {
-	ts := httptest.NewServer(mockserver.New(mockserver.WithoutAdmin()))
+	ts := httptest.NewServer(newServer(t, mockserver.WithoutAdmin()))
 	defer ts.Close()
 	status, _ := adminPost(t, ts.URL+"/__admin/api-keys", `{"plan":"starter","scopes":["*"]}`)
 	if status != 404 {
 		t.Errorf("admin off: %d", status)
 	}
+}
+
+// newServer returns a server closed with t.
+func newServer(t *testing.T, opts ...mockserver.Option) *mockserver.Server {
+	t.Helper()
+	s, err := mockserver.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }

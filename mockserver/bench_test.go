@@ -33,13 +33,16 @@ type benchServer struct {
 
 func newBenchServer(b *testing.B, n int) *benchServer {
 	b.Helper()
-	srv := mockserver.New()
-	b.Cleanup(srv.Close)
+	srv, err := mockserver.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = srv.Close() })
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "custom", RatePerMinute: 1e9, Burst: 1e9, Scopes: []string{"*"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := medspa.New(medspa.WithAPIKey(key.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()))
+	c, err := medspa.New(medspa.WithAPIKey(key.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.HTTPClient()))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -172,7 +175,7 @@ func BenchmarkSDKGet(b *testing.B) {
 // encoding/json, no retries, no error model.
 func BenchmarkRawGet(b *testing.B) {
 	bs := newBenchServer(b, 1)
-	hc := bs.srv.Client()
+	hc := bs.srv.HTTPClient()
 	ctx := context.Background()
 	url := mockserver.InProcessBaseURL + "/api/v1/patients/" + bs.first
 	b.ReportAllocs()

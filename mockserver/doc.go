@@ -4,8 +4,8 @@
 //
 // Run it in-process from Go, with no network:
 //
-//	srv, c := mockserver.NewTest(t) // isolated server and a ready *medspa.Client, closed with t
-//	c, key, err := srv.NewClient()  // another client, with its key (key.Account names its account)
+//	srv := mockserver.NewTest(t)   // isolated server; srv.Client, srv.Key, srv.Account; closed with t
+//	c, key, err := srv.NewClient() // another client, with its key (key.Account names its account)
 //
 // or standalone for any language (cmd/medspa-mock), where every control is also under /__admin/
 // (described by /__admin/openapi.yaml).

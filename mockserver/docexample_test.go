@@ -17,12 +17,9 @@ import (
 func TestDocExample(t *testing.T) {
 	ctx := context.Background()
 	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	srv, _ := mockserver.NewTest(t, mockserver.WithSeed(1), mockserver.WithStartTime(start))
-	// NewTest's client is ready to use; NewClient also returns the key, for its account id.
-	c, key, err := srv.NewClient(medspa.WithRetryWait(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := mockserver.NewTest(t, mockserver.WithSeed(1), mockserver.WithStartTime(start))
+	// NewTest hands back a ready client, its key and its account.
+	c, key := srv.Client, srv.Key
 
 	// Fixtures: created through the API's own rules; "@patients.0" names the first patient.
 	ids, err := srv.LoadFixtures(key.Account, mockserver.Fixtures{

@@ -17,7 +17,10 @@ import (
 // fixture, createdAt backdates a record, and an appointment's status is reached through legal
 // transitions.
 func ExampleServer_LoadFixtures() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, key, err := srv.NewClient()
 	if err != nil {
 		log.Fatal(err)
@@ -42,14 +45,17 @@ func ExampleServer_LoadFixtures() {
 // A fault fails the next Times matching requests; the SDK retries 503 with Retry-After, and
 // surfaces it when retries are off.
 func ExampleServer_InjectFault() {
-	srv := mockserver.New()
-	c, key, _ := srv.NewClient(medspa.WithRetryWait(0, 0))
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, key, _ := srv.NewClient()
 	ctx := context.Background()
 
 	retryAfter := 0
 	_ = srv.InjectFault(mockserver.Fault{Account: key.Account, Method: "GET", Path: "/api/v1/patients",
 		Status: 503, RetryAfter: &retryAfter, Times: 2})
-	_, err := c.Patients.List(ctx, nil) // two 503s, then success
+	_, err = c.Patients.List(ctx, nil) // two 503s, then success
 	fmt.Println("with retries:", err)
 
 	_ = srv.InjectFault(mockserver.Fault{Path: "/api/v1/patients", Status: 503, Times: 1})
@@ -62,7 +68,10 @@ func ExampleServer_InjectFault() {
 
 // Snapshots save an account's whole state by name and put it back, as often as needed.
 func ExampleServer_Snapshot() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, key, _ := srv.NewClient()
 	ctx := context.Background()
 	_, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
@@ -79,7 +88,10 @@ func ExampleServer_Snapshot() {
 // The clock is per account (or server-wide with ""): freeze it, move it, and every time-based
 // rule follows — timestamps here, and an appointment that has started can be a no-show.
 func ExampleServer_SetTime() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, key, _ := srv.NewClient()
 	ctx := context.Background()
 	nine := time.Date(2026, time.November, 22, 9, 0, 0, 0, time.UTC)
@@ -88,7 +100,7 @@ func ExampleServer_SetTime() {
 	p, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	apt, _ := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: p.ID, ProviderID: "prv_1", Service: "Peel",
 		StartAt: nine.Add(time.Hour), EndAt: nine.Add(90 * time.Minute)})
-	_, err := c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusNoShow)})
+	_, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusNoShow)})
 	fmt.Println(p.CreatedAt.Format(time.Kitchen), "no-show before the start:", errors.Is(err, medspa.ErrInvalidStateTransition))
 
 	srv.AdvanceTime(key.Account, 2*time.Hour)
@@ -102,7 +114,10 @@ func ExampleServer_SetTime() {
 // The journal lists what the server saw, newest last: method, path, status, request id, and
 // query parameter names — never bodies, credentials or query values.
 func ExampleServer_Requests() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, key, _ := srv.NewClient()
 	ctx := context.Background()
 	_, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})

@@ -3,6 +3,7 @@ package mockserver_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
@@ -13,7 +14,10 @@ import (
 // RecordEvents shows which domain events API calls caused, in process: no webhook endpoint,
 // no receiver, no HTTP.
 func ExampleServer_RecordEvents() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	c, key, err := srv.NewClient()
 	if err != nil {

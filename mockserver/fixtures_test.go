@@ -13,7 +13,7 @@ import (
 
 func TestFixturesAppointments(t *testing.T) {
 	start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	s, _ := mockserver.NewTest(t, mockserver.WithStartTime(start))
+	s := mockserver.NewTest(t, mockserver.WithStartTime(start))
 	c, k, err := s.NewClient()
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestFixturesAppointments(t *testing.T) {
 	}
 
 	// A conflicting appointment fails the load at its index; nothing of the load stays.
-	_, _, before := raw(t, s, k.Key, "GET", "/api/v1/appointments?perPage=100", "")
+	_, _, before := raw(t, s.Server, k.Key, "GET", "/api/v1/appointments?perPage=100", "")
 	_, err = s.LoadFixtures(k.Account, mockserver.Fixtures{
 		Patients: []any{map[string]any{"firstName": "New", "lastName": "Comer", "email": "n@example.com"}},
 		Appointments: []any{
@@ -61,22 +61,22 @@ func TestFixturesAppointments(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "409 appointment_conflict") {
 		t.Fatalf("conflicting fixture: %v", err)
 	}
-	st, _, body := raw(t, s, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","appointments":[
+	st, _, body := raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","appointments":[
 		{"patientId":"`+ids.Patients[0]+`","providerId":"prv_2","service":"X","startAt":"2026-11-24T09:00:00Z","endAt":"2026-11-24T09:30:00Z"},
 		{"patientId":"`+ids.Patients[0]+`","providerId":"prv_2","service":"X","startAt":"2026-11-24T09:00:00Z","endAt":"2026-11-24T09:01:00Z"},
 		{"patientId":"`+ids.Patients[0]+`","providerId":"prv_3","service":"X","startAt":"2026-11-25T09:00:00Z","endAt":"2026-11-25T09:30:00Z","status":"no_show"}]}`)
 	if st != 422 || !strings.Contains(string(body), `"pointer":"/appointments/1/endAt"`) {
 		t.Fatalf("invalid appointment fixture: %d %s", st, body)
 	}
-	st, _, body = raw(t, s, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","appointments":[
+	st, _, body = raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","appointments":[
 		{"patientId":"`+ids.Patients[0]+`","providerId":"prv_3","service":"X","startAt":"2026-11-25T09:00:00Z","endAt":"2026-11-25T09:30:00Z","status":"no_show"}]}`)
 	if st != 409 || !strings.Contains(string(body), `"code":"invalid_state_transition"`) || !strings.Contains(string(body), `"pointer":"/appointments/0/status"`) {
 		t.Fatalf("no_show before start: %d %s", st, body)
 	}
-	if _, _, after := raw(t, s, k.Key, "GET", "/api/v1/appointments?perPage=100", ""); !bytes.Equal(after, before) {
+	if _, _, after := raw(t, s.Server, k.Key, "GET", "/api/v1/appointments?perPage=100", ""); !bytes.Equal(after, before) {
 		t.Fatalf("failed loads left changes:\n%s\nwant\n%s", after, before)
 	}
-	_, _, pats := raw(t, s, k.Key, "GET", "/api/v1/patients", "")
+	_, _, pats := raw(t, s.Server, k.Key, "GET", "/api/v1/patients", "")
 	if !strings.Contains(string(pats), `"total":1`) {
 		t.Fatalf("the failed load's patient stayed: %s", pats)
 	}
@@ -85,18 +85,18 @@ func TestFixturesAppointments(t *testing.T) {
 	if err := s.Snapshot(k.Account, "a"); err != nil {
 		t.Fatal(err)
 	}
-	raw(t, s, k.Key, "PATCH", "/api/v1/appointments/"+ids.Appointments[0], `{"status":"cancelled"}`)
+	raw(t, s.Server, k.Key, "PATCH", "/api/v1/appointments/"+ids.Appointments[0], `{"status":"cancelled"}`)
 	if err := s.Restore(k.Account, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, after := raw(t, s, k.Key, "GET", "/api/v1/appointments?perPage=100", ""); !bytes.Equal(after, before) {
+	if _, _, after := raw(t, s.Server, k.Key, "GET", "/api/v1/appointments?perPage=100", ""); !bytes.Equal(after, before) {
 		t.Fatalf("after restore:\n%s\nwant\n%s", after, before)
 	}
 }
 
 func TestFixturesEveryKind(t *testing.T) {
-	s, _ := mockserver.NewTest(t)
-	k := newKey(t, s, "")
+	s := mockserver.NewTest(t)
+	k := newKey(t, s.Server, "")
 	body := func(payment string) string {
 		return `{"account":"` + k.Account + `",
 		"patients":[{"firstName":"Bill","lastName":"Able","email":"b@example.com"}],
@@ -107,17 +107,17 @@ func TestFixturesEveryKind(t *testing.T) {
 		"payments":[{"invoiceId":"@invoices.0","amount":100000,"method":"card","cardToken":"` + payment + `"}]}`
 	}
 	// A declined card fails the last item: the load is rolled back, stock included.
-	st, _, b := raw(t, s, "", "POST", "/__admin/fixtures", body("tok_decline"))
+	st, _, b := raw(t, s.Server, "", "POST", "/__admin/fixtures", body("tok_decline"))
 	if st != 402 || !strings.Contains(string(b), `"code":"card_declined"`) || !strings.Contains(string(b), `"pointer":"/payments/0"`) {
 		t.Fatalf("declined fixture payment: %d %s", st, b)
 	}
 	for _, p := range []string{"/api/v1/patients", "/api/v1/products", "/api/v1/inventory", "/api/v1/invoices", "/api/v1/appointments"} {
-		if _, _, l := raw(t, s, k.Key, "GET", p, ""); !strings.Contains(string(l), `"total":0`) {
+		if _, _, l := raw(t, s.Server, k.Key, "GET", p, ""); !strings.Contains(string(l), `"total":0`) {
 			t.Fatalf("after a failed load, %s: %s", p, l)
 		}
 	}
 
-	st, _, b = raw(t, s, "", "POST", "/__admin/fixtures", body("tok_visa"))
+	st, _, b = raw(t, s.Server, "", "POST", "/__admin/fixtures", body("tok_visa"))
 	if st != 201 {
 		t.Fatalf("fixtures of every kind: %d %s", st, b)
 	}
@@ -131,15 +131,15 @@ func TestFixturesEveryKind(t *testing.T) {
 			t.Fatalf("%s ids: %v", kind, got)
 		}
 	}
-	_, _, inv := raw(t, s, k.Key, "GET", "/api/v1/invoices/"+ids.Invoices[0], "")
+	_, _, inv := raw(t, s.Server, k.Key, "GET", "/api/v1/invoices/"+ids.Invoices[0], "")
 	if !strings.Contains(string(inv), `"status":"paid"`) || !strings.Contains(string(inv), `"appointmentId":"`+ids.Appointments[0]+`"`) {
 		t.Fatalf("invoice: %s", inv)
 	}
-	_, _, stock := raw(t, s, k.Key, "GET", "/api/v1/inventory?productId="+ids.Products[0], "")
+	_, _, stock := raw(t, s.Server, k.Key, "GET", "/api/v1/inventory?productId="+ids.Products[0], "")
 	if !strings.Contains(string(stock), `"onHand":8`) {
 		t.Fatalf("stock after receiving 10 and selling 2: %s", stock)
 	}
-	_, _, prd := raw(t, s, k.Key, "GET", "/api/v1/products/"+ids.Products[0], "")
+	_, _, prd := raw(t, s.Server, k.Key, "GET", "/api/v1/products/"+ids.Products[0], "")
 	if !strings.Contains(string(prd), `"createdAt":"2026-01-02T00:00:00Z"`) {
 		t.Fatalf("backdated product: %s", prd)
 	}
@@ -148,7 +148,7 @@ func TestFixturesEveryKind(t *testing.T) {
 	lists := func() string {
 		var all strings.Builder
 		for _, p := range []string{"/api/v1/patients", "/api/v1/products", "/api/v1/inventory", "/api/v1/invoices", "/api/v1/appointments", "/api/v1/payments/" + ids.Payments[0]} {
-			_, _, l := raw(t, s, k.Key, "GET", p, "")
+			_, _, l := raw(t, s.Server, k.Key, "GET", p, "")
 			all.Write(l)
 		}
 		return all.String()
@@ -157,14 +157,14 @@ func TestFixturesEveryKind(t *testing.T) {
 	if err := s.Snapshot(k.Account, "billing"); err != nil {
 		t.Fatal(err)
 	}
-	raw(t, s, k.Key, "POST", "/api/v1/inventory/adjust", `{"productId":"`+ids.Products[0]+`","delta":-3,"reason":"used"}`)
+	raw(t, s.Server, k.Key, "POST", "/api/v1/inventory/adjust", `{"productId":"`+ids.Products[0]+`","delta":-3,"reason":"used"}`)
 	if err := s.Restore(k.Account, "billing"); err != nil {
 		t.Fatal(err)
 	}
 	if after := lists(); after != before {
 		t.Fatalf("after restore:\n%s\nwant\n%s", after, before)
 	}
-	if st, _, b := raw(t, s, k.Key, "POST", "/api/v1/products", `{"sku":"btx-100","name":"Dup","category":"other","price":1}`); st != 409 {
+	if st, _, b := raw(t, s.Server, k.Key, "POST", "/api/v1/products", `{"sku":"btx-100","name":"Dup","category":"other","price":1}`); st != 409 {
 		t.Fatalf("duplicate SKU after restore: %d %s", st, b)
 	}
 }

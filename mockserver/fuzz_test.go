@@ -19,9 +19,12 @@ type fuzzTarget struct {
 }
 
 func newFuzzTarget(t testing.TB) *fuzzTarget {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, key := testenv.Unlimited(t, srv) // an exhausted plan would answer the fuzzer 429
-	return &fuzzTarget{srv: srv, hc: srv.Client(), key: key.Key}
+	return &fuzzTarget{srv: srv, hc: srv.HTTPClient(), key: key.Key}
 }
 
 // send issues one request and checks the properties every answer must have (testenv.Send).

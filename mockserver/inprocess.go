@@ -10,9 +10,9 @@ import (
 // InProcessBaseURL is the base URL to use with Server.Client: requests never leave the process.
 const InProcessBaseURL = "http://localhost"
 
-// Client returns an *http.Client wired straight to the server's handler: no listener, no TCP.
+// HTTPClient returns an *http.Client wired straight to the server's handler: no listener, no TCP.
 // Use it with base URL InProcessBaseURL. Requests appear to come from 127.0.0.1.
-func (s *Server) Client() *http.Client {
+func (s *Server) HTTPClient() *http.Client {
 	return &http.Client{Transport: inProcessTransport{s}}
 }
 

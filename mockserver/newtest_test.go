@@ -17,7 +17,7 @@ func TestNewTestInProcessAndOverLoopback(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, c := mockserver.NewTest(t, opts...)
+			c := mockserver.NewTest(t, opts...).Client
 			p, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 			if err != nil {
 				t.Fatal(err)
@@ -30,8 +30,8 @@ func TestNewTestInProcessAndOverLoopback(t *testing.T) {
 }
 
 func TestNewTestServersAreIsolated(t *testing.T) {
-	_, c1 := mockserver.NewTest(t)
-	_, c2 := mockserver.NewTest(t)
+	c1 := mockserver.NewTest(t).Client
+	c2 := mockserver.NewTest(t).Client
 	p, err := c1.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 	if err != nil {
 		t.Fatal(err)

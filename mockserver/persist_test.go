@@ -12,7 +12,10 @@ import (
 
 func TestSaveLoadState(t *testing.T) {
 	key := bytes.Repeat([]byte{7}, 32)
-	s := mockserver.New(mockserver.WithPHIKey(key), mockserver.WithSeed(5))
+	s, err := mockserver.New(mockserver.WithPHIKey(key), mockserver.WithSeed(5))
+	if err != nil {
+		t.Fatal(err)
+	}
 	k := newKey(t, s, "")
 	raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Hypatia","lastName":"Alexandria","email":"h@example.com"}`, "Idempotency-Key: one")
 	_, _, before := raw(t, s, k.Key, "GET", "/api/v1/patients", "")
@@ -34,7 +37,10 @@ func TestSaveLoadState(t *testing.T) {
 		}
 	}
 
-	s2 := mockserver.New(mockserver.WithPHIKey(key), mockserver.WithSeed(5))
+	s2, err := mockserver.New(mockserver.WithPHIKey(key), mockserver.WithSeed(5))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := s2.LoadState(bytes.NewReader(st.Bytes())); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +56,7 @@ func TestSaveLoadState(t *testing.T) {
 	req, _ := http.NewRequest("POST", mockserver.InProcessBaseURL+"/oauth/token", strings.NewReader("grant_type=client_credentials"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(cl.ClientID, cl.ClientSecret)
-	resp, err := s2.Client().Do(req)
+	resp, err := s2.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +73,10 @@ func TestSaveLoadState(t *testing.T) {
 		t.Fatal("a seeded server repeated a key after loading state")
 	}
 
-	other := mockserver.New(mockserver.WithPHIKey(bytes.Repeat([]byte{8}, 32)))
+	other, err := mockserver.New(mockserver.WithPHIKey(bytes.Repeat([]byte{8}, 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := other.LoadState(bytes.NewReader(st.Bytes())); err == nil || !strings.Contains(err.Error(), "PHI key") {
 		t.Fatalf("loading with another PHI key: %v", err)
 	}

@@ -460,7 +460,10 @@ func TestIPAllowlistIPv6Peer(t *testing.T) {
 	if err != nil {
 		t.Skip("no IPv6 loopback:", err)
 	}
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewUnstartedServer(srv)
 	ts.Listener.Close()
 	ts.Listener = ln

@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -56,7 +57,8 @@ func WithoutAdmin() Option { return func(o *options) { o.noAdmin = true } }
 // secrets, codes and tokens reproducible (with WithStartTime, responses are byte-identical).
 func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 
-// WithPHIKey sets the 32-byte AES-256 key that seals PHI at rest (default: random per process).
+// WithPHIKey sets the 32-byte AES-256 key that seals PHI at rest (default: random per process);
+// New fails on a key of any other length.
 func WithPHIKey(key []byte) Option { return func(o *options) { o.phiKey = key } }
 
 // WithJournalSize keeps the last n requests per account in the journal (default 10,000;
@@ -87,13 +89,15 @@ const DefaultJournalSize = httpapi.DefaultJournalSize
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
 
 // New returns a server with no accounts; create keys with CreateAPIKey or POST /__admin/api-keys.
-func New(opts ...Option) *Server {
+// It fails only on an invalid option (a PHI key that is not 32 bytes, say). Close the server
+// when done with it.
+func New(opts ...Option) (*Server, error) {
 	var o options
 	for _, f := range opts {
 		f(&o)
 	}
 	if o.phiKey != nil && len(o.phiKey) != 32 {
-		o.phiKey = nil
+		return nil, fmt.Errorf("mockserver: the PHI key must be 32 bytes (AES-256), not %d", len(o.phiKey))
 	}
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
@@ -109,7 +113,7 @@ func New(opts ...Option) *Server {
 	if !o.start.IsZero() {
 		s.SetTime("", o.start)
 	}
-	return s
+	return s, nil
 }
 
 // ServeHTTP serves the API, OAuth and (unless turned off) the admin surface. API and OAuth

@@ -7,29 +7,49 @@ import (
 	medspa "github.com/medspa/medspa-go"
 )
 
-// NewTest returns a fresh server and an SDK client for it, authenticated with a new key (plan
-// enterprise, every scope) and cleaned up with t. By default the client talks to the server
-// in-process; WithLoopbackListener serves it over a real 127.0.0.1 listener instead. Extra SDK
-// options (say, medspa.WithMaxRetries(0)) go through ClientOptions.
-func NewTest(t testing.TB, opts ...Option) (*Server, *medspa.Client) {
+// TestServer is a server made for one test, with what the test needs to talk to it: an SDK
+// client, the API key it uses and that key's account. The embedded *Server carries the
+// controls (clock, fixtures, faults, journal, …); pass Account to those that take one.
+type TestServer struct {
+	*Server
+	// Client is an SDK client authenticated with Key. It retries without waiting, so injected
+	// faults cost a test no time.
+	Client *medspa.Client
+	// Key is the client's API key: plan enterprise, every scope, a fresh account.
+	Key APIKey
+	// Account is Key's account, the one the client's requests act on.
+	Account string
+	// BaseURL is the address the client sends to: InProcessBaseURL, or the loopback listener's
+	// URL with WithLoopbackListener.
+	BaseURL string
+}
+
+// NewTest returns a fresh server, an SDK client for it and the client's key, all closed with t.
+// By default the client talks to the server in-process; WithLoopbackListener serves it over a
+// real 127.0.0.1 listener instead. For a second client, call NewClient on the server.
+func NewTest(t testing.TB, opts ...Option) *TestServer {
 	t.Helper()
-	s := New(opts...)
-	t.Cleanup(s.Close)
+	s, err := New(opts...)
+	if err != nil {
+		t.Fatalf("mockserver: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
 	key, err := s.CreateAPIKey(APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
 		t.Fatalf("mockserver: creating API key: %v", err)
 	}
+	ts := &TestServer{Server: s, Key: key, Account: key.Account, BaseURL: InProcessBaseURL}
 	copts := []medspa.Option{medspa.WithAPIKey(key.Key), medspa.WithRetryWait(0, 0)}
 	if s.opts.listen {
-		ts := httptest.NewServer(s)
-		t.Cleanup(ts.Close)
-		copts = append(copts, medspa.WithBaseURL(ts.URL), medspa.WithHTTPClient(ts.Client()))
+		hs := httptest.NewServer(s)
+		t.Cleanup(hs.Close)
+		ts.BaseURL = hs.URL
+		copts = append(copts, medspa.WithBaseURL(hs.URL), medspa.WithHTTPClient(hs.Client()))
 	} else {
-		copts = append(copts, medspa.WithBaseURL(InProcessBaseURL), medspa.WithHTTPClient(s.Client()))
+		copts = append(copts, medspa.WithBaseURL(InProcessBaseURL), medspa.WithHTTPClient(s.HTTPClient()))
 	}
-	c, err := medspa.New(copts...)
-	if err != nil {
+	if ts.Client, err = medspa.New(copts...); err != nil {
 		t.Fatalf("mockserver: creating SDK client: %v", err)
 	}
-	return s, c
+	return ts
 }

@@ -18,8 +18,8 @@ func BenchmarkNewTest(b *testing.B) {
 // BenchmarkSnapshot measures Snapshot and Restore of an account with n patients.
 func BenchmarkSnapshot(b *testing.B) {
 	for _, n := range []int{100, 1000} {
-		s, _ := mockserver.NewTest(b)
-		k := newKey(b, s, "")
+		s := mockserver.NewTest(b)
+		k := newKey(b, s.Server, "")
 		fx := mockserver.Fixtures{}
 		for i := range n {
 			fx.Patients = append(fx.Patients, map[string]any{"firstName": fmt.Sprint("P", i), "lastName": "Bench", "email": "p@example.com",

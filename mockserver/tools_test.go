@@ -42,7 +42,7 @@ func raw(t testing.TB, s *mockserver.Server, key, method, path, body string, hea
 		k, v, _ := strings.Cut(h, ":")
 		req.Header.Set(k, strings.TrimSpace(v))
 	}
-	resp, err := s.Client().Do(req)
+	resp, err := s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,15 +73,16 @@ func createPatient(t testing.TB, c *medspa.Client, first string) *patients.Patie
 }
 
 func TestAccountsAreIsolatedWithJournal(t *testing.T) {
-	s, a := mockserver.NewTest(t)
-	kb := newKey(t, s, "")
+	s := mockserver.NewTest(t)
+	a := s.Client
+	kb := newKey(t, s.Server, "")
 	pa := createPatient(t, a, "Alice")
 
-	st, _, body := raw(t, s, kb.Key, "GET", "/api/v1/patients", "")
+	st, _, body := raw(t, s.Server, kb.Key, "GET", "/api/v1/patients", "")
 	if st != 200 || !strings.Contains(string(body), `"total":0`) {
 		t.Fatalf("other account lists %d %s", st, body)
 	}
-	if st, _, _ := raw(t, s, kb.Key, "GET", "/api/v1/patients/"+pa.ID, ""); st != 404 {
+	if st, _, _ := raw(t, s.Server, kb.Key, "GET", "/api/v1/patients/"+pa.ID, ""); st != 404 {
 		t.Fatalf("other account's get by id = %d, want 404", st)
 	}
 	accountA := s.Requests("")[0].Account
@@ -104,10 +105,11 @@ func TestAccountsAreIsolatedWithJournal(t *testing.T) {
 }
 
 func TestSnapshotRestoreRoundTrip(t *testing.T) {
-	s, c := mockserver.NewTest(t)
-	k := newKey(t, s, "")
+	s := mockserver.NewTest(t)
+	c := s.Client
+	k := newKey(t, s.Server, "")
 	for _, n := range []string{"Ann", "Bob", "Cy"} {
-		p, err := medspa.New(medspa.WithAPIKey(k.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(s.Client()))
+		p, err := medspa.New(medspa.WithAPIKey(k.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(s.HTTPClient()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,10 +117,10 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	}
 	_ = c
 	list := func() string {
-		_, _, b := raw(t, s, k.Key, "GET", "/api/v1/patients?perPage=100", "")
+		_, _, b := raw(t, s.Server, k.Key, "GET", "/api/v1/patients?perPage=100", "")
 		return string(b)
 	}
-	st, _, keyed := raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Idem","lastName":"Potent","email":"i@example.com"}`, "Idempotency-Key: k1")
+	st, _, keyed := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Idem","lastName":"Potent","email":"i@example.com"}`, "Idempotency-Key: k1")
 	if st != 201 {
 		t.Fatalf("keyed create %d %s", st, keyed)
 	}
@@ -126,10 +128,10 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	if err := s.Snapshot(k.Account, "base"); err != nil {
 		t.Fatal(err)
 	}
-	raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Dee","lastName":"Tester","email":"d@example.com"}`)
+	raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Dee","lastName":"Tester","email":"d@example.com"}`)
 	var p patients.Patient
 	_ = json.Unmarshal(keyed, &p)
-	raw(t, s, k.Key, "PATCH", "/api/v1/patients/"+p.ID, `{"tags":["changed"]}`)
+	raw(t, s.Server, k.Key, "PATCH", "/api/v1/patients/"+p.ID, `{"tags":["changed"]}`)
 	if list() == before {
 		t.Fatal("changes did not change the list")
 	}
@@ -140,7 +142,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 		t.Fatalf("after restore:\n%s\nwant\n%s", after, before)
 	}
 	// Idempotency keys come back too: the keyed POST replays instead of creating.
-	st, h, again := raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Idem","lastName":"Potent","email":"i@example.com"}`, "Idempotency-Key: k1")
+	st, h, again := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Idem","lastName":"Potent","email":"i@example.com"}`, "Idempotency-Key: k1")
 	if st != 201 || h.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again, keyed) {
 		t.Fatalf("replay after restore: %d %q %s", st, h.Get("Idempotent-Replayed"), again)
 	}
@@ -150,7 +152,8 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 }
 
 func TestFaultsHitExactlyTimes(t *testing.T) {
-	s, c := mockserver.NewTest(t, mockserver.WithJournalSize(100))
+	s := mockserver.NewTest(t, mockserver.WithJournalSize(100))
+	c := s.Client
 	ctx := context.Background()
 	ra := 7
 	if err := s.InjectFault(mockserver.Fault{Method: "GET", Path: "/api/v1/patients", Status: 503, RetryAfter: &ra, Times: 2}); err != nil {
@@ -180,13 +183,13 @@ func TestFaultsHitExactlyTimes(t *testing.T) {
 	if err := s.InjectFault(mockserver.Fault{Path: "/api/v1/patients*", Status: 500, Times: 5}); err != nil {
 		t.Fatal(err)
 	}
-	key := newKey(t, s, "")
+	key := newKey(t, s.Server, "")
 	var mu sync.Mutex
 	count := map[int]int{}
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			st, _, _ := raw(t, s, key.Key, "GET", "/api/v1/patients", "")
+			st, _, _ := raw(t, s.Server, key.Key, "GET", "/api/v1/patients", "")
 			mu.Lock()
 			count[st]++
 			mu.Unlock()
@@ -211,8 +214,8 @@ func equal(a, b []int) bool {
 }
 
 func TestFaultScoping(t *testing.T) {
-	s, _ := mockserver.NewTest(t)
-	ka, kb := newKey(t, s, ""), newKey(t, s, "")
+	s := mockserver.NewTest(t)
+	ka, kb := newKey(t, s.Server, ""), newKey(t, s.Server, "")
 	for _, f := range []mockserver.Fault{
 		{Account: kb.Account, Status: 429, Times: 1},
 		{Method: "POST", Path: "/api/v1/patients", Status: 502, Times: 1},
@@ -241,7 +244,7 @@ func TestFaultScoping(t *testing.T) {
 		if st.method == "POST" {
 			b = body
 		}
-		got, h, resp := raw(t, s, st.key, st.method, st.path, b)
+		got, h, resp := raw(t, s.Server, st.key, st.method, st.path, b)
 		if got != st.want {
 			t.Fatalf("step %d: %s %s = %d %s, want %d", i, st.method, st.path, got, resp, st.want)
 		}
@@ -259,7 +262,8 @@ func TestFaultScoping(t *testing.T) {
 }
 
 func TestFaultDelay(t *testing.T) {
-	s, c := mockserver.NewTest(t)
+	s := mockserver.NewTest(t)
+	c := s.Client
 	if err := s.InjectFault(mockserver.Fault{DelayMs: 60, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -318,11 +322,11 @@ func TestFaultDropConnectionIsRetried(t *testing.T) {
 }
 
 func TestJournalBoundAndRedaction(t *testing.T) {
-	s, _ := mockserver.NewTest(t, mockserver.WithJournalSize(3))
-	k := newKey(t, s, "")
-	raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Zelda","lastName":"Secretname","email":"zelda@example.com","notes":"diagnosis"}`)
+	s := mockserver.NewTest(t, mockserver.WithJournalSize(3))
+	k := newKey(t, s.Server, "")
+	raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Zelda","lastName":"Secretname","email":"zelda@example.com","notes":"diagnosis"}`)
 	for i := range 4 {
-		raw(t, s, k.Key, "GET", "/api/v1/patients?q=Secretname&page="+string(rune('1'+i)), "")
+		raw(t, s.Server, k.Key, "GET", "/api/v1/patients?q=Secretname&page="+string(rune('1'+i)), "")
 	}
 	j := s.Requests(k.Account)
 	if len(j) != 3 {
@@ -339,7 +343,7 @@ func TestJournalBoundAndRedaction(t *testing.T) {
 		}
 	}
 	// Over HTTP too.
-	st, _, b := raw(t, s, "", "GET", "/__admin/requests?account="+k.Account, "")
+	st, _, b := raw(t, s.Server, "", "GET", "/__admin/requests?account="+k.Account, "")
 	if st != 200 || strings.Count(string(b), `"requestId"`) != 3 || strings.Contains(string(b), "Secretname") {
 		t.Fatalf("admin journal %d %s", st, b)
 	}
@@ -347,7 +351,10 @@ func TestJournalBoundAndRedaction(t *testing.T) {
 
 // script runs a fixed sequence of requests and returns every answer, dumped byte for byte.
 func script(t *testing.T) []byte {
-	s := mockserver.New(mockserver.WithSeed(42), mockserver.WithStartTime(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)))
+	s, err := mockserver.New(mockserver.WithSeed(42), mockserver.WithStartTime(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	var out bytes.Buffer
 	do := func(method, path, body string) {
@@ -357,7 +364,7 @@ func script(t *testing.T) []byte {
 		}
 		req, _ := http.NewRequest(method, mockserver.InProcessBaseURL+path, rd)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := s.Client().Do(req)
+		resp, err := s.HTTPClient().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,7 +384,7 @@ func script(t *testing.T) []byte {
 		req, _ := http.NewRequest(method, mockserver.InProcessBaseURL+path, rd)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+k.Key)
-		resp, err := s.Client().Do(req)
+		resp, err := s.HTTPClient().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -396,7 +403,7 @@ func script(t *testing.T) []byte {
 	// OAuth: client secret, access and refresh tokens are seeded too.
 	req, _ := http.NewRequest("POST", mockserver.InProcessBaseURL+"/__admin/oauth-clients", strings.NewReader(`{"plan":"starter","scopes":["patients:read"]}`))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := s.Client().Do(req)
+	resp, err := s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +414,7 @@ func script(t *testing.T) []byte {
 	req, _ = http.NewRequest("POST", mockserver.InProcessBaseURL+"/oauth/token", strings.NewReader("grant_type=client_credentials"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(cl.ClientID, cl.ClientSecret)
-	resp, err = s.Client().Do(req)
+	resp, err = s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,9 +442,10 @@ func TestSeededFixedTimeRunsAreIdentical(t *testing.T) {
 }
 
 func TestFixtures(t *testing.T) {
-	s, c := mockserver.NewTest(t)
-	k := newKey(t, s, "")
-	existing, _, _ := raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Kept","lastName":"Tester","email":"k@example.com"}`)
+	s := mockserver.NewTest(t)
+	c := s.Client
+	k := newKey(t, s.Server, "")
+	existing, _, _ := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Kept","lastName":"Tester","email":"k@example.com"}`)
 	if existing != 201 {
 		t.Fatal("setup")
 	}
@@ -453,7 +461,7 @@ func TestFixtures(t *testing.T) {
 	if len(ids.Patients) != 3 || len(ids.Appointments) != 0 {
 		t.Fatalf("ids %+v", ids)
 	}
-	kc, _ := medspa.New(medspa.WithAPIKey(k.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(s.Client()))
+	kc, _ := medspa.New(medspa.WithAPIKey(k.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(s.HTTPClient()))
 	old, err := kc.Patients.Get(context.Background(), ids.Patients[0])
 	if err != nil {
 		t.Fatal(err)
@@ -467,10 +475,10 @@ func TestFixtures(t *testing.T) {
 	}
 
 	// A failing item: its problem, pointed at the item, and nothing of the load stays.
-	before, _, _ := raw(t, s, k.Key, "GET", "/api/v1/patients?perPage=100", "")
-	_, _, beforeList := raw(t, s, k.Key, "GET", "/api/v1/patients?perPage=100", "")
+	before, _, _ := raw(t, s.Server, k.Key, "GET", "/api/v1/patients?perPage=100", "")
+	_, _, beforeList := raw(t, s.Server, k.Key, "GET", "/api/v1/patients?perPage=100", "")
 	_ = before
-	st, _, body := raw(t, s, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[
+	st, _, body := raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[
 		{"firstName":"Fine","lastName":"One","email":"f@example.com"},
 		{"firstName":"Fine","lastName":"Two","email":"f2@example.com","tags":["@patients.0"]},
 		{"firstName":"Bad","lastName":"Three","email":"not-an-email","createdAt":"yesterday"},
@@ -478,34 +486,34 @@ func TestFixtures(t *testing.T) {
 	if st != 422 || !strings.Contains(string(body), `"pointer":"/patients/2/createdAt"`) {
 		t.Fatalf("bad fixture: %d %s", st, body)
 	}
-	st, _, body = raw(t, s, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[
+	st, _, body = raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[
 		{"firstName":"Fine","lastName":"One","email":"f@example.com"},
 		{"firstName":"Bad","lastName":"Two","email":"not-an-email","tags":["@patients.5"]}]}`)
 	if st != 422 || !strings.Contains(string(body), `"pointer":"/patients/1/tags/0"`) {
 		t.Fatalf("bad reference: %d %s", st, body)
 	}
-	st, _, body = raw(t, s, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[
+	st, _, body = raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[
 		{"firstName":"Fine","lastName":"One","email":"f@example.com"},
 		{"firstName":"Bad","lastName":"Two","email":"not-an-email"}]}`)
 	if st != 422 || !strings.Contains(string(body), `"pointer":"/patients/1/email"`) || !strings.Contains(string(body), `"code":"validation_error"`) {
 		t.Fatalf("failing item: %d %s", st, body)
 	}
-	if _, _, after := raw(t, s, k.Key, "GET", "/api/v1/patients?perPage=100", ""); !bytes.Equal(after, beforeList) {
+	if _, _, after := raw(t, s.Server, k.Key, "GET", "/api/v1/patients?perPage=100", ""); !bytes.Equal(after, beforeList) {
 		t.Fatalf("failed load left changes:\n%s\nwant\n%s", after, beforeList)
 	}
 	// Over HTTP, success.
-	st, _, body = raw(t, s, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[{"firstName":"Http","lastName":"One","email":"h@example.com"}]}`)
+	st, _, body = raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`","patients":[{"firstName":"Http","lastName":"One","email":"h@example.com"}]}`)
 	if st != 201 || !strings.Contains(string(body), `"patients":["pat_`) || !strings.Contains(string(body), `"payments":[]`) {
 		t.Fatalf("fixtures over HTTP: %d %s", st, body)
 	}
-	if st, _, body = raw(t, s, "", "POST", "/__admin/fixtures", `{"account":"acct_nope"}`); st != 404 {
+	if st, _, body = raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"acct_nope"}`); st != 404 {
 		t.Fatalf("unknown account: %d %s", st, body)
 	}
 }
 
 func TestAdminControlsOverHTTP(t *testing.T) {
-	s, _ := mockserver.NewTest(t)
-	k := newKey(t, s, "")
+	s := mockserver.NewTest(t)
+	k := newKey(t, s.Server, "")
 	for _, step := range []struct {
 		method, path, body string
 		want               int
@@ -520,44 +528,44 @@ func TestAdminControlsOverHTTP(t *testing.T) {
 		{"POST", "/__admin/snapshots/s2/restore", `{"account":"` + k.Account + `"}`, 404},
 		{"GET", "/__admin/openapi.yaml", "", 200},
 	} {
-		if st, _, b := raw(t, s, "", step.method, step.path, step.body); st != step.want {
+		if st, _, b := raw(t, s.Server, "", step.method, step.path, step.body); st != step.want {
 			t.Fatalf("%s %s = %d %s, want %d", step.method, step.path, st, b, step.want)
 		}
 	}
 	// The fault was cleared before any API request.
-	if st, _, _ := raw(t, s, k.Key, "GET", "/api/v1/patients", ""); st != 200 {
+	if st, _, _ := raw(t, s.Server, k.Key, "GET", "/api/v1/patients", ""); st != 200 {
 		t.Fatalf("cleared fault still fires: %d", st)
 	}
 }
 
 func TestWithoutAdmin(t *testing.T) {
-	s, _ := mockserver.NewTest(t, mockserver.WithoutAdmin())
+	s := mockserver.NewTest(t, mockserver.WithoutAdmin())
 	for _, p := range []string{"/__admin/requests", "/__admin/openapi.yaml"} {
-		if st, _, _ := raw(t, s, "", "GET", p, ""); st != 404 {
+		if st, _, _ := raw(t, s.Server, "", "GET", p, ""); st != 404 {
 			t.Fatalf("GET %s = %d without admin, want 404", p, st)
 		}
 	}
-	if st, _, _ := raw(t, s, "", "POST", "/__admin/faults", `{"status":503,"times":1}`); st != 404 {
+	if st, _, _ := raw(t, s.Server, "", "POST", "/__admin/faults", `{"status":503,"times":1}`); st != 404 {
 		t.Fatalf("POST faults = %d without admin", st)
 	}
 }
 
 func TestStrictValidation(t *testing.T) {
-	s, _ := mockserver.NewTest(t, mockserver.WithStrictValidation())
-	k := newKey(t, s, "")
-	st, _, b := raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com","phone":12,"bogus":true}`)
+	s := mockserver.NewTest(t, mockserver.WithStrictValidation())
+	k := newKey(t, s.Server, "")
+	st, _, b := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com","phone":12,"bogus":true}`)
 	if st != 422 || !strings.Contains(string(b), `"pointer":"/bogus","code":"unknown_field"`) ||
 		!strings.Contains(string(b), `"pointer":"/phone"`) || !strings.Contains(string(b), "OpenAPI document") {
 		t.Fatalf("strict 422: %d %s", st, b)
 	}
-	if st, _, b = raw(t, s, k.Key, "GET", "/api/v1/patients?perPage=1000", ""); st != 422 || !strings.Contains(string(b), `"pointer":"perPage","code":"out_of_range"`) {
+	if st, _, b = raw(t, s.Server, k.Key, "GET", "/api/v1/patients?perPage=1000", ""); st != 422 || !strings.Contains(string(b), `"pointer":"perPage","code":"out_of_range"`) {
 		t.Fatalf("strict query: %d %s", st, b)
 	}
-	if st, _, b = raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com"}`); st != 201 {
+	if st, _, b = raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com"}`); st != 201 {
 		t.Fatalf("valid request under strict mode: %d %s", st, b)
 	}
 	// Authentication still comes first.
-	if st, _, _ = raw(t, s, "", "POST", "/api/v1/patients", `{"bogus":true}`); st != 401 {
+	if st, _, _ = raw(t, s.Server, "", "POST", "/api/v1/patients", `{"bogus":true}`); st != 401 {
 		t.Fatalf("unauthenticated under strict mode: %d", st)
 	}
 }
@@ -565,10 +573,10 @@ func TestStrictValidation(t *testing.T) {
 func TestLogLinePerRequest(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
-	s, _ := mockserver.NewTest(t, mockserver.WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, nil))))
-	k := newKey(t, s, "")
-	raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Loggy","lastName":"Phiname","email":"loggy@example.com"}`)
-	_, h, _ := raw(t, s, k.Key, "GET", "/api/v1/patients?q=Phiname", "")
+	s := mockserver.NewTest(t, mockserver.WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, nil))))
+	k := newKey(t, s.Server, "")
+	raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Loggy","lastName":"Phiname","email":"loggy@example.com"}`)
+	_, h, _ := raw(t, s.Server, k.Key, "GET", "/api/v1/patients?q=Phiname", "")
 	mu.Lock()
 	out := buf.String()
 	mu.Unlock()
@@ -600,7 +608,8 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 }
 
 func TestFaultStatusAfterCommit(t *testing.T) {
-	s, c := mockserver.NewTest(t)
+	s := mockserver.NewTest(t)
+	c := s.Client
 	zero := 0
 	if err := s.InjectFault(mockserver.Fault{Method: "POST", Path: "/api/v1/patients", Status: 503, RetryAfter: &zero, AfterCommit: true, Times: 1}); err != nil {
 		t.Fatal(err)
@@ -620,9 +629,9 @@ func TestFaultStatusAfterCommit(t *testing.T) {
 }
 
 func TestOAuthTokensScopeFaultsAndJournal(t *testing.T) {
-	s, _ := mockserver.NewTest(t)
-	k := newKey(t, s, "")
-	_, _, b := raw(t, s, "", "POST", "/__admin/oauth-clients", `{"plan":"starter","scopes":["patients:read"],"account":"`+k.Account+`"}`)
+	s := mockserver.NewTest(t)
+	k := newKey(t, s.Server, "")
+	_, _, b := raw(t, s.Server, "", "POST", "/__admin/oauth-clients", `{"plan":"starter","scopes":["patients:read"],"account":"`+k.Account+`"}`)
 	var cl struct {
 		ClientID     string `json:"clientId"`
 		ClientSecret string `json:"clientSecret"`
@@ -633,7 +642,7 @@ func TestOAuthTokensScopeFaultsAndJournal(t *testing.T) {
 	req, _ := http.NewRequest("POST", mockserver.InProcessBaseURL+"/oauth/token", strings.NewReader("grant_type=client_credentials"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(cl.ClientID, cl.ClientSecret)
-	resp, err := s.Client().Do(req)
+	resp, err := s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -648,10 +657,10 @@ func TestOAuthTokensScopeFaultsAndJournal(t *testing.T) {
 	if err := s.InjectFault(mockserver.Fault{Account: k.Account, Path: "/api/v1/*", Status: 503, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _, _ := raw(t, s, tok.AccessToken, "GET", "/api/v1/patients", ""); st != 503 {
+	if st, _, _ := raw(t, s.Server, tok.AccessToken, "GET", "/api/v1/patients", ""); st != 503 {
 		t.Fatalf("account fault with an OAuth token: %d", st)
 	}
-	if st, _, _ := raw(t, s, tok.AccessToken, "GET", "/api/v1/patients", ""); st != 200 {
+	if st, _, _ := raw(t, s.Server, tok.AccessToken, "GET", "/api/v1/patients", ""); st != 200 {
 		t.Fatalf("after the fault: %d", st)
 	}
 	j := s.Requests(k.Account)

@@ -46,4 +46,8 @@ func (s *Server) RecordEvents(account string) *EventRecorder { return s.hooks.Re
 
 // Close stops webhook delivery: workers end, in-flight attempts are cancelled and pending
 // deliveries and retries are abandoned. The server still answers requests. Safe to call twice.
-func (s *Server) Close() { s.hooks.Close() }
+// It returns the first error met while releasing what the server holds.
+func (s *Server) Close() error {
+	s.hooks.Close()
+	return nil
+}

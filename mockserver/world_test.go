@@ -34,8 +34,11 @@ type world struct {
 
 func newWorld(t testing.TB, opts ...mockserver.Option) *world {
 	t.Helper()
-	srv := mockserver.New(opts...)
-	t.Cleanup(srv.Close)
+	srv, err := mockserver.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
 	return seedWorld(t, srv)
 }
 
@@ -47,7 +50,7 @@ func seedWorld(t testing.TB, srv *mockserver.Server) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := medspa.New(medspa.WithAPIKey(key.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()))
+	c, err := medspa.New(medspa.WithAPIKey(key.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.HTTPClient()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +78,7 @@ func seedWorld(t testing.TB, srv *mockserver.Server) *world {
 	off := false
 	whk, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}, Enabled: &off})
 	must(err)
-	return &world{srv: srv, c: c, hc: srv.Client(), key: key, ids: map[string]string{
+	return &world{srv: srv, c: c, hc: srv.HTTPClient(), key: key, ids: map[string]string{
 		"@pat": pat.ID, "@apt": apt.ID, "@inv": inv.ID, "@pay": pay.ID, "@prd": prd.ID, "@whk": whk.ID,
 	}}
 }

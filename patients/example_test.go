@@ -15,7 +15,11 @@ import (
 // exampleClient returns a client of an in-process mock server; real programs call medspa.New
 // with their API key.
 func exampleClient() *medspa.Client {
-	c, _, err := mockserver.New().NewClient()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, _, err := srv.NewClient()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -20,7 +20,10 @@ var day = time.Date(2026, time.November, 20, 0, 0, 0, 0, time.UTC)
 // day, with one invoice of $100 paid by card and one of $50 paid in cash.
 func exampleClient() *medspa.Client {
 	ctx := context.Background()
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, key, err := srv.NewClient()
 	if err != nil {
 		log.Fatal(err)

@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"net/http/httptest"
 
 	"github.com/medspa/medspa-go/mockserver"
@@ -11,7 +12,10 @@ import (
 
 // Register an endpoint, keep its secret for the receiver, and send it a test event.
 func ExampleService_Create() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	c, _, err := srv.NewClient()
 	if err != nil {

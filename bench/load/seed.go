@@ -28,7 +28,7 @@ const (
 
 // newSeedClient is an SDK client wired to srv in-process with the load key.
 func newSeedClient(srv *mockserver.Server, key string) (*medspa.Client, error) {
-	return medspa.New(medspa.WithAPIKey(key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()))
+	return medspa.New(medspa.WithAPIKey(key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.HTTPClient()))
 }
 
 // parallel runs f(0..n-1) on seedWorkers goroutines and returns the first error.

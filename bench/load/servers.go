@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"maps"
 	"net"
 	"net/http"
@@ -30,7 +31,10 @@ func runServer(kind string, n, payments int) error {
 	info := map[string]string{}
 	switch kind {
 	case "mock":
-		srv := mockserver.New()
+		srv, err := mockserver.New()
+		if err != nil {
+			log.Fatal(err)
+		}
 		unlimited := mockserver.APIKeyParams{Plan: "custom", RatePerMinute: 1e9, Burst: 1e9, Scopes: []string{"*"}}
 		key, err := srv.CreateAPIKey(unlimited)
 		if err != nil {

@@ -59,7 +59,10 @@ func main() {
 }
 
 func run(n, workers int, viaSDK bool, memprofile string) error {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "custom", RatePerMinute: 1e9, Burst: 1e9, Scopes: []string{"*"}})
 	if err != nil {
@@ -122,7 +125,7 @@ func run(n, workers int, viaSDK bool, memprofile string) error {
 func creator(srv *mockserver.Server, key string, viaSDK bool) (func(i int) error, error) {
 	ctx := context.Background()
 	if viaSDK {
-		c, err := medspa.New(medspa.WithAPIKey(key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()))
+		c, err := medspa.New(medspa.WithAPIKey(key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.HTTPClient()))
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +135,7 @@ func creator(srv *mockserver.Server, key string, viaSDK bool) (func(i int) error
 			return err
 		}, nil
 	}
-	hc := srv.Client()
+	hc := srv.HTTPClient()
 	url := mockserver.InProcessBaseURL + "/api/v1/patients"
 	return func(i int) error {
 		s := strconv.Itoa(i)

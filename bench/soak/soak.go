@@ -109,7 +109,10 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	units := max(cfg.Writes*perUnits/unitWrites, 1)
 	rep := &Report{Units: units, Workers: cfg.Workers, Rate: cfg.Rate, FaultKinds: map[string]int{}}
 
-	srv := mockserver.New(mockserver.WithJournalSize(cfg.Writes*8 + 1000))
+	srv, err := mockserver.New(mockserver.WithJournalSize(cfg.Writes*8 + 1000))
+	if err != nil {
+		return nil, err
+	}
 	defer srv.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -141,7 +142,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if key != nil {
 		opts = append(opts, mockserver.WithPHIKey(key))
 	}
-	srv := mockserver.New(opts...)
+	srv, err := mockserver.New(opts...)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close() // stops webhook delivery
 
 	account, restored, err := loadData(srv, c.data)

@@ -35,7 +35,11 @@ func TestTLS13Only(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &http.Server{Handler: mockserver.New(), ErrorLog: log.New(io.Discard, "", 0)}
+	srv, err := mockserver.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = hs.Serve(tls.NewListener(ln, cfg)) }()
 	t.Cleanup(func() { _ = hs.Close() })
 

@@ -30,7 +30,10 @@ func main() {
 
 func run(ctx context.Context, out io.Writer) error {
 	// A mock server on a loopback port, and an API key for a fresh account.
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})

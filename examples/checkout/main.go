@@ -34,7 +34,10 @@ func money(cents int64, currency string) string {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})

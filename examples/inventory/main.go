@@ -35,7 +35,10 @@ func printLots(out io.Writer, s inventory.StockRecord) {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})

@@ -38,7 +38,10 @@ var (
 
 // run seeds, reports, and returns the path of the CSV file it wrote in dir.
 func run(ctx context.Context, out io.Writer, dir string) (string, error) {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	c, key, err := srv.NewClient()
 	if err != nil {
 		return "", err

@@ -5,7 +5,7 @@
 // to a documented operation is checked before it is sent and every response after it
 // arrives; findings are reported with t.Errorf and never change the traffic:
 //
-//	hc := &http.Client{Transport: oapitest.Transport(t, srv.Client().Transport)}
+//	hc := &http.Client{Transport: oapitest.Transport(t, srv.HTTPClient().Transport)}
 //
 // Requests to paths the document does not describe (such as /__admin/...) pass through
 // unchecked. Paths under the /v1 alias are checked as their /api/v1 equivalents.

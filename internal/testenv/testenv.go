@@ -38,10 +38,13 @@ var validate = oapitest.Transport
 // Extra SDK options are applied after the defaults (no retry waits).
 func New(t testing.TB, sopts []mockserver.Option, copts ...medspa.Option) *Env {
 	t.Helper()
-	srv := mockserver.New(sopts...)
+	srv, err := mockserver.New(sopts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	t.Cleanup(srv.Close) // runs first: stops webhook deliveries
+	t.Cleanup(func() { _ = srv.Close() }) // runs first: stops webhook deliveries
 	key, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +223,7 @@ func Unlimited(t testing.TB, srv *mockserver.Server) (*medspa.Client, mockserver
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := medspa.New(medspa.WithAPIKey(key.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.Client()))
+	c, err := medspa.New(medspa.WithAPIKey(key.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(srv.HTTPClient()))
 	if err != nil {
 		t.Fatal(err)
 	}
