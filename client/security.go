@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -51,13 +50,6 @@ func (s *signer) sign(req *http.Request, body []byte) error {
 	return httpsig.SignRequest(req, body, s.keyID, s.key, time.Now())
 }
 
-// targetURI is the URI the request was sent to, as the server rebuilds it for @target-uri.
-func targetURI(u *url.URL) string {
-	c := *u
-	c.User, c.Fragment, c.RawFragment = nil, "", ""
-	return c.String()
-}
-
 // verifyResponse checks the response signature when signing is on, reading the body into memory.
 // Only a 401 or 403 without any signature passes unverified: the server refuses those before
 // it checks the request's signature, so it cannot sign them; they become an *Error and carry no
@@ -79,7 +71,11 @@ func (st *call) verifyResponse(resp *http.Response) error {
 		return fmt.Errorf("%w: no request to bind the response to", ErrResponseSignature)
 	}
 	req := resp.Request
-	if err := httpsig.VerifyResponse(resp.StatusCode, resp.Header, body, req.Method, targetURI(req.URL), s.key); err != nil {
+	uri, err := httpsig.TargetURI(req.URL)
+	if err != nil {
+		return err
+	}
+	if err := httpsig.VerifyResponse(resp.StatusCode, resp.Header, body, req.Method, uri, s.key); err != nil {
 		return fmt.Errorf("%w (%s %s, status %d): %w", ErrResponseSignature, req.Method, req.URL.Path, resp.StatusCode, err)
 	}
 	return nil

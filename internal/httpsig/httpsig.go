@@ -496,9 +496,10 @@ func signatureParams(created time.Time, nonce, keyID string) []param {
 	return append(ps, param{key: "alg", value: bareItem{kind: kindString, str: Algorithm}})
 }
 
-// targetURI is the URI a client request goes to, without the parts that
-// never reach the server (user info, fragment), so both ends agree on it.
-func targetURI(u *url.URL) (string, error) {
+// TargetURI is the @target-uri of a request as its client sends it: the
+// absolute URL without the parts that never reach the server (user info,
+// fragment), so both ends agree on it. ServerTargetURI is the server's side.
+func TargetURI(u *url.URL) (string, error) {
 	if u == nil || !u.IsAbs() || u.Host == "" {
 		return "", malformedf("request URL must be absolute")
 	}
@@ -507,13 +508,31 @@ func targetURI(u *url.URL) (string, error) {
 	return c.String(), nil
 }
 
+// ServerTargetURI rebuilds, on the server, the @target-uri the client used:
+// scheme (TLS → https), Host and the request target as received (or the
+// absolute-form target itself).
+func ServerTargetURI(r *http.Request) string {
+	if r.RequestURI != "" && !strings.HasPrefix(r.RequestURI, "/") {
+		return r.RequestURI // absolute-form request target
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	uri := r.RequestURI
+	if uri == "" {
+		uri = r.URL.RequestURI()
+	}
+	return scheme + "://" + r.Host + uri
+}
+
 // SignRequest signs req for the profile. It sets Content-Digest when body is
 // non-empty (and removes a stale one otherwise, since the covered set depends
 // on it), then Signature-Input and Signature for label sig1 with a fresh
 // nonce. Call it after Authorization and Content-Type are set and again on
 // every retry. The target URI is req.URL without user info and fragment.
 func SignRequest(req *http.Request, body []byte, keyID string, key []byte, created time.Time) error {
-	uri, err := targetURI(req.URL)
+	uri, err := TargetURI(req.URL)
 	if err != nil {
 		return err
 	}

@@ -88,22 +88,6 @@ type signedRequest struct {
 	targetURI string
 }
 
-// targetURI rebuilds the URI the client used: scheme (TLS → https), Host and RequestURI.
-func targetURI(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if r.RequestURI != "" && !strings.HasPrefix(r.RequestURI, "/") {
-		return r.RequestURI // absolute-form request target
-	}
-	uri := r.RequestURI
-	if uri == "" {
-		uri = r.URL.RequestURI()
-	}
-	return scheme + "://" + r.Host + uri
-}
-
 // verifySignature checks RFC 9421 signatures for credentials that require them, and for any
 // request that carries one (a client that signs expects a signed answer it can trust).
 func (s *security) verifySignature(rq *request) *problem.Problem {
@@ -115,7 +99,7 @@ func (s *security) verifySignature(rq *request) *problem.Problem {
 	invalid := func(detail string) *problem.Problem {
 		return problem.New(http.StatusUnauthorized, "invalid_signature", detail)
 	}
-	uri := targetURI(rq.Request)
+	uri := httpsig.ServerTargetURI(rq.Request)
 	signed := &signedRequest{keyID: c.ID, key: c.SigningKey, method: rq.Method, targetURI: uri}
 	p, err := httpsig.VerifyRequest(rq.Request, rq.body, uri, func(id string) ([]byte, bool) {
 		return c.SigningKey, id == c.ID
