@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,8 +64,13 @@ var contractOperations = []struct{ method, path, opID string }{
 	{"GET", "/api/v1/invoices", "listInvoices"},
 	{"POST", "/api/v1/invoices", "createInvoice"},
 	{"GET", "/api/v1/invoices/{id}", "getInvoice"},
+	{"POST", "/api/v1/invoices/{id}/void", "voidInvoice"},
+	{"GET", "/api/v1/payments", "listPayments"},
 	{"POST", "/api/v1/payments", "createPayment"},
 	{"GET", "/api/v1/payments/{id}", "getPayment"},
+	{"GET", "/api/v1/refunds", "listRefunds"},
+	{"POST", "/api/v1/refunds", "createRefund"},
+	{"GET", "/api/v1/refunds/{id}", "getRefund"},
 	{"GET", "/api/v1/products", "listProducts"},
 	{"POST", "/api/v1/products", "createProduct"},
 	{"GET", "/api/v1/products/{id}", "getProduct"},
@@ -77,8 +84,10 @@ var contractOperations = []struct{ method, path, opID string }{
 	{"GET", "/api/v1/webhooks", "listWebhooks"},
 	{"POST", "/api/v1/webhooks", "createWebhook"},
 	{"GET", "/api/v1/webhooks/{id}", "getWebhook"},
+	{"PATCH", "/api/v1/webhooks/{id}", "updateWebhook"},
 	{"DELETE", "/api/v1/webhooks/{id}", "deleteWebhook"},
 	{"POST", "/api/v1/webhooks/{id}/test", "testWebhook"},
+	{"POST", "/api/v1/webhooks/{id}/rotate-secret", "rotateWebhookSecret"},
 	{"GET", "/oauth/authorize", "authorize"},
 	{"POST", "/oauth/token", "createToken"},
 	{"POST", "/oauth/revoke", "revokeToken"},
@@ -125,6 +134,25 @@ func TestContractOperations(t *testing.T) {
 				for _, code := range []int{400, 413, 415} {
 					if op.Responses.Status(code) == nil {
 						t.Errorf("response %d not documented", code)
+					}
+				}
+				// Request schemas are closed (unknown fields are 422 unknown_field); PATCH
+				// also takes application/merge-patch+json (docs/protocol.md §1).
+				content := op.RequestBody.Value.Content
+				wantTypes := []string{"application/json"}
+				if o.method == "PATCH" {
+					wantTypes = append(wantTypes, "application/merge-patch+json")
+				}
+				if len(content) != len(wantTypes) {
+					t.Errorf("request media types = %v, want %v", slices.Sorted(maps.Keys(content)), wantTypes)
+				}
+				for _, mt := range wantTypes {
+					if content.Get(mt) == nil {
+						t.Errorf("request body does not take %s", mt)
+						continue
+					}
+					if ap := content.Get(mt).Schema.Value.AdditionalProperties; ap.Has == nil || *ap.Has {
+						t.Errorf("%s request schema is open, want additionalProperties: false", mt)
 					}
 				}
 			}
@@ -448,6 +476,188 @@ func TestEvents(t *testing.T) {
 		ValidateEvent(ftb, []byte(bad))
 		if len(ftb.reports()) != 1 {
 			t.Errorf("%s: reports = %q, want one", name, ftb.reports())
+		}
+	}
+}
+
+// Ids of the billing and webhook extensions (docs/protocol.md §9), for the exchanges below.
+const (
+	invID = "inv_0193a1b2c3d4e5f60718293a4b5c6d7e"
+	payID = "pay_0193a1b2c3d4e5f60718293a4b5c6d7e"
+	refID = "ref_0193a1b2c3d4e5f60718293a4b5c6d7e"
+	whkID = "whk_0193a1b2c3d4e5f60718293a4b5c6d7e"
+)
+
+const (
+	voidedInvoice = `{"id":"` + invID + `","patientId":"` + patID + `","lineItems":[{"description":"Botox","quantity":1,"unitAmount":5000,"amount":5000}],
+"currency":"usd","status":"void","subtotal":5000,"tax":0,"total":5000,"amountPaid":0,"amountDue":5000,"amountRefunded":0,
+"voidedAt":"2026-11-22T15:00:00Z","voidReason":"raised in error","createdAt":"2026-11-22T14:03:00Z","updatedAt":"2026-11-22T15:00:00Z"}`
+	refundedPayment = `{"id":"` + payID + `","invoiceId":"` + invID + `","amount":5000,"amountRefunded":2500,"currency":"usd",
+"method":"card","status":"succeeded","card":{"brand":"visa","last4":"4242"},"createdAt":"2026-11-22T14:03:00Z"}`
+	// legacyPayment is a payment from a server without the refund extension: no amountRefunded.
+	legacyPayment = `{"id":"` + payID + `","invoiceId":"` + invID + `","amount":5000,"currency":"usd","method":"cash","status":"succeeded","createdAt":"2026-11-22T14:03:00Z"}`
+	refund        = `{"id":"` + refID + `","paymentId":"` + payID + `","invoiceId":"` + invID + `","amount":2500,"currency":"usd",
+"reason":"requested_by_customer","notes":null,"status":"succeeded","createdAt":"2026-11-22T15:00:00Z"}`
+	webhook = `{"id":"` + whkID + `","url":"https://hooks.example.com/medspa","events":["invoice.voided","refund.created"],
+"description":null,"enabled":true,"createdAt":"2026-11-22T14:03:00Z"}`
+	rotation = `{"secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw","previousSecretExpiresAt":"2026-11-23T14:03:00Z"}`
+)
+
+// TestExtensionExchanges pins how the document encodes the billing and webhook extensions of
+// docs/protocol.md §9: conforming requests and responses pass, and each rule the document can
+// express refuses its violation.
+func TestExtensionExchanges(t *testing.T) {
+	t.Parallel()
+	page := func(item string) string { return `{"data":[` + item + `],"meta":{"total":1,"page":1,"perPage":25}}` }
+	cases := []struct {
+		name             string
+		method, target   string
+		contentType      string
+		body             string
+		status           int
+		respBody         string
+		wantReq, wantRes string // a fragment of the finding; "" = conforms
+	}{
+		{name: "void without body", method: "POST", target: "/api/v1/invoices/" + invID + "/void", status: 200, respBody: voidedInvoice},
+		{name: "void with reason", method: "POST", target: "/api/v1/invoices/" + invID + "/void", contentType: "application/json",
+			body: `{"reason":"raised in error"}`, status: 200, respBody: voidedInvoice},
+		{name: "void reason too long", method: "POST", target: "/api/v1/invoices/" + invID + "/void", contentType: "application/json",
+			body: `{"reason":"` + strings.Repeat("x", 501) + `"}`, wantReq: "reason"},
+		{name: "void unknown field", method: "POST", target: "/api/v1/invoices/" + invID + "/void", contentType: "application/json",
+			body: `{"why":"x"}`, wantReq: "why"},
+		{name: "void not voidable", method: "POST", target: "/api/v1/invoices/" + invID + "/void", status: 409,
+			respBody: problem(409, "invoice_not_voidable")},
+		{name: "invoice status filter void", method: "GET", target: "/api/v1/invoices?status=open,void", status: 200, respBody: page(voidedInvoice)},
+		{name: "invoice unknown status", method: "GET", target: "/api/v1/invoices/" + invID, status: 200,
+			respBody: strings.Replace(voidedInvoice, `"void"`, `"voided"`, 1), wantRes: "status"},
+		{name: "payments list", method: "GET", target: "/api/v1/payments?invoiceId=" + invID + "&status=succeeded,failed&method=card,cash" +
+			"&createdFrom=2026-11-01T00:00:00Z&createdTo=2026-12-01T00:00:00Z&sort=-createdAt&page=1&perPage=10", status: 200, respBody: page(refundedPayment)},
+		{name: "payments list without amountRefunded", method: "GET", target: "/api/v1/payments", status: 200, respBody: page(legacyPayment)},
+		{name: "payments bad method filter", method: "GET", target: "/api/v1/payments?method=card,barter", wantReq: "method"},
+		{name: "payments bad invoiceId filter", method: "GET", target: "/api/v1/payments?invoiceId=pat_0193a1b2c3d4e5f60718293a4b5c6d7e", wantReq: "invoiceId"},
+		{name: "create refund", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"paymentId":"` + payID + `","amount":2500,"reason":"duplicate","notes":"double charge"}`, status: 201, respBody: refund},
+		{name: "create refund, defaults", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"paymentId":"` + payID + `"}`, status: 201, respBody: refund},
+		{name: "refund amount zero", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"paymentId":"` + payID + `","amount":0}`, wantReq: "amount"},
+		{name: "refund unknown reason", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"paymentId":"` + payID + `","reason":"changed_mind"}`, wantReq: "reason"},
+		{name: "refund without payment", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"amount":100}`, wantReq: "paymentId"},
+		{name: "refund notes too long", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"paymentId":"` + payID + `","notes":"` + strings.Repeat("x", 501) + `"}`, wantReq: "notes"},
+		{name: "refund exceeds", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"paymentId":"` + payID + `","amount":999999}`, status: 422, respBody: problem(422, "amount_exceeds_refundable")},
+		{name: "refund not refundable", method: "POST", target: "/api/v1/refunds", contentType: "application/json",
+			body: `{"paymentId":"` + payID + `"}`, status: 409, respBody: problem(409, "payment_not_refundable")},
+		{name: "get refund", method: "GET", target: "/api/v1/refunds/" + refID, status: 200, respBody: refund},
+		{name: "refund with another status", method: "GET", target: "/api/v1/refunds/" + refID, status: 200,
+			respBody: strings.Replace(refund, `"succeeded"`, `"pending"`, 1), wantRes: "status"},
+		{name: "refund with a payment id", method: "GET", target: "/api/v1/refunds/" + refID, status: 200,
+			respBody: strings.Replace(refund, `"id":"ref_`, `"id":"pay_`, 1), wantRes: "id"},
+		{name: "list refunds", method: "GET", target: "/api/v1/refunds?paymentId=" + payID + "&invoiceId=" + invID + "&sort=-createdAt",
+			status: 200, respBody: page(refund)},
+		{name: "refunds unknown sort", method: "GET", target: "/api/v1/refunds?sort=amount", wantReq: "sort"},
+		{name: "patch webhook", method: "PATCH", target: "/api/v1/webhooks/" + whkID, contentType: "application/merge-patch+json",
+			body: `{"url":"https://hooks.example.com/v2","events":["*"],"description":null,"enabled":false}`, status: 200, respBody: webhook},
+		{name: "patch webhook as json", method: "PATCH", target: "/api/v1/webhooks/" + whkID, contentType: "application/json",
+			body: `{"enabled":null}`, status: 200, respBody: webhook},
+		{name: "patch webhook url null", method: "PATCH", target: "/api/v1/webhooks/" + whkID, contentType: "application/merge-patch+json",
+			body: `{"url":null}`, wantReq: "url"},
+		{name: "patch webhook no events", method: "PATCH", target: "/api/v1/webhooks/" + whkID, contentType: "application/json",
+			body: `{"events":[]}`, wantReq: "events"},
+		{name: "patch webhook secret", method: "PATCH", target: "/api/v1/webhooks/" + whkID, contentType: "application/json",
+			body: `{"secret":"whsec_x"}`, wantReq: "secret"},
+		{name: "rotate without body", method: "POST", target: "/api/v1/webhooks/" + whkID + "/rotate-secret", status: 200, respBody: rotation},
+		{name: "rotate, drop at once", method: "POST", target: "/api/v1/webhooks/" + whkID + "/rotate-secret", contentType: "application/json",
+			body: `{"expiresInSeconds":0}`, status: 200, respBody: strings.Replace(rotation, `"2026-11-23T14:03:00Z"`, "null", 1)},
+		{name: "rotate, a week", method: "POST", target: "/api/v1/webhooks/" + whkID + "/rotate-secret", contentType: "application/json",
+			body: `{"expiresInSeconds":604800}`, status: 200, respBody: rotation},
+		{name: "rotate, too long", method: "POST", target: "/api/v1/webhooks/" + whkID + "/rotate-secret", contentType: "application/json",
+			body: `{"expiresInSeconds":604801}`, wantReq: "expiresInSeconds"},
+		{name: "rotate, negative", method: "POST", target: "/api/v1/webhooks/" + whkID + "/rotate-secret", contentType: "application/json",
+			body: `{"expiresInSeconds":-1}`, wantReq: "expiresInSeconds"},
+		{name: "rotation without previousSecretExpiresAt", method: "POST", target: "/api/v1/webhooks/" + whkID + "/rotate-secret", status: 200,
+			respBody: `{"secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}`, wantRes: "previousSecretExpiresAt"},
+		{name: "revenue with refunds", method: "GET", target: "/api/v1/reports/revenue?groupBy=month", status: 200,
+			respBody: `{"report":"revenue","from":"2026-11-01T00:00:00Z","to":"2026-12-01T00:00:00Z","timezone":"UTC","groupBy":"month","currency":"usd",
+"data":[{"key":"2026-11","collected":1000,"payments":1,"invoiced":5000,"invoices":1,"refunded":2500,"net":-1500}],
+"totals":{"collected":1000,"payments":1,"invoiced":5000,"invoices":1,"refunded":2500,"net":-1500}}`},
+		{name: "revenue negative refunded", method: "GET", target: "/api/v1/reports/revenue", status: 200,
+			respBody: `{"report":"revenue","from":"2026-11-01T00:00:00Z","to":"2026-12-01T00:00:00Z","timezone":"UTC","groupBy":"day","data":[],
+"totals":{"collected":0,"payments":0,"invoiced":0,"invoices":0,"refunded":-1,"net":1}}`, wantRes: "refunded"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var body io.Reader
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			req := httptest.NewRequestWithContext(t.Context(), tc.method, "http://localhost"+tc.target, body)
+			req.Header.Set("Authorization", "Bearer msk_test_abc")
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			if tc.method == "POST" {
+				req.Header.Set("Idempotency-Key", "0b3c6a52-3b9f-4a8e-9d0c-2f7e1f7c9a11")
+			}
+			checkFinding(t, "request", CheckRequest(req), tc.wantReq)
+			if tc.status == 0 {
+				return
+			}
+			rec := httptest.NewRecorder()
+			ct := "application/json"
+			if tc.status >= 400 {
+				ct = "application/problem+json"
+			}
+			rec.Header().Set("Content-Type", ct)
+			rec.Header().Set("X-Request-Id", reqID)
+			rec.WriteHeader(tc.status)
+			io.WriteString(rec, tc.respBody)
+			checkFinding(t, "response", CheckResponse(req, rec.Result()), tc.wantRes)
+		})
+	}
+}
+
+// problem is a problem document with the given status and code.
+func problem(status int, code string) string {
+	return fmt.Sprintf(`{"type":"https://docs.medspa.dev/errors/%s","title":"x","status":%d,"code":%q,"requestId":%q}`, code, status, code, reqID)
+}
+
+// checkFinding fails unless err is nil when want is "", or names want otherwise.
+func checkFinding(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: unexpected finding: %v", what, err)
+	case want != "" && err == nil:
+		t.Errorf("%s: no finding, want one about %q", what, want)
+	case want != "" && !strings.Contains(err.Error(), want):
+		t.Errorf("%s: finding %v does not name %q", what, err, want)
+	}
+}
+
+func TestExtensionEvents(t *testing.T) {
+	t.Parallel()
+	const head = `{"id":"evt_0193a1b2c3d4e5f60718293a4b5c6d7e","createdAt":"2026-11-22T14:03:00Z",`
+	for _, good := range []string{
+		head + `"type":"invoice.voided","data":{"object":"invoice","id":"` + invID + `","patientId":"` + patID + `","status":"void","currency":"usd","total":5000,"amountPaid":0,"amountDue":5000}}`,
+		head + `"type":"refund.created","data":{"object":"refund","id":"` + refID + `","paymentId":"` + payID + `","invoiceId":"` + invID + `","amount":2500,"currency":"usd"}}`,
+	} {
+		if err := CheckEvent([]byte(good)); err != nil {
+			t.Errorf("CheckEvent(%s) = %v", good, err)
+		}
+	}
+	for name, bad := range map[string]string{
+		"refund id of a payment": head + `"type":"refund.created","data":{"object":"refund","id":"` + payID + `","amount":2500}}`,
+		"refund amount zero":     head + `"type":"refund.created","data":{"object":"refund","id":"` + refID + `","amount":0}}`,
+		"unknown invoice status": head + `"type":"invoice.voided","data":{"object":"invoice","id":"` + invID + `","status":"voided"}}`,
+		"unknown refund type":    head + `"type":"refund.failed","data":{"object":"refund","id":"` + refID + `"}}`,
+	} {
+		if CheckEvent([]byte(bad)) == nil {
+			t.Errorf("%s: CheckEvent passed", name)
 		}
 	}
 }
