@@ -11,8 +11,9 @@ type ErrorCode struct {
 	Status int
 	// Title is the problem's short, fixed summary.
 	Title string
-	// MockOnly marks codes that only the mock server's fault injection answers (docs/protocol.md
-	// §14); the public API never does, so the SDK has no sentinel for them.
+	// MockOnly marks codes that only the mock server answers — its fault injection (docs/protocol.md
+	// §14) and its admin surface (§12); the public API never does, so the SDK has no sentinel for
+	// them.
 	MockOnly bool
 }
 
@@ -54,6 +55,10 @@ var ErrorCodes = []ErrorCode{
 	{Code: "bad_gateway", Status: http.StatusBadGateway, Title: "Bad gateway", MockOnly: true},
 	{Code: "gateway_timeout", Status: http.StatusGatewayTimeout, Title: "Gateway timeout", MockOnly: true},
 	{Code: "injected_fault", Status: 0, Title: "Injected fault", MockOnly: true},
+	// The mock's admin surface (docs/protocol.md §12): a request from a browser origin or through a
+	// host name that is not the server's.
+	{Code: "host_not_allowed", Status: http.StatusForbidden, Title: "Host not allowed", MockOnly: true},
+	{Code: "origin_not_allowed", Status: http.StatusForbidden, Title: "Origin not allowed", MockOnly: true},
 }
 
 var codeIndex = func() map[string]ErrorCode {
