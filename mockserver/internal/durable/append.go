@@ -155,7 +155,7 @@ func (l *Log) flush() {
 		if err != nil && l.err == nil {
 			l.err = err // the file's state after a failed write or fsync is unknown: stop here
 		}
-		if c.frame != nil && cap(c.frame) <= 4*groupLimit {
+		if c.frame != nil && cap(c.frame) <= 4*groupLimit && len(l.spare) < 4 {
 			l.spare = append(l.spare, c.frame)
 		}
 		c.frame = nil

@@ -8,6 +8,11 @@
 // it, in order. Compact replaces the records so far by a snapshot the caller writes, while appends
 // go on. Open repairs what a crash leaves (a torn last write) and refuses what a crash cannot
 // explain (damage before the tail), naming the file and offset.
+//
+// An open log costs two file descriptors and no goroutine while idle (the flusher that writes
+// group commits exits when the queue is empty), so a process may hold one per account. The
+// directory's LOCK file keeps a second Log, in this process or another, from opening it; nothing
+// else may open that file (on Unix, closing any descriptor of it drops the process's lock).
 package durable
 
 import (
@@ -163,11 +168,11 @@ func (l *Log) recover() error {
 	slices.Sort(segs)
 	slices.Sort(snaps)
 	var r fileReader
-	count := func([]byte) error { return nil }
+	skip := func([]byte) error { return nil }
 	if len(snaps) > 0 {
 		// The newest snapshot is checked before anything it covers is removed.
 		l.snapshot = snaps[len(snaps)-1]
-		_, n, err := r.read(l.dir, kindSnapshot, l.snapshot, -1, count)
+		_, n, err := r.read(l.dir, kindSnapshot, l.snapshot, -1, skip)
 		if err != nil {
 			return corrupt(filepath.Join(l.dir, snapshotName(l.snapshot)), err)
 		}
@@ -179,7 +184,7 @@ func (l *Log) recover() error {
 		}
 	}
 	l.first = max(l.snapshot, 1)
-	live := segs[:0:0]
+	var live []uint64
 	for _, s := range segs {
 		if s < l.first {
 			if err := l.remove(segmentName(s)); err != nil {
@@ -206,7 +211,7 @@ func (l *Log) recover() error {
 		return nil
 	}
 	for _, s := range live[:len(live)-1] {
-		_, n, err := r.read(l.dir, kindSegment, s, -1, count)
+		_, n, err := r.read(l.dir, kindSegment, s, -1, skip)
 		if err != nil {
 			return corrupt(filepath.Join(l.dir, segmentName(s)), err)
 		}

@@ -190,6 +190,34 @@ func TestEnqueueKeepsCallOrder(t *testing.T) {
 	}
 }
 
+// Close writes everything enqueued before it, and only then returns.
+func TestCloseWritesQueuedAppends(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []durable.SyncPolicy{durable.SyncAlways, durable.SyncNone} {
+		dir := t.TempDir()
+		l := openLog(t, dir, durable.Options{Sync: policy})
+		var commits []*durable.Commit
+		for i := range 200 {
+			commits = append(commits, l.Enqueue(record(i)))
+		}
+		closeLog(t, l)
+		for i, c := range commits {
+			select {
+			case <-c.Done():
+			default:
+				t.Fatalf("sync policy %d: append %d not done when Close returned", policy, i)
+			}
+			if err := c.Wait(t.Context()); err != nil {
+				t.Fatalf("sync policy %d: append %d: %v", policy, i, err)
+			}
+		}
+		l = openLog(t, dir, durable.Options{Sync: policy})
+		if diff := cmp.Diff(asStrings(records(0, 200)), asStrings(replayAll(t, l))); diff != "" {
+			t.Errorf("sync policy %d: (-want +got):\n%s", policy, diff)
+		}
+	}
+}
+
 func TestClosedLog(t *testing.T) {
 	t.Parallel()
 	l := openLog(t, t.TempDir(), durable.Options{})
@@ -373,6 +401,28 @@ func TestMissingSegmentIsCorruption(t *testing.T) {
 	var ce *durable.CorruptError
 	if !errors.As(err, &ce) || ce.File != segs[1] || !strings.Contains(ce.Reason, "missing") {
 		t.Errorf("Open = %v, want a CorruptError naming %s as missing", err, segs[1])
+	}
+}
+
+// Files the log does not name are left alone.
+func TestUnknownFilesAreLeftAlone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	others := []string{"notes.txt", "README.seg", "00000000000000zz.seg", "0000000000000001.seg.bak"}
+	for _, name := range others {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("not ours"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := openLog(t, dir, durable.Options{})
+	appendAll(t, l, records(0, 3))
+	if got := reopenAll(t, l, dir, durable.Options{}); len(got) != 3 {
+		t.Errorf("replayed %d records, want 3", len(got))
+	}
+	for _, name := range others {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"strconv"
 )
 
 // On-disk format. Every file (segment or snapshot) starts with a 16-byte header:
@@ -56,11 +57,11 @@ func snapshotName(seq uint64) string { return fmt.Sprintf("%016x.snap", seq) }
 
 // parseName returns the sequence number of a segment or snapshot file name with that suffix.
 func parseName(name, suffix string) (uint64, bool) {
-	var seq uint64
 	if len(name) != 16+len(suffix) || name[16:] != suffix {
 		return 0, false
 	}
-	if _, err := fmt.Sscanf(name[:16], "%016x", &seq); err != nil || seq == 0 {
+	seq, err := strconv.ParseUint(name[:16], 16, 64)
+	if err != nil || seq == 0 || fmt.Sprintf("%016x", seq) != name[:16] {
 		return 0, false
 	}
 	return seq, true

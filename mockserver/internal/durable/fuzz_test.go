@@ -104,3 +104,24 @@ func TestMalformedBodies(t *testing.T) {
 		}
 	}
 }
+
+func TestParseName(t *testing.T) {
+	t.Parallel()
+	tests := map[string]uint64{ // 0: not a log file
+		"0000000000000001.seg":  1,
+		"00000000000000ff.snap": 0, // suffix differs from the one asked
+		"00000000000000ff.seg":  255,
+		"000000000000000A.seg":  0, // the log writes lower case only
+		"+000000000000001.seg":  0,
+		"0000000000000000.seg":  0, // sequences start at 1
+		"000000000000001.seg":   0,
+		"x.seg":                 0,
+		"0000000000000001.seg~": 0,
+	}
+	for name, want := range tests {
+		got, ok := parseName(name, ".seg")
+		if got != want || ok != (want != 0) {
+			t.Errorf("parseName(%q) = %d, %v; want %d", name, got, ok, want)
+		}
+	}
+}
