@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"container/list"
 	"net/url"
 	"slices"
 	"strings"
@@ -39,36 +40,85 @@ type Delivery struct {
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 }
 
-// deliveryLog is an account's newest deliveries, a ring of at most LogLimit.
+// deliveryLog is one account's newest deliveries, oldest first.
 type deliveryLog struct {
-	buf  []Delivery
-	next int // where the next one goes once the ring is full
+	account string
+	ring    ring[Delivery]
+	order   *list.Element // in Dispatcher.logOrder
 }
 
-func (l *deliveryLog) add(rec Delivery, limit int) {
-	if len(l.buf) < limit {
-		l.buf = append(l.buf, rec)
-		return
+// ring is a FIFO of at most a given number of values that drops the oldest to take a new one.
+type ring[T any] struct {
+	buf     []T
+	head, n int
+}
+
+// push appends v, dropping the oldest value when limit are held; it reports whether it did.
+func (r *ring[T]) push(v T, limit int) (dropped bool) {
+	switch {
+	case r.n < len(r.buf):
+		r.buf[(r.head+r.n)%len(r.buf)] = v
+		r.n++
+	case r.n < limit: // grow, in order, by doubling
+		buf := make([]T, r.n, min(max(2*r.n, 16), limit))
+		r.copyTo(buf)
+		r.buf, r.head = append(buf, v), 0
+		r.buf = r.buf[:cap(r.buf)]
+		r.n++
+	default:
+		r.buf[r.head] = v
+		r.head = (r.head + 1) % len(r.buf)
+		return true
 	}
-	l.buf[l.next] = rec
-	l.next = (l.next + 1) % len(l.buf)
+	return false
 }
 
-// all returns the deliveries oldest first.
-func (l *deliveryLog) all() []Delivery {
-	return append(slices.Clone(l.buf[l.next:]), l.buf[:l.next]...)
+// popOldest drops the oldest value.
+func (r *ring[T]) popOldest() {
+	var zero T
+	r.buf[r.head] = zero
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
 }
 
-// log appends rec to the account's bounded delivery log.
+func (r *ring[T]) copyTo(dst []T) {
+	k := copy(dst, r.buf[r.head:min(r.head+r.n, len(r.buf))])
+	copy(dst[k:], r.buf[:r.n-k])
+}
+
+// all returns the values, oldest first.
+func (r *ring[T]) all() []T {
+	out := make([]T, r.n)
+	r.copyTo(out)
+	return out
+}
+
+// log appends rec to the account's delivery log: at most LogLimit per account and
+// LogTotalLimit over all of them, the entries of the account that logged least recently going
+// first when the total is reached, so that the accounts of tests long finished make room.
 func (d *Dispatcher) log(account string, rec Delivery) {
 	d.logMu.Lock()
 	defer d.logMu.Unlock()
 	l := d.logs[account]
 	if l == nil {
-		l = &deliveryLog{}
+		l = &deliveryLog{account: account}
+		l.order = d.logOrder.PushBack(l)
 		d.logs[account] = l
+	} else {
+		d.logOrder.MoveToBack(l.order)
 	}
-	l.add(rec, d.o.LogLimit)
+	if !l.ring.push(rec, d.o.LogLimit) {
+		d.logTotal++
+	}
+	for d.logTotal > d.o.LogTotalLimit {
+		old := d.logOrder.Front().Value.(*deliveryLog)
+		old.ring.popOldest()
+		d.logTotal--
+		if old.ring.n == 0 {
+			d.logOrder.Remove(old.order)
+			delete(d.logs, old.account)
+		}
+	}
 }
 
 // logDropped records jobs the queue bound dropped; the caller holds no lock.
@@ -92,13 +142,13 @@ func (d *Dispatcher) Deliveries(account string) []Delivery {
 	defer d.logMu.Unlock()
 	if account != "" {
 		if l := d.logs[account]; l != nil {
-			return l.all()
+			return l.ring.all()
 		}
 		return nil
 	}
 	var out []Delivery
 	for _, l := range d.logs {
-		out = append(out, l.all()...)
+		out = append(out, l.ring.all()...)
 	}
 	slices.SortStableFunc(out, func(a, b Delivery) int { return a.At.Compare(b.At) })
 	return out

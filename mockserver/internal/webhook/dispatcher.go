@@ -6,6 +6,7 @@ package webhook
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"encoding/json"
 	"io"
@@ -34,6 +35,9 @@ const (
 	DefaultBacklogLimit = 10_000
 	// DefaultLogLimit bounds each account's delivery log (the newest are kept).
 	DefaultLogLimit = 10_000
+	// DefaultLogTotalLimit bounds the delivery logs of all accounts together; the entries of
+	// the accounts that logged least recently go first.
+	DefaultLogTotalLimit = 100_000
 	// DefaultRecorderLimit bounds the events an EventRecorder keeps (the newest are kept).
 	DefaultRecorderLimit = 10_000
 	// DefaultMaxInFlight bounds the attempts in flight at once, over every account.
@@ -84,6 +88,8 @@ type Options struct {
 	BacklogLimit int
 	// LogLimit bounds each account's delivery log (default 10,000).
 	LogLimit int
+	// LogTotalLimit bounds all accounts' delivery logs together (default 100,000).
+	LogTotalLimit int
 	// RecorderLimit bounds each EventRecorder (default 10,000).
 	RecorderLimit int
 	// MaxInFlight bounds the attempts in flight over all accounts (default 64).
@@ -103,7 +109,7 @@ func (o *Options) defaults() {
 		def int
 	}{
 		{&o.QueueLimit, DefaultQueueLimit}, {&o.BacklogLimit, DefaultBacklogLimit},
-		{&o.LogLimit, DefaultLogLimit}, {&o.RecorderLimit, DefaultRecorderLimit},
+		{&o.LogLimit, DefaultLogLimit}, {&o.LogTotalLimit, DefaultLogTotalLimit}, {&o.RecorderLimit, DefaultRecorderLimit},
 		{&o.MaxInFlight, DefaultMaxInFlight}, {&o.MaxInFlightPerAccount, DefaultMaxInFlightPerAccount},
 		{&o.MaxInFlightPerEndpoint, DefaultMaxInFlightPerEndpoint},
 	} {
@@ -148,8 +154,10 @@ type Dispatcher struct {
 	// more leaves the set when it is collected.
 	watched map[weak.Pointer[clock.Clock]]struct{}
 
-	logMu sync.Mutex
-	logs  map[string]*deliveryLog
+	logMu    sync.Mutex
+	logs     map[string]*deliveryLog
+	logOrder list.List // of *deliveryLog, least recently written first
+	logTotal int
 
 	recMu     sync.Mutex
 	recorders map[string][]*Recorder

@@ -228,3 +228,66 @@ func TestRecorderBound(t *testing.T) {
 		t.Fatalf("Wait = %d events, %v", len(events), err)
 	}
 }
+
+// TestLogTotalBound: all accounts' logs together keep LogTotalLimit entries; the account that
+// logged least recently gives up its oldest first, and goes once it has none.
+func TestLogTotalBound(t *testing.T) {
+	t.Parallel()
+	d, _, _ := newDispatcher(t, Options{LogLimit: 3, LogTotalLimit: 5})
+	add := func(account string, n int) {
+		for range n {
+			d.log(account, Delivery{EventID: fmt.Sprintf("%s-%d", account, len(d.Deliveries(account)))})
+		}
+	}
+	counts := func() [3]int {
+		return [3]int{len(d.Deliveries("a")), len(d.Deliveries("b")), len(d.Deliveries("c"))}
+	}
+	add("a", 3)
+	add("b", 3)
+	if got := counts(); got != [3]int{2, 3, 0} {
+		t.Fatalf("after a, b: %v", got)
+	}
+	add("a", 1) // a is now the most recent: b gives one up
+	if got := counts(); got != [3]int{3, 2, 0} {
+		t.Fatalf("after a again: %v", got)
+	}
+	add("c", 3)
+	if got := counts(); got != [3]int{2, 0, 3} {
+		t.Fatalf("after c: %v", got)
+	}
+	if n := len(d.Deliveries("")); n != 5 {
+		t.Fatalf("%d entries in all, want 5", n)
+	}
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	if _, ok := d.logs["b"]; ok || d.logOrder.Len() != 2 || d.logTotal != 5 {
+		t.Fatalf("b's empty log kept (%d logs, total %d)", d.logOrder.Len(), d.logTotal)
+	}
+}
+
+// TestRing: the log's ring against a plain slice, through growth, wrap-around and drops.
+func TestRing(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{1, 2, 5, 17, 40} {
+		var r ring[int]
+		var want []int
+		for i := range 200 {
+			if i%7 == 3 && len(want) > 0 {
+				r.popOldest()
+				want = want[1:]
+				continue
+			}
+			dropped := r.push(i, limit)
+			want = append(want, i)
+			if len(want) > limit {
+				want = want[1:]
+				if !dropped {
+					t.Fatalf("limit %d: push %d dropped nothing at the bound", limit, i)
+				}
+			}
+			if got := r.all(); !slices.Equal(got, want) || len(r.buf) > limit {
+				t.Fatalf("limit %d after %d: %v, want %v (buffer %d)", limit, i, got, want, len(r.buf))
+			}
+		}
+	}
+}
