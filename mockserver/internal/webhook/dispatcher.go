@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -150,6 +151,10 @@ type Dispatcher struct {
 	backlogged []*acctQueue     // accounts with events to fan out, round-robin
 	retrying   map[*lane]struct{}
 	inflight   int
+	// nextCheck is when (in real time) the earliest scheduled retry falls due; recheck asks
+	// for a look at every scheduled retry before then (a clock moved).
+	nextCheck time.Time
+	recheck   atomic.Bool
 	// watched are the clocks whose moves poke the loop, held weakly: a clock nobody uses any
 	// more leaves the set when it is collected.
 	watched map[weak.Pointer[clock.Clock]]struct{}
@@ -231,7 +236,7 @@ func (d *Dispatcher) onEvent(a *store.Account, e store.Event) {
 		d.log(a.ID, Delivery{EventID: dropped.ID, EventType: dropped.Type, Attempt: 1, At: a.Clock().Now().Truncate(time.Second), Error: ClassDropped, Dropped: true})
 	}
 	d.startLoop()
-	d.Poke()
+	d.kick()
 }
 
 func (d *Dispatcher) startLoop() {
@@ -284,8 +289,14 @@ func (d *Dispatcher) releaseAccountLocked(q *acctQueue) {
 // oldest), for the caller to log once it has released d.mu.
 func (d *Dispatcher) addLocked(l *lane, j *job, now time.Time) []*job {
 	l.add(j, now)
-	if l.later.Len() > 0 {
+	if j.laterAt >= 0 {
 		d.retrying[l] = struct{}{}
+		clk := l.owner.acct.Clock()
+		d.watchLocked(clk)
+		if at := time.Now().Add(j.due.Sub(now)); !clk.Frozen() && at.Before(d.nextCheck) {
+			d.nextCheck = at
+			d.kick()
+		}
 	}
 	var dropped []*job
 	for l.pending() > d.o.QueueLimit {
@@ -359,8 +370,15 @@ func (d *Dispatcher) watchLocked(clk *clock.Clock) {
 	}, k)
 }
 
-// Poke makes the loop look at its queues now (a clock moved, an attempt ended).
+// Poke makes the loop look at every scheduled retry now: call it when a clock moved. Clocks
+// the dispatcher has seen poke it themselves.
 func (d *Dispatcher) Poke() {
+	d.recheck.Store(true)
+	d.kick()
+}
+
+// kick wakes the loop (work to fan out or start, or an earlier retry).
+func (d *Dispatcher) kick() {
 	select {
 	case d.wake <- struct{}{}:
 	default:
@@ -395,20 +413,29 @@ func (d *Dispatcher) Drop(endpointID string) {
 }
 
 // loop is the dispatcher's one background goroutine besides the attempts: it fans events out
-// to lanes, makes retries that fell due ready, and starts attempts, then sleeps until poked or
-// until the earliest retry falls due in real time.
+// to lanes, makes retries that fell due ready, and starts attempts, then sleeps until woken or
+// until the earliest retry falls due in real time. Scheduled retries are looked at only then
+// or when a clock moved, not at every wake-up.
 func (d *Dispatcher) loop() {
 	defer d.wg.Done()
 	timer := time.NewTimer(maxIdle)
 	defer timer.Stop()
 	for {
 		more := d.fanOut()
-		wait := d.promote()
+		d.mu.Lock()
+		due := !time.Now().Before(d.nextCheck)
+		d.mu.Unlock()
+		if d.recheck.Swap(false) || due {
+			d.promote()
+		}
 		d.dispatch()
+		d.mu.Lock()
+		wait := time.Until(d.nextCheck)
+		d.mu.Unlock()
 		if more {
 			wait = 0
 		}
-		timer.Reset(wait)
+		timer.Reset(max(wait, 0))
 		select {
 		case <-d.ctx.Done():
 			return
@@ -495,9 +522,9 @@ func (d *Dispatcher) spread(batch []fanned) {
 	}
 }
 
-// promote makes the retries that fell due ready and returns how long until the next one falls
-// due in real time (maxIdle when none will on a running clock).
-func (d *Dispatcher) promote() time.Duration {
+// promote makes the retries that fell due ready and sets nextCheck to when the next one falls
+// due in real time (in maxIdle when none will on a running clock).
+func (d *Dispatcher) promote() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	wait := maxIdle
@@ -516,7 +543,7 @@ func (d *Dispatcher) promote() time.Duration {
 			wait = min(wait, max(next.due.Sub(now), time.Millisecond))
 		}
 	}
-	return wait
+	d.nextCheck = time.Now().Add(wait)
 }
 
 // dispatch starts as many attempts as the bounds allow.
@@ -551,7 +578,7 @@ func (d *Dispatcher) run(l *lane, j *job) {
 	d.releaseLocked(l)
 	d.mu.Unlock()
 	d.logDropped(a, dropped)
-	d.Poke()
+	d.kick()
 }
 
 // deliver makes one attempt of j and returns its retry (nil when delivered, given up, or the

@@ -61,6 +61,7 @@ var refusedV4 = []namedRange{
 	{netip.MustParsePrefix("127.0.0.0/8"), rangeLoopback},
 	{netip.MustParsePrefix("169.254.0.0/16"), "link-local"}, // cloud metadata services live here
 	{netip.MustParsePrefix("172.16.0.0/12"), "private"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignments"}, // RFC 6890: not forwarded
 	{netip.MustParsePrefix("192.0.2.0/24"), "documentation"},
 	{netip.MustParsePrefix("192.168.0.0/16"), "private"},
 	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},

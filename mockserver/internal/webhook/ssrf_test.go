@@ -44,6 +44,7 @@ var ssrfCases = []struct {
 	{"benchmarking lower edge", "198.18.0.1", "198.17.255.255", false},
 	{"benchmarking v6", "2001:2::1", "2001:3::1", false},
 	{"reserved 240/4", "240.0.0.1", "223.1.1.1", false},
+	{"IETF protocol assignments 192.0.0/24", "192.0.0.8", "192.0.1.1", false},
 	{"documentation TEST-NET-1", "192.0.2.1", "192.0.3.1", false},
 	{"documentation TEST-NET-2", "198.51.100.1", "198.51.101.1", false},
 	{"documentation TEST-NET-3", "203.0.113.1", "203.0.114.1", false},
