@@ -1,7 +1,9 @@
 // Command webhooks measures webhook delivery throughput: the mock server (in-process, every
 // feature on) delivers the events of n patient creations to a receiver on 127.0.0.1 that
 // verifies each signature, and the command reports deliveries per second and how many were
-// lost (an event never received) or duplicated.
+// lost (an event never received) or duplicated. Creators keep at most -window events ahead
+// of the receiver: each endpoint's pending queue is bounded (docs/protocol.md §13, 10,000 by
+// default; overflow drops the oldest), and a burst past it would measure the drops.
 //
 //	go run ./bench/webhooks -events 20000
 package main
@@ -27,13 +29,14 @@ func main() {
 	n := flag.Int("events", 20_000, "patients to create (one patient.created delivery each)")
 	workers := flag.Int("c", 8, "concurrent creators")
 	timeout := flag.Duration("timeout", 2*time.Minute, "give up waiting for deliveries after this")
+	window := flag.Int64("window", 5_000, "most events created and not yet received (below the endpoint queue bound)")
 	flag.Parse()
-	if err := run(*n, *workers, *timeout); err != nil {
+	if err := run(*n, *workers, *window, *timeout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(n, workers int, timeout time.Duration) error {
+func run(n, workers int, window int64, timeout time.Duration) error {
 	srv, err := mockserver.New()
 	if err != nil {
 		log.Fatal(err)
@@ -54,6 +57,7 @@ func run(n, workers int, timeout time.Duration) error {
 		seen     = make(map[string]bool, n)
 		dups     atomic.Int64
 		received atomic.Int64
+		sent     atomic.Int64
 		last     atomic.Int64 // unix nanos of the latest receipt
 		all      = make(chan struct{})
 	)
@@ -86,6 +90,10 @@ func run(n, workers int, timeout time.Duration) error {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
+				for sent.Load()-received.Load() >= window {
+					time.Sleep(100 * time.Microsecond)
+				}
+				sent.Add(1)
 				if _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Hook", LastName: "Patient" + strconv.Itoa(i), Email: "hook@example.com"}); err != nil {
 					cerr.CompareAndSwap(nil, err)
 					return

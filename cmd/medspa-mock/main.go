@@ -168,11 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	scheme := "http"
 	if c.useTLS {
-		certPath := c.tlsCertOut
-		if certPath == "" {
-			certPath = filepath.Join(os.TempDir(), fmt.Sprintf("medspa-mock-%d.pem", os.Getpid()))
-		}
-		cfg, err := selfSignedTLS(certPath)
+		cfg, certPath, err := newSelfSignedTLS(c.tlsCertOut)
 		if err != nil {
 			ln.Close()
 			return fmt.Errorf("-tls: %w", err)

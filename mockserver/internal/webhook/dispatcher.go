@@ -1,43 +1,73 @@
 // Package webhook delivers the mock server's domain events to registered endpoints: signed
-// (Standard Webhooks), at least once, with retries on the account's clock, from a small worker
-// pool that never blocks API requests.
+// (Standard Webhooks), at least once, with retries on the account's clock, fairly across
+// accounts and endpoints, from bounded queues that never block API requests
+// (docs/protocol.md §9, §13).
 package webhook
 
 import (
 	"bytes"
+	"container/list"
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
+	"runtime"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
+	"weak"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
-// Defaults of the dispatcher.
+// Defaults of the dispatcher; each bound is an Options field of the same name without Default.
 const (
+	// DefaultTimeout bounds one attempt, connect, TLS and answer included (docs/protocol.md §13).
 	DefaultTimeout = 10 * time.Second
-	// workers bounds deliveries in flight; perEndpoint bounds them per endpoint, so a hanging
-	// receiver holds at most that many workers and other endpoints keep flowing.
-	workers     = 8
-	perEndpoint = 2
-	// logSize bounds each account's delivery log.
-	logSize = 10000
-	// maxIdle caps how long the scheduler sleeps, in case a clock moved without notice.
+	// DefaultQueueLimit bounds each endpoint's pending deliveries (ready and scheduled
+	// retries); overflow drops the oldest (docs/protocol.md §13).
+	DefaultQueueLimit = 10_000
+	// DefaultBacklogLimit bounds each account's events waiting to be fanned out to its
+	// endpoints; overflow drops the oldest event.
+	DefaultBacklogLimit = 10_000
+	// DefaultLogLimit bounds each account's delivery log (the newest are kept).
+	DefaultLogLimit = 10_000
+	// DefaultLogTotalLimit bounds the delivery logs of all accounts together; the entries of
+	// the accounts that logged least recently go first.
+	DefaultLogTotalLimit = 100_000
+	// DefaultRecorderLimit bounds the events an EventRecorder keeps (the newest are kept).
+	DefaultRecorderLimit = 10_000
+	// DefaultMaxInFlight bounds the attempts in flight at once, over every account.
+	DefaultMaxInFlight = 64
+	// DefaultMaxInFlightPerAccount bounds one account's attempts in flight.
+	DefaultMaxInFlightPerAccount = 8
+	// DefaultMaxInFlightPerEndpoint bounds one endpoint's attempts in flight.
+	DefaultMaxInFlightPerEndpoint = 2
+)
+
+// Fixed bounds of the HTTP client and the loop.
+const (
+	// maxIdleConns bounds the idle connections kept to receivers, over all of them.
+	maxIdleConns = 64
+	// idleConnTimeout closes a receiver's idle connection.
+	idleConnTimeout = 30 * time.Second
+	// maxResponseHeader bounds a receiver's answer headers (more fails as too_large).
+	maxResponseHeader = 64 << 10
+	// maxDrain is how much of a receiver's answer body is read (and discarded) so that the
+	// connection can be reused; the body is never kept.
+	maxDrain = 64 << 10
+	// fanOutTurn is how many events of one account are fanned out per turn of the loop.
+	fanOutTurn = 64
+	// maxIdle caps how long the loop sleeps, in case a clock moved without notice.
 	maxIdle = time.Minute
 	// userAgent identifies deliveries.
 	userAgent = "medspa-webhooks/1"
+	// maxRetryAfter caps a receiver's Retry-After.
+	maxRetryAfter = 24 * time.Hour
 )
 
 // schedule is the wait before each retry: after the first failed attempt 5 s, and so on; after
@@ -47,88 +77,92 @@ var schedule = []time.Duration{
 	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour,
 }
 
-// maxRetryAfter caps a receiver's Retry-After.
-const maxRetryAfter = 24 * time.Hour
-
-// Options configure a Dispatcher.
+// Options configure a Dispatcher. Zero fields take their Default.
 type Options struct {
 	// Policy guards destination URLs and addresses.
 	Policy *Policy
-	// Timeout bounds one attempt (default 10 s).
+	// Timeout bounds one attempt, connect included (default 10 s).
 	Timeout time.Duration
+	// QueueLimit bounds each endpoint's pending deliveries (default 10,000).
+	QueueLimit int
+	// BacklogLimit bounds each account's events not yet fanned out (default 10,000).
+	BacklogLimit int
+	// LogLimit bounds each account's delivery log (default 10,000).
+	LogLimit int
+	// LogTotalLimit bounds all accounts' delivery logs together (default 100,000).
+	LogTotalLimit int
+	// RecorderLimit bounds each EventRecorder (default 10,000).
+	RecorderLimit int
+	// MaxInFlight bounds the attempts in flight over all accounts (default 64).
+	MaxInFlight int
+	// MaxInFlightPerAccount bounds one account's attempts in flight (default 8).
+	MaxInFlightPerAccount int
+	// MaxInFlightPerEndpoint bounds one endpoint's attempts in flight (default 2).
+	MaxInFlightPerEndpoint int
 }
 
-// Delivery is one delivery attempt, as the admin surface shows it.
-type Delivery struct {
-	EventID    string             `json:"eventId"`
-	EventType  webhooks.EventType `json:"eventType"`
-	EndpointID string             `json:"endpointId"`
-	URL        string             `json:"url"`
-	// Attempt counts from 1; test deliveries are always attempt 1.
-	Attempt int `json:"attempt"`
-	// StatusCode is the receiver's status, 0 when no response arrived.
-	StatusCode int    `json:"statusCode"`
-	Error      string `json:"error,omitempty"`
-	DurationMs int64  `json:"durationMs"`
-	// At is the account clock when the attempt started (the webhook-timestamp sent).
-	At time.Time `json:"at"`
-	// Delivered is true on a 2xx.
-	Delivered bool `json:"delivered"`
-	// NextAttemptAt is when the retry falls due on the account clock, if one is scheduled.
-	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
+func (o *Options) defaults() {
+	if o.Policy == nil {
+		o.Policy = &Policy{}
+	}
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{
+		{&o.QueueLimit, DefaultQueueLimit}, {&o.BacklogLimit, DefaultBacklogLimit},
+		{&o.LogLimit, DefaultLogLimit}, {&o.LogTotalLimit, DefaultLogTotalLimit}, {&o.RecorderLimit, DefaultRecorderLimit},
+		{&o.MaxInFlight, DefaultMaxInFlight}, {&o.MaxInFlightPerAccount, DefaultMaxInFlightPerAccount},
+		{&o.MaxInFlightPerEndpoint, DefaultMaxInFlightPerEndpoint},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
 }
 
-// pendingEvent is an emitted event waiting to be fanned out to its endpoints.
-type pendingEvent struct {
-	acct  *store.Account
-	event webhooks.Event
-}
-
-// job is one delivery of one event to one endpoint.
-type job struct {
-	acct     *store.Account
-	endpoint string
-	eventID  string
-	typ      webhooks.EventType
-	body     []byte
-	attempt  int       // the attempt about to be made, from 1
-	due      time.Time // on the account's clock
-}
-
-// lane is one endpoint's queue of ready jobs.
-type lane struct {
-	jobs     []*job
-	inflight int
-	queued   bool // in Dispatcher.runnable
-}
-
-// Dispatcher fans events out to endpoints and delivers them. Pending work is an unbounded
-// in-memory queue (never dropped while the server runs); Close abandons it.
+// Dispatcher fans events out to endpoints and delivers them. Every queue is bounded (see
+// Options); Close abandons what is pending.
 type Dispatcher struct {
-	store   *store.Store
-	policy  *Policy
-	timeout time.Duration
-	client  *http.Client
+	store  *store.Store
+	policy *Policy
+	o      Options
+	client *http.Client
 
 	start     sync.Once
 	closeOnce sync.Once
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
-	wake      chan struct{} // pokes the scheduler
-	fanWake   chan struct{} // pokes the fan-out loop
+	wake      chan struct{} // pokes the loop
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	closed   bool
-	events   []pendingEvent
-	lanes    map[string]*lane
-	runnable []*lane
-	waiting  []*job // retries not yet due
-	watched  map[*clock.Clock]bool
+	// fanMu is held while events move from backlogs into lanes, so that ExportPending sees
+	// each event either in a backlog or in a lane, never between.
+	fanMu sync.Mutex
 
-	logMu sync.Mutex
-	logs  map[string][]Delivery
+	mu         sync.Mutex
+	closed     bool
+	seq        uint64
+	accounts   map[string]*acctQueue
+	lanes      map[string]*lane // by endpoint id (ids are unique over accounts)
+	ring       []*acctQueue     // accounts that can start an attempt, round-robin
+	backlogged []*acctQueue     // accounts with events to fan out, round-robin
+	retrying   map[*lane]struct{}
+	inflight   int
+	// nextCheck is when (in real time) the earliest scheduled retry falls due; recheck asks
+	// for a look at every scheduled retry before then (a clock moved).
+	nextCheck time.Time
+	recheck   atomic.Bool
+	// watched are the clocks whose moves poke the loop, held weakly: a clock nobody uses any
+	// more leaves the set when it is collected.
+	watched map[weak.Pointer[clock.Clock]]struct{}
+
+	logMu    sync.Mutex
+	logs     map[string]*deliveryLog
+	logOrder list.List // of *deliveryLog, least recently written first
+	logTotal int
 
 	recMu     sync.Mutex
 	recorders map[string][]*Recorder
@@ -136,38 +170,43 @@ type Dispatcher struct {
 
 // New returns a dispatcher subscribed to st's events.
 func New(st *store.Store, o Options) *Dispatcher {
-	if o.Policy == nil {
-		o.Policy = &Policy{}
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
+	o.defaults()
 	d := &Dispatcher{
-		store: st, policy: o.Policy, timeout: o.Timeout,
-		wake: make(chan struct{}, 1), fanWake: make(chan struct{}, 1), lanes: map[string]*lane{}, watched: map[*clock.Clock]bool{},
-		logs: map[string][]Delivery{}, recorders: map[string][]*Recorder{},
+		store: st, policy: o.Policy, o: o,
+		wake:     make(chan struct{}, 1),
+		accounts: map[string]*acctQueue{}, lanes: map[string]*lane{}, retrying: map[*lane]struct{}{},
+		watched: map[weak.Pointer[clock.Clock]]struct{}{},
+		logs:    map[string]*deliveryLog{}, recorders: map[string][]*Recorder{},
 	}
-	d.cond = sync.NewCond(&d.mu)
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	dialer := &net.Dialer{Timeout: o.Timeout, Control: o.Policy.control}
 	d.client = &http.Client{
 		Transport: &http.Transport{
-			Proxy:               nil, // deliveries go straight to the receiver
-			DialContext:         dialer.DialContext,
-			ForceAttemptHTTP2:   true,
-			MaxIdleConnsPerHost: perEndpoint * 2,
-			IdleConnTimeout:     30 * time.Second,
-			TLSHandshakeTimeout: o.Timeout,
+			Proxy: nil, // deliveries go straight to the receiver, whatever the environment says
+			// The dial has its own deadline: net/http lets a dial outlive the request that
+			// started it, and a dial to a filtered address must still end.
+			DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
+				ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+				defer cancel()
+				return o.Policy.dialContext(ctx, network, address)
+			},
+			ForceAttemptHTTP2:      true,
+			MaxIdleConns:           maxIdleConns,
+			MaxIdleConnsPerHost:    o.MaxInFlightPerEndpoint * 2,
+			IdleConnTimeout:        idleConnTimeout,
+			TLSHandshakeTimeout:    o.Timeout,
+			MaxResponseHeaderBytes: maxResponseHeader,
 		},
 		// Redirects are not followed: a 3xx is a failed attempt.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	st.OnEvent(d.onEvent)
-	d.watch(st.Clock())
+	d.mu.Lock()
+	d.watchLocked(st.Clock())
+	d.mu.Unlock()
 	return d
 }
 
-// onEvent runs under the account's lock: it only queues. Workers start with the first event
+// onEvent runs under the account's lock: it only queues. The loop starts with the first event
 // of an account that has endpoints, so a server that never uses webhooks runs no goroutines.
 func (d *Dispatcher) onEvent(a *store.Account, e store.Event) {
 	d.record(a.ID, e)
@@ -179,53 +218,183 @@ func (d *Dispatcher) onEvent(a *store.Account, e store.Event) {
 		d.mu.Unlock()
 		return
 	}
-	d.events = append(d.events, pendingEvent{acct: a, event: e})
-	d.mu.Unlock()
-	d.startWorkers()
-	select {
-	case d.fanWake <- struct{}{}:
-	default:
+	q := d.accountLocked(a)
+	var dropped *webhooks.Event
+	if len(q.backlog) >= d.o.BacklogLimit {
+		old := q.backlog[0]
+		dropped = &old
+		q.backlog[0] = webhooks.Event{}
+		q.backlog = q.backlog[1:]
 	}
+	q.backlog = append(q.backlog, e)
+	if !q.backlogged {
+		q.backlogged = true
+		d.backlogged = append(d.backlogged, q)
+	}
+	d.mu.Unlock()
+	if dropped != nil {
+		d.log(a.ID, Delivery{EventID: dropped.ID, EventType: dropped.Type, Attempt: 1, At: a.Clock().Now().Truncate(time.Second), Error: ClassDropped, Dropped: true})
+	}
+	d.startLoop()
+	d.kick()
 }
 
-func (d *Dispatcher) startWorkers() {
+func (d *Dispatcher) startLoop() {
 	d.start.Do(func() {
-		d.wg.Add(workers + 2)
-		for range workers {
-			go d.worker()
-		}
-		go d.scheduler()
-		go d.fanOutLoop()
+		d.wg.Add(1)
+		go d.loop()
 	})
 }
 
-// watch makes moves of clk wake the scheduler (the server's clock, and accounts' own clocks
-// however they were made); the caller holds d.mu or is New.
-func (d *Dispatcher) watch(clk *clock.Clock) {
-	if !d.watched[clk] {
-		d.watched[clk] = true
-		clk.OnMove(d.Poke)
+// accountLocked returns a's queue, making it if needed.
+func (d *Dispatcher) accountLocked(a *store.Account) *acctQueue {
+	q := d.accounts[a.ID]
+	if q == nil {
+		q = &acctQueue{acct: a, lanes: map[string]*lane{}}
+		d.accounts[a.ID] = q
+	}
+	return q
+}
+
+// laneLocked returns the endpoint's lane in q, making it if needed.
+func (d *Dispatcher) laneLocked(q *acctQueue, endpoint string) *lane {
+	l := q.lanes[endpoint]
+	if l == nil {
+		l = newLane(endpoint, q)
+		q.lanes[endpoint] = l
+		d.lanes[endpoint] = l
+	}
+	return l
+}
+
+// releaseLocked forgets l, and its account, once nothing is pending or running there.
+func (d *Dispatcher) releaseLocked(l *lane) {
+	q := l.owner
+	if l.idle() && q.lanes[l.endpoint] == l {
+		delete(q.lanes, l.endpoint)
+		delete(d.lanes, l.endpoint)
+		delete(d.retrying, l)
+	}
+	d.releaseAccountLocked(q)
+}
+
+// releaseAccountLocked forgets q once it holds nothing.
+func (d *Dispatcher) releaseAccountLocked(q *acctQueue) {
+	if q.idle() && d.accounts[q.acct.ID] == q {
+		delete(d.accounts, q.acct.ID)
 	}
 }
 
-// Poke makes the scheduler look at pending retries now (a clock moved).
+// addLocked queues j in l and returns the jobs the queue bound dropped (j itself if it is the
+// oldest), for the caller to log once it has released d.mu.
+func (d *Dispatcher) addLocked(l *lane, j *job, now time.Time) []*job {
+	l.add(j, now)
+	if j.laterAt >= 0 {
+		d.retrying[l] = struct{}{}
+		clk := l.owner.acct.Clock()
+		d.watchLocked(clk)
+		if at := time.Now().Add(j.due.Sub(now)); !clk.Frozen() && at.Before(d.nextCheck) {
+			d.nextCheck = at
+			d.kick()
+		}
+	}
+	var dropped []*job
+	for l.pending() > d.o.QueueLimit {
+		dropped = append(dropped, l.dropOldest())
+	}
+	d.markLocked(l)
+	return dropped
+}
+
+// markLocked puts l in its account's ring, and the account in the dispatcher's, when they can
+// start an attempt and are not there yet. Appending at the back is the round-robin.
+func (d *Dispatcher) markLocked(l *lane) {
+	q := l.owner
+	if !l.inRing && l.ready.Len() > 0 && len(l.running) < d.o.MaxInFlightPerEndpoint {
+		l.inRing = true
+		q.ring = append(q.ring, l)
+	}
+	if !q.inRing && len(q.ring) > 0 && q.inflight < d.o.MaxInFlightPerAccount {
+		q.inRing = true
+		d.ring = append(d.ring, q)
+	}
+}
+
+// nextLocked takes the next job to attempt: the oldest ready job of the next lane of the next
+// account, skipping lanes and accounts at their bound (they come back when an attempt ends).
+func (d *Dispatcher) nextLocked() (*lane, *job) {
+	for d.inflight < d.o.MaxInFlight && len(d.ring) > 0 {
+		q := popFront(&d.ring)
+		q.inRing = false
+		if q.inflight >= d.o.MaxInFlightPerAccount {
+			continue
+		}
+		for len(q.ring) > 0 {
+			l := popFront(&q.ring)
+			l.inRing = false
+			if l.ready.Len() == 0 || len(l.running) >= d.o.MaxInFlightPerEndpoint || q.lanes[l.endpoint] != l {
+				continue
+			}
+			j := l.ready.pop()
+			j.epoch = l.epoch
+			l.running = append(l.running, j)
+			q.inflight++
+			d.inflight++
+			d.markLocked(l)
+			return l, j
+		}
+	}
+	return nil, nil
+}
+
+func popFront[T any](s *[]*T) *T {
+	v := (*s)[0]
+	(*s)[0] = nil
+	*s = (*s)[1:]
+	return v
+}
+
+// watchLocked makes moves of clk wake the loop (the server's clock, and accounts' own clocks
+// however they were made).
+func (d *Dispatcher) watchLocked(clk *clock.Clock) {
+	k := weak.Make(clk)
+	if _, ok := d.watched[k]; ok {
+		return
+	}
+	d.watched[k] = struct{}{}
+	clk.OnMove(d.Poke)
+	runtime.AddCleanup(clk, func(k weak.Pointer[clock.Clock]) {
+		d.mu.Lock()
+		delete(d.watched, k)
+		d.mu.Unlock()
+	}, k)
+}
+
+// Poke makes the loop look at every scheduled retry now: call it when a clock moved. Clocks
+// the dispatcher has seen poke it themselves.
 func (d *Dispatcher) Poke() {
+	d.recheck.Store(true)
+	d.kick()
+}
+
+// kick wakes the loop (work to fan out or start, or an earlier retry).
+func (d *Dispatcher) kick() {
 	select {
 	case d.wake <- struct{}{}:
 	default:
 	}
 }
 
-// Close stops the workers and abandons pending deliveries; in-flight attempts are cancelled.
+// Close stops the loop and abandons pending deliveries; in-flight attempts are cancelled.
 // It is safe to call more than once.
 func (d *Dispatcher) Close() {
 	d.closeOnce.Do(func() {
 		d.mu.Lock()
 		d.closed = true
-		d.events, d.lanes, d.runnable, d.waiting = nil, map[string]*lane{}, nil, nil
+		d.accounts, d.lanes, d.retrying = map[string]*acctQueue{}, map[string]*lane{}, map[*lane]struct{}{}
+		d.ring, d.backlogged = nil, nil
 		d.mu.Unlock()
 		d.cancel()
-		d.cond.Broadcast()
 		d.wg.Wait()
 		d.client.CloseIdleConnections()
 	})
@@ -237,203 +406,36 @@ func (d *Dispatcher) Drop(endpointID string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if l := d.lanes[endpointID]; l != nil {
-		l.jobs = nil
-	}
-	d.waiting = slices.DeleteFunc(d.waiting, func(j *job) bool { return j.endpoint == endpointID })
-}
-
-// next blocks until there is a job to deliver.
-func (d *Dispatcher) next() (*job, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for {
-		if d.closed {
-			return nil, false
-		}
-		for len(d.runnable) > 0 {
-			l := d.runnable[0]
-			d.runnable[0] = nil
-			d.runnable = d.runnable[1:]
-			l.queued = false
-			if len(l.jobs) == 0 || l.inflight >= perEndpoint {
-				continue
-			}
-			j := l.jobs[0]
-			l.jobs[0] = nil
-			l.jobs = l.jobs[1:]
-			l.inflight++
-			if len(l.jobs) > 0 && l.inflight < perEndpoint {
-				l.queued = true
-				d.runnable = append(d.runnable, l)
-			}
-			return j, true
-		}
-		d.cond.Wait()
+		l.clear()
+		delete(d.retrying, l)
+		d.releaseLocked(l)
 	}
 }
 
-// enqueueLocked makes j ready; the caller holds d.mu and signals.
-func (d *Dispatcher) enqueueLocked(j *job) {
-	l := d.lanes[j.endpoint]
-	if l == nil {
-		l = &lane{}
-		d.lanes[j.endpoint] = l
-	}
-	l.jobs = append(l.jobs, j)
-	if !l.queued && l.inflight < perEndpoint {
-		l.queued = true
-		d.runnable = append(d.runnable, l)
-	}
-}
-
-// finish releases j's endpoint slot.
-func (d *Dispatcher) finish(j *job) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	l := d.lanes[j.endpoint]
-	if l == nil {
-		return
-	}
-	l.inflight--
-	switch {
-	case len(l.jobs) > 0 && !l.queued:
-		l.queued = true
-		d.runnable = append(d.runnable, l)
-		d.cond.Signal()
-	case len(l.jobs) == 0 && l.inflight == 0 && !l.queued:
-		delete(d.lanes, j.endpoint)
-	}
-}
-
-func (d *Dispatcher) worker() {
-	defer d.wg.Done()
-	for {
-		j, ok := d.next()
-		if !ok {
-			return
-		}
-		d.deliver(j)
-		d.finish(j)
-	}
-}
-
-// fanOutLoop turns emitted events into jobs. It runs apart from the workers, so events keep
-// flowing to healthy endpoints even while every worker waits on slow receivers.
-func (d *Dispatcher) fanOutLoop() {
-	defer d.wg.Done()
-	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-d.fanWake:
-		}
-		d.mu.Lock()
-		batch := d.events
-		d.events = nil
-		d.mu.Unlock()
-		for i := range batch {
-			d.fanOut(&batch[i])
-		}
-	}
-}
-
-// fanOut makes one job per subscribed endpoint.
-func (d *Dispatcher) fanOut(ev *pendingEvent) {
-	ids := ev.acct.WebhookSubscribers(ev.event)
-	if len(ids) == 0 {
-		return
-	}
-	body, err := json.Marshal(ev.event)
-	if err != nil {
-		return // the event model rejects malformed events; nothing deliverable
-	}
-	now := ev.acct.Clock().Now()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return
-	}
-	for _, id := range ids {
-		d.enqueueLocked(&job{acct: ev.acct, endpoint: id, eventID: ev.event.ID, typ: ev.event.Type, body: body, attempt: 1, due: now})
-	}
-	d.cond.Broadcast()
-}
-
-// deliver makes one attempt of j and schedules its retry or the endpoint's disabling.
-func (d *Dispatcher) deliver(j *job) {
-	t, ok := j.acct.WebhookTarget(j.endpoint)
-	if !ok || !t.Enabled {
-		return // deleted or disabled since: nothing to deliver
-	}
-	rec, resp := d.attempt(d.ctx, j.acct, t, j.eventID, j.typ, j.body, j.attempt)
-	if d.ctx.Err() != nil {
-		return // closing: the attempt was cancelled, not failed
-	}
-	var next *job
-	if !rec.Delivered {
-		switch {
-		case resp.status == http.StatusGone:
-			j.acct.DisableWebhook(j.endpoint)
-			d.Drop(j.endpoint)
-		case j.attempt <= len(schedule):
-			wait := schedule[j.attempt-1]
-			if resp.status == http.StatusTooManyRequests || resp.status == http.StatusServiceUnavailable {
-				wait = max(wait, min(resp.retryAfter, maxRetryAfter))
-			}
-			next = &job{acct: j.acct, endpoint: j.endpoint, eventID: j.eventID, typ: j.typ, body: j.body, attempt: j.attempt + 1, due: resp.at.Add(wait)}
-			due := next.due
-			rec.NextAttemptAt = &due
-		}
-	}
-	// Log before the retry is queued, so the log lists attempts in order; after disabling, so
-	// whoever sees a 410 in the log sees the endpoint disabled.
-	d.log(j.acct.ID, rec)
-	if next != nil {
-		d.retry(next)
-	}
-}
-
-func (d *Dispatcher) retry(j *job) {
-	d.mu.Lock()
-	if !d.closed {
-		d.waiting = append(d.waiting, j)
-	}
-	d.mu.Unlock()
-	d.Poke()
-}
-
-// scheduler moves retries that fell due (on their account's clock) to the ready queues. It
-// wakes when the earliest falls due in real time, and whenever a clock moves.
-func (d *Dispatcher) scheduler() {
+// loop is the dispatcher's one background goroutine besides the attempts: it fans events out
+// to lanes, makes retries that fell due ready, and starts attempts, then sleeps until woken or
+// until the earliest retry falls due in real time. Scheduled retries are looked at only then
+// or when a clock moved, not at every wake-up.
+func (d *Dispatcher) loop() {
 	defer d.wg.Done()
 	timer := time.NewTimer(maxIdle)
 	defer timer.Stop()
 	for {
+		more := d.fanOut()
 		d.mu.Lock()
-		wait := maxIdle
-		keep := d.waiting[:0]
-		moved := false
-		for _, j := range d.waiting {
-			clk := j.acct.Clock()
-			d.watch(clk)
-			now := clk.Now()
-			if !now.Before(j.due) {
-				d.enqueueLocked(j)
-				moved = true
-				continue
-			}
-			keep = append(keep, j)
-			if !clk.Frozen() {
-				wait = min(wait, j.due.Sub(now))
-			}
-		}
-		clear(d.waiting[len(keep):])
-		d.waiting = keep
+		due := !time.Now().Before(d.nextCheck)
 		d.mu.Unlock()
-		if moved {
-			d.cond.Broadcast()
+		if d.recheck.Swap(false) || due {
+			d.promote()
 		}
-		timer.Reset(wait)
+		d.dispatch()
+		d.mu.Lock()
+		wait := time.Until(d.nextCheck)
+		d.mu.Unlock()
+		if more {
+			wait = 0
+		}
+		timer.Reset(max(wait, 0))
 		select {
 		case <-d.ctx.Done():
 			return
@@ -443,6 +445,175 @@ func (d *Dispatcher) scheduler() {
 	}
 }
 
+// fanned is one event on its way from a backlog to lanes.
+type fanned struct {
+	q     *acctQueue
+	event webhooks.Event
+}
+
+// fanOut moves up to fanOutTurn events of each backlogged account into lanes, accounts
+// round-robin; it reports whether events are left.
+func (d *Dispatcher) fanOut() bool {
+	d.fanMu.Lock()
+	defer d.fanMu.Unlock()
+	d.mu.Lock()
+	var batch []fanned
+	for range len(d.backlogged) {
+		q := popFront(&d.backlogged)
+		n := min(len(q.backlog), fanOutTurn)
+		for i := range n {
+			batch = append(batch, fanned{q, q.backlog[i]})
+			q.backlog[i] = webhooks.Event{}
+		}
+		q.backlog = q.backlog[n:]
+		if len(q.backlog) > 0 {
+			d.backlogged = append(d.backlogged, q)
+		} else {
+			q.backlog, q.backlogged = nil, false
+		}
+	}
+	more := len(d.backlogged) > 0
+	d.mu.Unlock()
+	d.spread(batch)
+	return more
+}
+
+// spread makes one job per subscribed endpoint of each event; the caller holds fanMu. The
+// store is asked outside d.mu: its hooks run under account locks and take d.mu.
+func (d *Dispatcher) spread(batch []fanned) {
+	type fan struct {
+		ids  []string
+		body []byte
+		now  time.Time
+	}
+	fans := make([]fan, len(batch))
+	for i := range batch {
+		b := &batch[i]
+		ids := b.q.acct.WebhookSubscribers(b.event)
+		if len(ids) == 0 {
+			continue
+		}
+		body, err := json.Marshal(b.event)
+		if err != nil {
+			continue // the event model rejects malformed events; nothing deliverable
+		}
+		fans[i] = fan{ids, body, b.q.acct.Clock().Now()}
+	}
+	dropped := map[*store.Account][]*job{}
+	d.mu.Lock()
+	for i := range batch {
+		q, e, f := batch[i].q, &batch[i].event, &fans[i]
+		if d.closed {
+			break
+		}
+		if len(f.ids) > 0 && d.accounts[q.acct.ID] != q { // released meanwhile
+			q = d.accountLocked(q.acct)
+		}
+		for _, id := range f.ids {
+			d.seq++
+			l := d.laneLocked(q, id)
+			dropped[q.acct] = append(dropped[q.acct], d.addLocked(l, newJob(d.seq, id, e.ID, e.Type, f.body, 1, f.now), f.now)...)
+		}
+		d.releaseAccountLocked(q) // when none of its events had a subscriber
+	}
+	d.mu.Unlock()
+	for a, js := range dropped {
+		d.logDropped(a, js)
+	}
+}
+
+// promote makes the retries that fell due ready and sets nextCheck to when the next one falls
+// due in real time (in maxIdle when none will on a running clock).
+func (d *Dispatcher) promote() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	wait := maxIdle
+	for l := range d.retrying {
+		clk := l.owner.acct.Clock()
+		d.watchLocked(clk)
+		now := clk.Now()
+		if l.promote(now) {
+			d.markLocked(l)
+		}
+		next := l.later.peek()
+		switch {
+		case next == nil:
+			delete(d.retrying, l)
+		case !clk.Frozen():
+			wait = min(wait, max(next.due.Sub(now), time.Millisecond))
+		}
+	}
+	d.nextCheck = time.Now().Add(wait)
+}
+
+// dispatch starts as many attempts as the bounds allow.
+func (d *Dispatcher) dispatch() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for !d.closed {
+		l, j := d.nextLocked()
+		if j == nil {
+			return
+		}
+		d.wg.Add(1)
+		go d.run(l, j)
+	}
+}
+
+// run makes one attempt and hands its retry, if any, back to the lane.
+func (d *Dispatcher) run(l *lane, j *job) {
+	defer d.wg.Done()
+	a := l.owner.acct
+	retry := d.deliver(a, j)
+	now := a.Clock().Now()
+	d.mu.Lock()
+	l.finished(j)
+	l.owner.inflight--
+	d.inflight--
+	var dropped []*job
+	if retry != nil && !d.closed && j.epoch == l.epoch {
+		dropped = d.addLocked(l, retry, now)
+	}
+	d.markLocked(l) // also gives the account its turn back if it was at its bound
+	d.releaseLocked(l)
+	d.mu.Unlock()
+	d.logDropped(a, dropped)
+	d.kick()
+}
+
+// deliver makes one attempt of j and returns its retry (nil when delivered, given up, or the
+// endpoint is gone, disabled or answered 410).
+func (d *Dispatcher) deliver(a *store.Account, j *job) *job {
+	t, ok := a.WebhookTarget(j.endpoint)
+	if !ok || !t.Enabled {
+		return nil // deleted or disabled since: nothing to deliver
+	}
+	rec, resp := d.attempt(d.ctx, a, t, j.eventID, j.typ, j.body, j.attempt)
+	if d.ctx.Err() != nil {
+		return nil // closing: the attempt was cancelled, not failed
+	}
+	var next *job
+	if !rec.Delivered {
+		switch {
+		case resp.status == http.StatusGone:
+			a.DisableWebhook(j.endpoint)
+			d.Drop(j.endpoint)
+		case j.attempt <= len(schedule):
+			wait := schedule[j.attempt-1]
+			if resp.status == http.StatusTooManyRequests || resp.status == http.StatusServiceUnavailable {
+				wait = max(wait, resp.retryAfter)
+			}
+			next = newJob(j.seq, j.endpoint, j.eventID, j.typ, j.body, j.attempt+1, resp.at.Add(wait))
+			due := next.due
+			rec.NextAttemptAt = &due
+		}
+	}
+	// Log before the retry is queued, so the log lists attempts in order; after disabling, so
+	// whoever sees a 410 in the log sees the endpoint disabled.
+	d.log(a.ID, rec)
+	return next
+}
+
 // response is what an attempt learned from the receiver.
 type response struct {
 	at         time.Time // the account clock when the attempt started
@@ -450,21 +621,21 @@ type response struct {
 	retryAfter time.Duration
 }
 
-// attempt POSTs one signed delivery and records it.
+// attempt POSTs one signed delivery and describes it.
 func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.WebhookTarget, eventID string, typ webhooks.EventType, body []byte, n int) (Delivery, response) {
 	at := a.Clock().Now()
-	rec := Delivery{EventID: eventID, EventType: typ, EndpointID: t.ID, URL: t.URL, Attempt: n, At: at.Truncate(time.Second)}
+	rec := Delivery{EventID: eventID, EventType: typ, EndpointID: t.ID, URL: displayURL(t.URL), Attempt: n, At: at.Truncate(time.Second)}
 	out := response{at: at}
 	h, err := webhooks.SignHeaders(t.Secret, eventID, at, body)
 	if err != nil {
-		rec.Error = "the endpoint secret is invalid"
+		rec.Error = ClassInvalidEndpoint
 		return rec, out
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.o.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
 	if err != nil {
-		rec.Error = "the endpoint URL is invalid"
+		rec.Error = ClassInvalidEndpoint
 		return rec, out
 	}
 	req.Header = h
@@ -473,110 +644,40 @@ func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.Webh
 	resp, err := d.client.Do(req)
 	if err == nil {
 		// Drain a little so the connection can be reused; the body is never kept.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
 		resp.Body.Close()
 	}
 	rec.DurationMs = time.Since(started).Milliseconds()
 	if err != nil {
-		rec.Error = describe(err, d.timeout)
+		rec.Error = classify(err)
 		return rec, out
 	}
 	out.status = resp.StatusCode
-	out.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	out.retryAfter = wire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now(), maxRetryAfter)
 	rec.StatusCode = resp.StatusCode
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		rec.Delivered = true
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		rec.Error = "the receiver answered " + strconv.Itoa(resp.StatusCode) + " (redirects are not followed)"
+		rec.Error = ClassRedirect
 	default:
-		rec.Error = "the receiver answered " + strconv.Itoa(resp.StatusCode)
+		rec.Error = ClassStatus
 	}
 	return rec, out
 }
 
-// describe turns a transport error into a short text with no URL, payload or PHI.
-func describe(err error, timeout time.Duration) string {
-	var opErr *net.OpError
-	switch {
-	case errors.Is(err, errBlockedAddress):
-		return "the destination address is not allowed (private or link-local)"
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
-		return "timed out after " + timeout.String()
-	case errors.Is(err, context.Canceled):
-		return "cancelled"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset by the receiver"
-	case errors.As(err, new(*tls.CertificateVerificationError)):
-		return "the receiver's TLS certificate is not trusted"
-	case errors.As(err, new(tls.RecordHeaderError)) || strings.Contains(err.Error(), "gave HTTP response to HTTPS client"):
-		return "the receiver does not speak TLS"
-	case errors.As(err, new(*net.DNSError)):
-		return "the host name could not be resolved"
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return "could not connect to the receiver"
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return "the receiver closed the connection without answering"
-	}
-	return "the delivery failed before a response arrived"
-}
-
-// parseRetryAfter reads Retry-After as seconds or an HTTP date (relative to real time now);
-// the wait is then applied on the account clock from the attempt.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if s < 0 {
-			return 0
-		}
-		return min(time.Duration(min(s, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter)
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxRetryAfter)
-	}
-	return 0
-}
-
-// log appends rec to the account's bounded delivery log.
-func (d *Dispatcher) log(account string, rec Delivery) {
-	d.logMu.Lock()
-	defer d.logMu.Unlock()
-	l := append(d.logs[account], rec)
-	if len(l) > logSize {
-		l = slices.Delete(l, 0, len(l)-logSize)
-	}
-	d.logs[account] = l
-}
-
-// Deliveries returns the account's delivery attempts, oldest first ("" for every account's).
-func (d *Dispatcher) Deliveries(account string) []Delivery {
-	d.logMu.Lock()
-	defer d.logMu.Unlock()
-	if account != "" {
-		return slices.Clone(d.logs[account])
-	}
-	var out []Delivery
-	for _, l := range d.logs {
-		out = append(out, l...)
-	}
-	slices.SortStableFunc(out, func(a, b Delivery) int { return a.At.Compare(b.At) })
-	return out
-}
-
 // TestResult is the answer of POST /webhooks/{id}/test.
 type TestResult struct {
-	EventID    string  `json:"eventId"`
-	Delivered  bool    `json:"delivered"`
-	StatusCode *int    `json:"statusCode"`
-	DurationMs int64   `json:"durationMs"`
-	Error      *string `json:"error"`
+	EventID    string `json:"eventId"`
+	Delivered  bool   `json:"delivered"`
+	StatusCode *int   `json:"statusCode"`
+	DurationMs int64  `json:"durationMs"`
+	// Error is the error class of a failed delivery (see ErrorClasses), null when delivered.
+	Error *string `json:"error"`
 }
 
 // Test delivers a webhook.test event to the endpoint now, once (no retries), and reports it.
+// It runs on the caller's goroutine, outside the queues and their bounds.
 func (d *Dispatcher) Test(ctx context.Context, a *store.Account, t store.WebhookTarget) TestResult {
 	e := webhooks.Event{ID: a.NewEventID(), Type: webhooks.EventWebhookTest, CreatedAt: a.Now(), Data: &webhooks.TestData{ID: t.ID}}
 	body, _ := json.Marshal(e) // a well-formed test event: cannot fail

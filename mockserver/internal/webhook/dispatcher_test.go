@@ -72,7 +72,7 @@ func TestNoEndpointsNoWork(t *testing.T) {
 		}
 	}
 	d.mu.Lock()
-	queued := len(d.events)
+	queued := len(d.accounts)
 	d.mu.Unlock()
 	started := true
 	d.start.Do(func() { started = false })
