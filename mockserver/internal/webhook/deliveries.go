@@ -11,6 +11,13 @@ import (
 	"github.com/medspa/medspa-go/webhooks"
 )
 
+// The outcomes of a Delivery record.
+const (
+	OutcomeDelivered = "delivered" // a 2xx answer
+	OutcomeFailed    = "failed"    // any other result; retried while the schedule allows
+	OutcomeDropped   = "dropped"   // never attempted: a bounded queue overflowed
+)
+
 // Delivery is one delivery attempt, or one delivery dropped unattempted, as the admin surface
 // shows it (GET /__admin/deliveries).
 type Delivery struct {
@@ -36,6 +43,8 @@ type Delivery struct {
 	// Dropped is true for a delivery the queue bound dropped before it was attempted
 	// (docs/protocol.md §13); Error is then "dropped".
 	Dropped bool `json:"dropped,omitempty"`
+	// Outcome sums the record up: OutcomeDelivered, OutcomeFailed or OutcomeDropped.
+	Outcome string `json:"outcome"`
 	// NextAttemptAt is when the retry falls due on the account clock, if one is scheduled.
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 }
@@ -97,6 +106,14 @@ func (r *ring[T]) all() []T {
 // LogTotalLimit over all of them, the entries of the account that logged least recently going
 // first when the total is reached, so that the accounts of tests long finished make room.
 func (d *Dispatcher) log(account string, rec Delivery) {
+	switch {
+	case rec.Dropped:
+		rec.Outcome = OutcomeDropped
+	case rec.Delivered:
+		rec.Outcome = OutcomeDelivered
+	default:
+		rec.Outcome = OutcomeFailed
+	}
 	d.logMu.Lock()
 	defer d.logMu.Unlock()
 	l := d.logs[account]
