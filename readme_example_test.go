@@ -83,7 +83,7 @@ func tour(t *testing.T, c *medspa.Client) {
 	// Billing
 	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: p.ID, AppointmentID: apt.ID, TaxRateBps: 825, // 8.25%
-		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: billing.Amount(19900)}},
+		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
 	check(err)
 	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
@@ -157,7 +157,7 @@ func tour(t *testing.T, c *medspa.Client) {
 	if len(rows) != 1 || rows[0] != (row{"card", 1, pay.Amount}) {
 		t.Fatalf("custom %+v", rows)
 	}
-	body, err := c.Reports.CSV(ctx, reports.Revenue, &reports.RevenueParams{From: from, To: to})
+	body, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.RevenueParams{From: from, To: to})
 	check(err)
 	check(body.Close())
 

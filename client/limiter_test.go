@@ -33,7 +33,7 @@ func TestLimiterObserve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var cfg config
 			WithRateLimit(600, 5)(&cfg)
-			l := cfg.limiter
+			l := newLimiter(*cfg.rate)
 			l.observe(tt.resp, now)
 			hold := time.Until(l.until)
 			if tt.max == 0 {

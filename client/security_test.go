@@ -240,10 +240,10 @@ func TestSigningInterop(t *testing.T) {
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}, SigningRequired: true})
 	ctx := context.Background()
 
-	if _, err := client.New(client.WithSigning(k.ID, "mss_short")); err == nil {
+	if _, err := client.NewEngine(client.WithSigning(k.ID, "mss_short")); err == nil {
 		t.Fatal("invalid signing secret accepted")
 	}
-	if _, err := client.New(client.WithSigning(k.ID, k.Key)); err == nil || strings.Contains(err.Error(), k.Key) {
+	if _, err := client.NewEngine(client.WithSigning(k.ID, k.Key)); err == nil || strings.Contains(err.Error(), k.Key) {
 		t.Fatalf("API key as signing secret: %v", err)
 	}
 
@@ -376,10 +376,10 @@ func TestRateLimitStateAndRetry(t *testing.T) {
 		t.Fatalf("enterprise %+v %v", meta.RateLimit, err)
 	}
 
-	if _, err := client.New(client.WithPlan("gold")); err == nil {
+	if _, err := client.NewEngine(client.WithPlan("gold")); err == nil {
 		t.Fatal("unknown plan accepted")
 	}
-	if _, err := client.New(client.WithRateLimit(0, 1)); err == nil {
+	if _, err := client.NewEngine(client.WithRateLimit(0, 1)); err == nil {
 		t.Fatal("zero rate accepted")
 	}
 }

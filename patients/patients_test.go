@@ -155,11 +155,19 @@ func fieldPointers(e *client.Error) []string {
 
 func TestGetUnknownAndMalformedIDs(t *testing.T) {
 	env := newEnv(t)
-	for _, id := range []string{"pat_00000000000000000000000000000000", "pat_x", "apt_00000000000000000000000000000000", "PAT_0000", "../patients", "pat_0000000000000000000000000000000G"} {
+	for _, id := range []string{"pat_00000000000000000000000000000000", "pat_x", "apt_00000000000000000000000000000000", "PAT_0000", "pat_0000000000000000000000000000000G"} {
 		_, err := env.Client.Patients.Get(badCtx, id)
 		if !errors.Is(err, client.ErrNotFound) {
 			t.Errorf("Get(%q): want not_found, got %v", id, err)
 		}
+	}
+	// An id that is not one path segment never leaves the SDK (issue 16); the server answers
+	// 404 to one sent anyway.
+	if _, err := env.Client.Patients.Get(badCtx, "../patients"); !errors.Is(err, client.ErrInvalidArgument) {
+		t.Errorf(`Get("../patients"): want ErrInvalidArgument, got %v`, err)
+	}
+	if resp, body := env.DoInvalid(t, "GET", "/api/v1/patients/..%2Fpatients", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("raw ..%%2Fpatients: %d %s", resp.StatusCode, body)
 	}
 }
 

@@ -259,7 +259,7 @@ func TestCSVNeutralizesFormulas(t *testing.T) {
 	if len(js.Data) != 2 || js.Data[0].Key != "+peel" || js.Data[1].Key != "-botox, deluxe" {
 		t.Fatalf("JSON keys are the raw values: %+v", js.Data)
 	}
-	got := readCSV(t, env, reports.Appointments, p)
+	got := readCSV(t, env, reports.NameAppointments, p)
 	want := [][]string{
 		{"key", "total", "scheduled", "confirmed", "checkedIn", "inProgress", "completed", "cancelled", "noShow", "noShowRate", "cancellationRate"},
 		{"'+peel", "1", "0", "0", "0", "0", "1", "0", "0", "0", "0"},
@@ -269,7 +269,7 @@ func TestCSVNeutralizesFormulas(t *testing.T) {
 		t.Errorf("CSV (-want +got):\n%s", diff)
 	}
 	cp := &reports.CustomParams{From: p.From, To: p.To, Source: reports.SourceAppointments, GroupBy: []string{"providerId"}}
-	got = readCSV(t, env, reports.Custom, cp)
+	got = readCSV(t, env, reports.NameCustom, cp)
 	want = [][]string{{"providerId", "count"}, {"'=HYPERLINK(\"http://x\",\"y\")", "1"}, {"'@prv", "1"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("custom CSV (-want +got):\n%s", diff)

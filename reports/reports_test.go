@@ -225,17 +225,17 @@ func TestReportParamErrors(t *testing.T) {
 	}
 	// Every invalid parameter at once, unknown ones too.
 	q := url.Values{"from": {"last week"}, "to": {"2026-02-30"}, "timezone": {""}, "groupBy": {"year"}, "page": {"2"}, "sort": {"x"}}
-	err = env.Client.Engine.Do(badCtx, http.MethodGet, "/api/v1/reports/revenue", q, nil)
+	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "revenue"), q, nil)
 	want := []string{"page:unknown_parameter", "sort:unknown_parameter", "timezone:invalid_value", "from:invalid_format",
 		"to:invalid_format", "groupBy:invalid_value"}
 	if diff := cmp.Diff(want, fieldCodes(t, err)); diff != "" {
 		t.Errorf("all at once (-want +got):\n%s", diff)
 	}
-	err = env.Client.Engine.Do(badCtx, http.MethodGet, "/api/v1/reports/patients", url.Values{"groupBy": {"status"}, "source": {"patients"}}, nil)
+	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "patients"), url.Values{"groupBy": {"status"}, "source": {"patients"}}, nil)
 	if diff := cmp.Diff([]string{"source:unknown_parameter", "groupBy:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("patients (-want +got):\n%s", diff)
 	}
-	err = env.Client.Engine.Do(badCtx, http.MethodGet, "/api/v1/reports/appointments", url.Values{"groupBy": {"day", "week"}}, nil)
+	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "appointments"), url.Values{"groupBy": {"day", "week"}}, nil)
 	if diff := cmp.Diff([]string{"groupBy:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("repeated groupBy (-want +got):\n%s", diff)
 	}
@@ -364,15 +364,15 @@ func TestCSVEqualsJSON(t *testing.T) {
 	if len(want) != 4 {
 		t.Fatalf("JSON rows %+v, want 3 weeks", js.Data)
 	}
-	if diff := cmp.Diff(want, readCSV(t, env, reports.Patients, p)); diff != "" {
+	if diff := cmp.Diff(want, readCSV(t, env, reports.NamePatients, p)); diff != "" {
 		t.Errorf("patients CSV (-json +csv):\n%s", diff)
 	}
 	// Headers of the other reports, in the protocol's order.
-	if diff := cmp.Diff([][]string{{"key", "collected", "payments", "invoiced", "invoices"}}, readCSV(t, env, reports.Revenue, nil)); diff != "" {
+	if diff := cmp.Diff([][]string{{"key", "collected", "payments", "invoiced", "invoices"}}, readCSV(t, env, reports.NameRevenue, nil)); diff != "" {
 		t.Errorf("revenue CSV header (-want +got):\n%s", diff)
 	}
 	wantHeader := []string{"key", "total", "scheduled", "confirmed", "checkedIn", "inProgress", "completed", "cancelled", "noShow", "noShowRate", "cancellationRate"}
-	if diff := cmp.Diff([][]string{wantHeader}, readCSV(t, env, reports.Appointments, nil)); diff != "" {
+	if diff := cmp.Diff([][]string{wantHeader}, readCSV(t, env, reports.NameAppointments, nil)); diff != "" {
 		t.Errorf("appointments CSV header (-want +got):\n%s", diff)
 	}
 
@@ -388,7 +388,7 @@ func TestCSVEqualsJSON(t *testing.T) {
 	if len(cwant) != 5 {
 		t.Fatalf("custom rows %+v", cr.Rows)
 	}
-	if diff := cmp.Diff(cwant, readCSV(t, env, reports.Custom, cp)); diff != "" {
+	if diff := cmp.Diff(cwant, readCSV(t, env, reports.NameCustom, cp)); diff != "" {
 		t.Errorf("custom CSV (-json +csv):\n%s", diff)
 	}
 
@@ -419,7 +419,7 @@ func TestReportsScope(t *testing.T) {
 		"appointments": func() error { _, err := c.Reports.Appointments(ctx, nil); return err },
 		"patients":     func() error { _, err := c.Reports.Patients(ctx, nil); return err },
 		"custom":       func() error { _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: "patients"}); return err },
-		"csv":          func() error { _, err := c.Reports.CSV(ctx, reports.Revenue, nil); return err },
+		"csv":          func() error { _, err := c.Reports.CSV(ctx, reports.NameRevenue, nil); return err },
 	} {
 		if err := call(); !errors.Is(err, medspa.ErrInsufficientScope) {
 			t.Errorf("%s without reports:read: %v", name, err)

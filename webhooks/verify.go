@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/medspa/medspa-go/internal/safetext"
 )
 
 // Standard Webhooks header names. http.Header canonicalizes keys, so these
@@ -200,7 +202,7 @@ func verifyAndDecode(key []byte, c *verifyConfig, header http.Header, body []byt
 	if err := json.Unmarshal(body, &e); err != nil {
 		// Unmarshal may fail before reaching Event.UnmarshalJSON (a syntax
 		// error in the outer value); both paths get a value-free message.
-		msg := describeJSONError(err)
+		msg := safetext.JSONError(err)
 		if errors.Is(err, errBadEvent) {
 			msg = strings.TrimPrefix(err.Error(), errBadEvent.Error()+": ")
 		}

@@ -566,6 +566,30 @@ func newSignedResponse(status int, body []byte) http.Header {
 	return h
 }
 
+// TestVerifyResponseAt refuses a response signed more than MaxSkew from the client's clock, in
+// either direction, and accepts one signed within it (the bound included).
+func TestVerifyResponseAt(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"id":"pat_1"}`)
+	h := newSignedResponse(200, body) // created = testNow
+	for _, tc := range []struct {
+		clock time.Duration // client's clock minus the signature's created
+		ok    bool
+	}{
+		{0, true}, {MaxSkew, true}, {-MaxSkew, true}, {299 * time.Second, true},
+		{MaxSkew + time.Second, false}, {-MaxSkew - time.Second, false}, {3 * time.Hour, false},
+	} {
+		err := VerifyResponseAt(200, h, body, respReqMethod, respReqURI, testKey, testNow.Add(tc.clock))
+		if tc.ok != (err == nil) || (!tc.ok && !errors.Is(err, ErrStale)) {
+			t.Errorf("clock %v from created: %v", tc.clock, err)
+		}
+	}
+	// A bad signature is reported as such, whatever the clock.
+	if err := VerifyResponseAt(201, h, body, respReqMethod, respReqURI, testKey, testNow); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("wrong status: %v", err)
+	}
+}
+
 func TestResponseRoundTrip(t *testing.T) {
 	for _, tt := range []struct {
 		status int
