@@ -28,6 +28,7 @@ import (
 
 // TestREADMETour runs the README's tour against the in-process mock server.
 func TestREADMETour(t *testing.T) {
+	t.Parallel()
 	c := mockserver.NewTest(t).Client
 	tour(t, c)
 }
@@ -182,6 +183,7 @@ func tour(t *testing.T, c *medspa.Client) {
 
 // TestREADMEMockServer runs the README's mock-server test.
 func TestREADMEMockServer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := mockserver.NewTest(t)
 	c, key, err := srv.NewClient() // NewClient also returns the key, for its account

@@ -106,6 +106,7 @@ func halfUp(base, bps int64) int64 {
 }
 
 func TestInvoiceLifecycle(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	pat := mustPatient(t, c)
@@ -170,6 +171,7 @@ func TestInvoiceLifecycle(t *testing.T) {
 }
 
 func TestZeroTotalIsPaidAtCreation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	for _, tc := range []billing.InvoiceCreateParams{
@@ -188,6 +190,7 @@ func TestZeroTotalIsPaidAtCreation(t *testing.T) {
 // TestMoney checks every computed amount over HTTP against an independent big-integer
 // computation, including the half-up rounding edges.
 func TestMoney(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	type line struct{ q, u int64 }
@@ -240,6 +243,7 @@ func TestMoney(t *testing.T) {
 }
 
 func TestMoneyOverflowIsRefused(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	const maxI = int64(^uint64(0) >> 1)
@@ -280,6 +284,7 @@ func countOf(t *testing.T, env *testenv.Env, path string) int {
 // TestInvoiceRules checks every field rule of an invoice create: each invalid body names
 // exactly the invalid fields, all at once, and changes nothing (invoices, stock).
 func TestInvoiceRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	prod := mustProduct(t, env.Client, "P-1", 1000, 5)
@@ -355,6 +360,7 @@ func TestInvoiceRules(t *testing.T) {
 }
 
 func TestPaymentRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1000)}}})
@@ -404,6 +410,7 @@ func TestPaymentRules(t *testing.T) {
 }
 
 func TestCardTokens(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	cases := []struct {
@@ -446,6 +453,7 @@ func TestCardTokens(t *testing.T) {
 }
 
 func TestGetUnknownAndMalformedIDs(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, id := range []string{"inv_0000000000000000000000000000000f", "inv_bad", "pay_0000000000000000000000000000000f"} {
 		_, err := env.Client.Invoices.Get(badCtx, id)
@@ -459,6 +467,7 @@ func TestGetUnknownAndMalformedIDs(t *testing.T) {
 
 // TestSaleIsAllOrNothing: an invoice whose product lines can't all be filled sells nothing.
 func TestSaleIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	pat := mustPatient(t, c)
@@ -497,6 +506,7 @@ func TestSaleIsAllOrNothing(t *testing.T) {
 }
 
 func TestInvoiceListFilters(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	acct := env.Key.Account
@@ -565,6 +575,7 @@ func TestInvoiceListFilters(t *testing.T) {
 // TestConcurrentPaymentsNeverOverpay: 50 payments race for one invoice; amountPaid never exceeds
 // the total and equals the sum of the payments that succeeded.
 func TestConcurrentPaymentsNeverOverpay(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
@@ -623,6 +634,7 @@ func (l *lossyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	prod := mustProduct(t, env.Client, "R-1", 250, 10)
@@ -680,6 +692,7 @@ func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
 
 // A declined card through a retried call is recorded once too: the 402 is replayed.
 func TestRetryAfterLostDeclineRecordsOnce(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](100)}}})
@@ -696,6 +709,7 @@ func TestRetryAfterLostDeclineRecordsOnce(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	read := env.NewKey(t, medspaKey(env.Key.Account, "billing:read"))
@@ -715,6 +729,7 @@ func TestScopes(t *testing.T) {
 // TestLotTrackedSaleIsFEFO: an invoice selling a lot-tracked product takes from the
 // first-expiring lots at main.
 func TestLotTrackedSaleIsFEFO(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	pat := mustPatient(t, c)
@@ -794,6 +809,7 @@ func exampleClient() *medspa.Client {
 }
 
 func TestInvoiceForAnAppointment(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	start := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)

@@ -27,7 +27,11 @@ func readBody(r io.Reader, contentLength, limit int64) ([]byte, error) {
 			if int64(len(buf)) > limit {
 				return nil, fmt.Errorf("%w: over the limit of %d bytes", ErrResponseTooLarge, limit)
 			}
-			grown := make([]byte, len(buf), min(2*int64(cap(buf)), limit+1))
+			size := 2 * int64(cap(buf))
+			if size >= limit {
+				size = limit + 1 // rather than limit, then limit+1
+			}
+			grown := make([]byte, len(buf), size)
 			copy(grown, buf)
 			buf = grown
 		}

@@ -33,6 +33,7 @@ func mocked(t *testing.T, opts ...client.Option) (*client.Engine, *httpmock.Mock
 }
 
 func TestBaseURLRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		url string
 		ok  bool
@@ -78,6 +79,7 @@ func TestEnvironmentDefaults(t *testing.T) {
 }
 
 func TestRequestHeaders(t *testing.T) {
+	t.Parallel()
 	c, mt := mocked(t, client.WithUserAgent("myapp/1.2"))
 	var got *http.Request
 	mt.RegisterResponder("POST", "https://api.example.test/api/v1/patients", func(r *http.Request) (*http.Response, error) {
@@ -145,6 +147,7 @@ func TestPathSegments(t *testing.T) {
 }
 
 func TestErrorDecoding(t *testing.T) {
+	t.Parallel()
 	c, mt := mocked(t, client.WithMaxRetries(0))
 	mt.RegisterResponder("POST", "https://api.example.test/api/v1/appointments", httpmock.NewStringResponder(409,
 		`{"type":"https://docs.medspa.dev/errors/appointment_conflict","title":"Appointment conflict","status":409,"detail":"overlaps","code":"appointment_conflict","requestId":"req_1","conflictingId":"apt_9","future":"ignored"}`).
@@ -185,6 +188,7 @@ func TestErrorDecoding(t *testing.T) {
 // TestDebugLogsCarryMetadataOnly sends PHI in a body and a query, with a key, and checks that
 // none of it reaches the log while the metadata does.
 func TestDebugLogsCarryMetadataOnly(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, mt := mocked(t, client.WithLogger(logger))
@@ -210,6 +214,7 @@ func TestDebugLogsCarryMetadataOnly(t *testing.T) {
 }
 
 func TestEncodeQuery(t *testing.T) {
+	t.Parallel()
 	yes := true
 	type params struct {
 		client.ListOptions
@@ -242,6 +247,7 @@ func TestEncodeQuery(t *testing.T) {
 }
 
 func TestOptionalMarshalsMergePatch(t *testing.T) {
+	t.Parallel()
 	type patch struct {
 		A client.Optional[string]      `json:"a,omitzero"`
 		B client.Optional[string]      `json:"b,omitzero"`
@@ -262,6 +268,7 @@ func TestOptionalMarshalsMergePatch(t *testing.T) {
 }
 
 func TestDateRejectsImpossibleDates(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"2026-02-30", "2026-13-01", "26-01-01", "2026-1-1", ""} {
 		if _, err := client.ParseDate(s); err == nil {
 			t.Errorf("%q accepted", s)
@@ -269,5 +276,35 @@ func TestDateRejectsImpossibleDates(t *testing.T) {
 	}
 	if d, err := client.ParseDate("2024-02-29"); err != nil || d.String() != "2024-02-29" {
 		t.Errorf("leap day: %v %v", d, err)
+	}
+}
+
+// TestTimesOnTheWire: every time the SDK writes, in a query or a merge patch, is UTC with "Z"
+// and whole seconds (docs/protocol.md §2), whatever the caller's zone and precision.
+func TestTimesOnTheWire(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 22, 9, 3, 0, 999_999_999, time.FixedZone("EST", -5*3600))
+	q, err := client.EncodeQuery(&struct {
+		From time.Time  `url:"from"`
+		To   *time.Time `url:"to"`
+	}{From: at, To: &at})
+	if err != nil || q.Get("from") != "2026-11-22T14:03:00Z" || q.Get("to") != "2026-11-22T14:03:00Z" {
+		t.Errorf("query %v, %v", q, err)
+	}
+	b, err := json.Marshal(struct {
+		At client.Optional[time.Time] `json:"at,omitzero"`
+	}{client.Set(at)})
+	if err != nil || string(b) != `{"at":"2026-11-22T14:03:00Z"}` {
+		t.Errorf("patch %s, %v", b, err)
+	}
+	var back client.Optional[time.Time]
+	if err := json.Unmarshal([]byte(`"2026-11-22T14:03:00Z"`), &back); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := back.Get(); !ok || !v.Equal(at.Truncate(time.Second)) {
+		t.Errorf("read back %v", v)
+	}
+	if p := client.Ptr(int64(7)); *p != 7 {
+		t.Error("Ptr")
 	}
 }

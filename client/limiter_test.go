@@ -8,6 +8,7 @@ import (
 )
 
 func TestLimiterObserve(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	resp := func(status int, h ...string) *http.Response {
 		r := &http.Response{StatusCode: status, Header: http.Header{}}

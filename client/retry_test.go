@@ -93,6 +93,7 @@ type obj struct {
 }
 
 func TestRetriesServiceUnavailableHonouringRetryAfter(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "1", 503)
 	start := time.Now()
 	var resp *client.Response
@@ -109,6 +110,7 @@ func TestRetriesServiceUnavailableHonouringRetryAfter(t *testing.T) {
 }
 
 func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", 503, 502, -1)
 	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(3)), http.MethodPost, client.Path("patients"), map[string]string{"a": "b"})
 	if err != nil {
@@ -138,6 +140,7 @@ func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
 }
 
 func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", 503, -1)
 	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	if !errors.Is(err, client.ErrServiceUnavailable) || f.count() != 1 {
@@ -155,6 +158,7 @@ func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
 }
 
 func TestRateLimitedIsRetriedForEveryMethod(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "0", 429, 429)
 	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	if err != nil || f.count() != 3 {
@@ -163,6 +167,7 @@ func TestRateLimitedIsRetriedForEveryMethod(t *testing.T) {
 }
 
 func TestClientErrorsAreNeverRetried(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{400, 401, 403, 404, 409, 422, 500} {
 		f := newFaulty(t, "", status, status, status)
 		_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("patients", "pat_1"), nil)
@@ -174,6 +179,7 @@ func TestClientErrorsAreNeverRetried(t *testing.T) {
 }
 
 func TestRetriesStopAtTheLimit(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", 503, 503, 503, 503, 503)
 	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(2)), http.MethodGet, client.Path("patients", "pat_1"), nil)
 	if !errors.Is(err, client.ErrServiceUnavailable) || f.count() != 3 {
@@ -187,6 +193,7 @@ func TestRetriesStopAtTheLimit(t *testing.T) {
 }
 
 func TestRetryAfterBeyondTheCapEndsRetries(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "3600", 429)
 	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
 	var apiErr *client.Error
@@ -196,6 +203,7 @@ func TestRetryAfterBeyondTheCapEndsRetries(t *testing.T) {
 }
 
 func TestCancellationStopsAWaitAtOnce(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "30", 503)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
@@ -213,6 +221,7 @@ func TestCancellationStopsAWaitAtOnce(t *testing.T) {
 }
 
 func TestConnectionErrorsAreRetriedForSafeMethods(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", -1, -1)
 	got, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
 	if err != nil || got.ID != "pat_1" || f.count() != 3 {

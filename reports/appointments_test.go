@@ -90,6 +90,7 @@ func appointmentsFixture() []visit {
 }
 
 func TestAppointmentsReportOverAPI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	book(t, env, 3, appointmentsFixture())
 	type row = reports.AppointmentsRow
@@ -189,6 +190,7 @@ func TestAppointmentsReportOverAPI(t *testing.T) {
 }
 
 func TestPatientsReportActiveAndReturning(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	book(t, env, 3, []visit{
 		{patient: 0, provider: "prv_a", service: "botox", start: "2026-02-20T15:00:00Z", status: appointments.StatusCompleted}, // before the window
@@ -246,6 +248,7 @@ func TestPatientsReportActiveAndReturning(t *testing.T) {
 }
 
 func TestCSVNeutralizesFormulas(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	book(t, env, 2, []visit{
 		{patient: 0, provider: "=HYPERLINK(\"http://x\",\"y\")", service: "+peel", start: "2026-03-10T15:00:00Z", status: appointments.StatusCompleted},

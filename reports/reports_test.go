@@ -67,6 +67,7 @@ func newPatients(r *reports.PatientsReport) map[string]int64 {
 }
 
 func TestPatientsReportDSTDays(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	newPatientsAt(t, env,
 		// DST starts 2026-03-08 in New York (EST −5 → EDT −4).
@@ -125,6 +126,7 @@ func TestPatientsReportDSTDays(t *testing.T) {
 }
 
 func TestPatientsReportISOWeeks(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	newPatientsAt(t, env,
 		"2020-12-28T00:00:00Z", // Monday of 2020-W53
@@ -158,6 +160,7 @@ func TestPatientsReportISOWeeks(t *testing.T) {
 }
 
 func TestReportWindowDefaultAndEdges(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	now := at("2026-11-22T12:00:00Z")
 	newPatientsAt(t, env,
@@ -210,6 +213,7 @@ func fieldCodes(t *testing.T, err error) []string {
 }
 
 func TestReportParamErrors(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	_, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2024-01-01T00:00:00Z"), To: at("2025-01-01T00:00:01Z")})
 	if diff := cmp.Diff([]string{"to:out_of_range"}, fieldCodes(t, err)); diff != "" {
@@ -242,6 +246,7 @@ func TestReportParamErrors(t *testing.T) {
 }
 
 func TestCustomReportErrors(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	for _, c := range []struct {
 		name   string
@@ -285,6 +290,7 @@ func TestCustomReportErrors(t *testing.T) {
 }
 
 func TestCustomReportOnPatients(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ids := newPatientsAt(t, env, "2026-11-02T10:00:00Z", "2026-11-02T11:00:00Z", "2026-11-05T10:00:00Z")
 	env.Server.SetTime(env.Key.Account, at("2026-11-22T12:00:00Z"))
@@ -349,6 +355,7 @@ func readCSV(t *testing.T, env *testenv.Env, name string, params any) [][]string
 }
 
 func TestCSVEqualsJSON(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	newPatientsAt(t, env, "2026-11-02T10:00:00Z", "2026-11-02T11:00:00Z", "2026-11-10T10:00:00Z", "2026-11-20T10:00:00Z")
 	env.Server.SetTime(env.Key.Account, at("2026-11-22T12:00:00Z"))
@@ -411,6 +418,7 @@ func TestCSVEqualsJSON(t *testing.T) {
 }
 
 func TestReportsScope(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"patients:read"}, Account: env.Key.Account})
 	c := env.ClientFor(t, k.Key)
@@ -432,6 +440,7 @@ func TestReportsScope(t *testing.T) {
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	r := &reports.CustomReport{
 		Columns: []string{"status", "count", "avg:amount", "max:amount", "extra"},
 		Rows:    [][]any{{"paid", int64(3), 12.5, int64(40)}, {"open", int64(0), nil, nil, "x"}},

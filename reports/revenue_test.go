@@ -75,6 +75,7 @@ func revenueFixture(t *testing.T, env *testenv.Env) {
 }
 
 func TestRevenueReportOverAPI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	revenueFixture(t, env)
 	type row = reports.RevenueRow
@@ -145,6 +146,7 @@ func TestRevenueReportOverAPI(t *testing.T) {
 }
 
 func TestCustomReportOverBilling(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	revenueFixture(t, env)
 	ny, _ := time.LoadLocation("America/New_York")
@@ -185,6 +187,7 @@ func TestCustomReportOverBilling(t *testing.T) {
 }
 
 func TestCustomReportOverInventory(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, at("2026-11-01T12:00:00Z"))
 	prod, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 50000})
@@ -233,6 +236,7 @@ func TestCustomReportOverInventory(t *testing.T) {
 // TestReportsCarryNoPHI runs every report, as JSON and CSV, over records full of PHI and
 // free text, grouped by every dimension a source allows: none of it comes out.
 func TestReportsCarryNoPHI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, at("2026-11-02T12:00:00Z"))
 	p, err := env.Client.Patients.Create(ctx, &patients.CreateParams{

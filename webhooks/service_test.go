@@ -122,6 +122,7 @@ func createPatient(t *testing.T, env *testenv.Env) *patients.Patient {
 }
 
 func TestEndpointCRUD(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	rc := newTestReceiver(t, answer(200))
@@ -226,6 +227,7 @@ func TestEndpointCRUD(t *testing.T) {
 // TestEventsArriveSignedWithoutPHI: every event kind arrives signed with the endpoint's secret
 // at the (moved) account clock, and no delivery carries PHI.
 func TestEventsArriveSignedWithoutPHI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	c := env.Client
@@ -361,6 +363,7 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 // TestRetrySchedule: a receiver failing twice then succeeding gets exactly three attempts, at
 // the scheduled times on the account clock.
 func TestRetrySchedule(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	env.Server.SetTime("", t0) // the server-wide clock this time
@@ -412,6 +415,7 @@ func TestRetrySchedule(t *testing.T) {
 
 // TestRetryGivesUp: ten attempts in all, on the protocol's schedule, then nothing.
 func TestRetryGivesUp(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	t0 := time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC)
 	acct := env.Key.Account
@@ -442,6 +446,7 @@ func TestRetryGivesUp(t *testing.T) {
 }
 
 func TestRetryAfterHonoured(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		status     int
@@ -490,6 +495,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 }
 
 func TestGoneDisablesEndpoint(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	env.Server.SetTime(env.Key.Account, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -518,6 +524,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 }
 
 func TestDeleteDropsPendingRetries(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	env.Server.SetTime(env.Key.Account, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -538,6 +545,7 @@ func TestDeleteDropsPendingRetries(t *testing.T) {
 }
 
 func TestRedirectIsFailure(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	target := newTestReceiver(t, answer(200))
@@ -559,6 +567,7 @@ func TestRedirectIsFailure(t *testing.T) {
 // TestHangingReceiverDoesNotSlowAPI: deliveries never run on request goroutines, and a
 // receiver that never answers holds up neither API calls nor other endpoints.
 func TestHangingReceiverDoesNotSlowAPI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, []mockserver.Option{mockserver.WithWebhookTimeout(time.Minute)})
 	hang := newTestReceiver(t, nil)
 	hang.answer = func(_ int, _ http.ResponseWriter, r *http.Request) {
@@ -589,6 +598,7 @@ func TestHangingReceiverDoesNotSlowAPI(t *testing.T) {
 
 // TestDeliveryTimeout: an attempt that exceeds the timeout fails with a timeout error.
 func TestDeliveryTimeout(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, []mockserver.Option{mockserver.WithWebhookTimeout(100 * time.Millisecond)})
 	ctx := context.Background()
 	rc := newTestReceiver(t, nil)
@@ -617,6 +627,7 @@ func deref(s *string) string {
 
 // TestManyEventsManyEndpoints: 1,000 events to 5 healthy endpoints arrive exactly once each.
 func TestManyEventsManyEndpoints(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	key := env.NewKey(t, mockserver.APIKeyParams{Plan: "custom", RatePerMinute: 1e6, Burst: 1e6, Scopes: []string{"*"}, Account: env.Key.Account})
@@ -675,6 +686,7 @@ func TestManyEventsManyEndpoints(t *testing.T) {
 }
 
 func TestTestEndpoint(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	ok := newTestReceiver(t, answer(200))
@@ -732,6 +744,7 @@ func TestTestEndpoint(t *testing.T) {
 }
 
 func TestAdminDeliveries(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	rc := newTestReceiver(t, answer(200))
 	register(t, env, rc.URL, webhooks.EventAll)
@@ -757,6 +770,7 @@ func TestAdminDeliveries(t *testing.T) {
 }
 
 func TestURLValidation(t *testing.T) {
+	t.Parallel()
 	long := "https://example.com/" + strings.Repeat("a", 2049-len("https://example.com/"))
 	cases := []struct {
 		name, body string
@@ -843,6 +857,7 @@ func TestURLValidation(t *testing.T) {
 }
 
 func TestCloseIsSafe(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	rc := newTestReceiver(t, answer(500))
 	register(t, env, rc.URL, webhooks.EventAll)
@@ -861,6 +876,7 @@ func TestCloseIsSafe(t *testing.T) {
 // TestTLSFailuresDescribed: an https receiver with an untrusted certificate, or a plain-HTTP
 // server behind an https URL, fails with a short reason.
 func TestTLSFailuresDescribed(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -883,6 +899,7 @@ func TestTLSFailuresDescribed(t *testing.T) {
 // TestAdminClockRunsRetries: moving an account's clock through POST /__admin/clock runs the
 // retries that fall due, as the Go methods do.
 func TestAdminClockRunsRetries(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	acct := env.Key.Account
 	admin := func(body string) {
