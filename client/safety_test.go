@@ -264,16 +264,16 @@ func TestRateLimiterSharedPerCredential(t *testing.T) {
 		t.Errorf("%d requests, want 3", len(seen))
 	}
 	// A client's own limit and a call naming the same one share the bucket too.
-	e2 := engine(t, srv.URL, client.WithPlan(client.PlanStarter))
-	for range 99 { // starter: burst 100, the client keeps 99
+	e2 := engine(t, srv.URL, client.WithRateLimit(0.01, 5))
+	for range 4 { // burst 5: the client keeps 4, then one token every 100 minutes
 		if _, err := client.Call[obj](context.Background(), e2, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := client.Call[obj](ctx, e2, http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithPlan(client.PlanStarter)); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("the plan named per call: %v", err)
+	if _, err := client.Call[obj](ctx, e2, http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithRateLimit(0.01, 5)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the client's rate named per call: %v", err)
 	}
 }
 
