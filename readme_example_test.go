@@ -179,6 +179,15 @@ func tour(t *testing.T, c *medspa.Client) {
 	}
 	_, err = c.Patients.Get(ctx, p.ID, medspa.WithMaxRetries(0))
 	check(err)
+	refundID := "ref_00000000000000000000000000000000" // none such: the answer is 404
+	var out map[string]any
+	err = c.Do(ctx, http.MethodGet, medspa.Path("refunds", refundID), nil, &out)
+	if !errors.Is(err, medspa.ErrNotFound) {
+		t.Fatalf("raw call: %v", err)
+	}
+	if _, err := c.Patients.Get(ctx, ""); !errors.Is(err, medspa.ErrInvalidArgument) {
+		t.Fatalf("empty id: %v", err)
+	}
 }
 
 // TestREADMEMockServer runs the README's mock-server test.
