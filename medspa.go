@@ -74,6 +74,9 @@ type Option = client.Option
 // Error is an API error (RFC 9457 problem); it is client.Error.
 type Error = client.Error
 
+// Timeouts are the default transport's timeouts, for WithTimeouts; it is client.Timeouts.
+type Timeouts = client.Timeouts
+
 // Options, re-exported so that one import covers the common case.
 var (
 	WithAPIKey         = client.WithAPIKey

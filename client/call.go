@@ -1,6 +1,6 @@
 package client
 
-// The call path. Every request of every area goes through Engine.call, in this order; each
+// The call path. Every request of every area goes through Engine.run, in this order; each
 // step is one function below, and each cross-cutting job it calls on lives in the file named:
 //
 //	build       newCall   config (client + call options), URL and query, JSON body, Idempotency-Key
@@ -56,9 +56,9 @@ type call struct {
 	respBody []byte // the last answer's body, when verify read it
 }
 
-// call runs the call path and returns the final 2xx response, its body unread (or in memory
+// run runs the call path and returns the final 2xx response, its body unread (or in memory
 // when signing read it), or the error that ended the call.
-func (e *Engine) call(ctx context.Context, method string, route Route, params any, accept string, opts []Option) (*http.Response, *call, error) {
+func (e *Engine) run(ctx context.Context, method string, route Route, params any, accept string, opts []Option) (*http.Response, *call, error) {
 	c, err := e.newCall(method, route, params, accept, opts)
 	if err != nil {
 		return nil, nil, err

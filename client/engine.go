@@ -59,7 +59,7 @@ func (e *Engine) BaseURL() string { return e.cfg.baseURL }
 // ErrInvalidArgument. A non-2xx answer returns an *Error; transport failures are returned
 // wrapped (errors.As to *url.Error works).
 func (e *Engine) Do(ctx context.Context, method string, route Route, params, out any, opts ...Option) error {
-	resp, c, err := e.call(ctx, method, route, params, "application/json", opts)
+	resp, c, err := e.run(ctx, method, route, params, "application/json", opts)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (e *Engine) Do(ctx context.Context, method string, route Route, params, out
 // and close (e.g. a CSV report). The body is not bounded by WithMaxResponseBytes, except when
 // signing is on (a signed answer is verified whole first). Errors are as in Do.
 func (e *Engine) Stream(ctx context.Context, route Route, params any, accept string, opts ...Option) (io.ReadCloser, error) {
-	resp, _, err := e.call(ctx, http.MethodGet, route, params, accept, opts)
+	resp, _, err := e.run(ctx, http.MethodGet, route, params, accept, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/medspa/medspa-go/internal/safetext"
@@ -173,8 +174,12 @@ func checkRedirect(next func(*http.Request, []*http.Request) error) func(*http.R
 // origin is scheme://host:port, the port explicit.
 func origin(u *url.URL) string {
 	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	switch {
+	case port != "":
+	case u.Scheme == "https":
+		port = "443"
+	case u.Scheme == "http":
+		port = "80"
 	}
-	return u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port)
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
