@@ -13,6 +13,7 @@ import (
 // is exactly the one .ci/run runs, every direct dependency is in its table, and the changelog's
 // newest release is client.Version.
 func TestDocsAgree(t *testing.T) {
+	t.Parallel()
 	read := func(name string) string {
 		t.Helper()
 		b, err := os.ReadFile(name)

@@ -77,7 +77,7 @@ func Example_checkout() {
 	}
 	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: p.ID, AppointmentID: apt.ID, TaxRateBps: 825, // 8.25%
-		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: billing.Amount(19900)}},
+		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
 	if err != nil {
 		log.Fatal(err)

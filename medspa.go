@@ -1,6 +1,8 @@
 package medspa
 
 import (
+	"context"
+
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
@@ -10,46 +12,70 @@ import (
 	"github.com/medspa/medspa-go/webhooks"
 )
 
-// Client is the MedSpa API client: one service per area, all sharing one engine.
+// Client is the MedSpa API client: one service per area, all sharing one call path (package
+// client's Engine). It is safe for concurrent use; create one and reuse it.
 type Client struct {
-	// Engine is the shared engine, for calls the services do not cover.
-	Engine *client.Client
-
 	Patients     *patients.Service
 	Appointments *appointments.Service
 	Invoices     *billing.InvoicesService
 	Payments     *billing.PaymentsService
 	Products     *inventory.ProductsService
-	Inventory    *inventory.InventoryService
+	Inventory    *inventory.StockService
 	Webhooks     *webhooks.Service
 	Reports      *reports.Service
+
+	engine *client.Engine
 }
 
 // New returns a client configured by opts (see the With* options). Without options it reads
 // MEDSPA_API_KEY and MEDSPA_BASE_URL.
 func New(opts ...Option) (*Client, error) {
-	e, err := client.New(opts...)
+	e, err := client.NewEngine(opts...)
 	if err != nil {
 		return nil, err
 	}
 	return &Client{
-		Engine:       e,
 		Patients:     patients.NewService(e),
 		Appointments: appointments.NewService(e),
 		Invoices:     billing.NewInvoicesService(e),
 		Payments:     billing.NewPaymentsService(e),
 		Products:     inventory.NewProductsService(e),
-		Inventory:    inventory.NewInventoryService(e),
+		Inventory:    inventory.NewStockService(e),
 		Webhooks:     webhooks.NewService(e),
 		Reports:      reports.NewService(e),
+		engine:       e,
 	}, nil
 }
+
+// Do sends a call the services do not cover, through the same call path (auth, signing, rate
+// limits, retries, bounded reads, errors): method to path (built with Path), params as the
+// query (GET, DELETE) or the JSON body (POST, PATCH), the JSON answer decoded into out when out
+// is not nil. Errors are as for every call: an *Error for a non-2xx answer, ErrInvalidArgument
+// before anything is sent.
+//
+//	var refund struct{ ID string }
+//	err := c.Do(ctx, http.MethodGet, medspa.Path("refunds", id), nil, &refund)
+func (c *Client) Do(ctx context.Context, method string, path client.Route, params, out any, opts ...Option) error {
+	return c.engine.Do(ctx, method, path, params, out, opts...)
+}
+
+// Path builds the path of a call for Do: /api/v1 and the segments, each escaped as one path
+// segment; an id that is empty or not one segment makes the call fail with ErrInvalidArgument.
+// It is client.Path.
+func Path(segments ...string) client.Route { return client.Path(segments...) }
+
+// Ptr returns a pointer to v, for optional fields of create params:
+// billing.LineItemParams{UnitAmount: medspa.Ptr[int64](19900)}.
+func Ptr[T any](v T) *T { return &v }
 
 // Option configures the client or a single call; it is client.Option.
 type Option = client.Option
 
 // Error is an API error (RFC 9457 problem); it is client.Error.
 type Error = client.Error
+
+// Timeouts are the default transport's timeouts, for WithTimeouts; it is client.Timeouts.
+type Timeouts = client.Timeouts
 
 // Options, re-exported so that one import covers the common case.
 var (
@@ -65,6 +91,12 @@ var (
 	WithHeader         = client.WithHeader
 	WithIdempotencyKey = client.WithIdempotencyKey
 	WithResponseInto   = client.WithResponseInto
+	// WithMaxResponseBytes bounds the response bodies read into memory (default 32 MiB).
+	WithMaxResponseBytes = client.WithMaxResponseBytes
+	// WithMaxPages bounds the pages one All iteration fetches.
+	WithMaxPages = client.WithMaxPages
+	// WithTimeouts overrides the default transport's dial, TLS, response-header and idle timeouts.
+	WithTimeouts = client.WithTimeouts
 
 	WithClientCredentials = client.WithClientCredentials
 	WithOAuth2            = client.WithOAuth2
@@ -83,7 +115,8 @@ const (
 )
 
 // Error sentinels, re-exported for errors.Is: one per error code of the API, plus ErrAPI (any
-// API error) and ErrResponseSignature (a response that failed signature verification).
+// API error), ErrResponseSignature (a response that failed signature verification) and the
+// SDK's own refusals below.
 var (
 	ErrAPI                    = client.ErrAPI
 	ErrMalformedJSON          = client.ErrMalformedJSON
@@ -112,6 +145,12 @@ var (
 	ErrInternal               = client.ErrInternal
 	ErrServiceUnavailable     = client.ErrServiceUnavailable
 	ErrResponseSignature      = client.ErrResponseSignature
+	// ErrInvalidArgument: an id that is not one path segment, or nil params; nothing was sent.
+	ErrInvalidArgument = client.ErrInvalidArgument
+	// ErrResponseTooLarge: a response body over WithMaxResponseBytes.
+	ErrResponseTooLarge = client.ErrResponseTooLarge
+	// ErrPagination: an All iteration whose pages repeat, end early or never end.
+	ErrPagination = client.ErrPagination
 )
 
 // Set and Null build update fields (JSON Merge Patch).

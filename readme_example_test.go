@@ -28,6 +28,7 @@ import (
 
 // TestREADMETour runs the README's tour against the in-process mock server.
 func TestREADMETour(t *testing.T) {
+	t.Parallel()
 	c := mockserver.NewTest(t).Client
 	tour(t, c)
 }
@@ -83,7 +84,7 @@ func tour(t *testing.T, c *medspa.Client) {
 	// Billing
 	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: p.ID, AppointmentID: apt.ID, TaxRateBps: 825, // 8.25%
-		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: billing.Amount(19900)}},
+		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
 	check(err)
 	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
@@ -157,7 +158,7 @@ func tour(t *testing.T, c *medspa.Client) {
 	if len(rows) != 1 || rows[0] != (row{"card", 1, pay.Amount}) {
 		t.Fatalf("custom %+v", rows)
 	}
-	body, err := c.Reports.CSV(ctx, reports.Revenue, &reports.RevenueParams{From: from, To: to})
+	body, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.RevenueParams{From: from, To: to})
 	check(err)
 	check(body.Close())
 
@@ -178,10 +179,20 @@ func tour(t *testing.T, c *medspa.Client) {
 	}
 	_, err = c.Patients.Get(ctx, p.ID, medspa.WithMaxRetries(0))
 	check(err)
+	refundID := "ref_00000000000000000000000000000000" // none such: the answer is 404
+	var out map[string]any
+	err = c.Do(ctx, http.MethodGet, medspa.Path("refunds", refundID), nil, &out)
+	if !errors.Is(err, medspa.ErrNotFound) {
+		t.Fatalf("raw call: %v", err)
+	}
+	if _, err := c.Patients.Get(ctx, ""); !errors.Is(err, medspa.ErrInvalidArgument) {
+		t.Fatalf("empty id: %v", err)
+	}
 }
 
 // TestREADMEMockServer runs the README's mock-server test.
 func TestREADMEMockServer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := mockserver.NewTest(t)
 	c, key, err := srv.NewClient() // NewClient also returns the key, for its account

@@ -9,11 +9,13 @@ package appointments
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
 
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // Status is the state of an appointment.
@@ -82,6 +84,17 @@ type CreateParams struct {
 	Status Status `json:"status,omitempty"`
 }
 
+// MarshalJSON writes StartAt and EndAt as the protocol writes timestamps, whatever their
+// location and precision: UTC, "Z", whole seconds (docs/protocol.md §2).
+func (p CreateParams) MarshalJSON() ([]byte, error) {
+	type plain CreateParams // without this method
+	return json.Marshal(struct {
+		plain
+		StartAt string `json:"startAt"`
+		EndAt   string `json:"endAt"`
+	}{plain(p), wire.FormatTime(p.StartAt), wire.FormatTime(p.EndAt)})
+}
+
 // UpdateParams is a merge patch: fields left zero are unchanged, client.Set sets one,
 // client.Null clears an optional one (RoomID, Notes, CancellationReason). PatientID,
 // StartAt, EndAt, ProviderID and RoomID change only while the appointment is scheduled or
@@ -113,39 +126,39 @@ type ListParams struct {
 }
 
 // Service calls the appointments endpoints. Get one from medspa.New, or NewService.
-type Service struct{ c *client.Client }
+type Service struct{ e *client.Engine }
 
-// NewService returns a Service sending through c.
-func NewService(c *client.Client) *Service { return &Service{c: c} }
+// NewService returns a Service sending through e (medspa.New does this for you).
+func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create books an appointment and returns it.
 func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Appointment, error) {
-	return client.Call[Appointment](ctx, s.c, http.MethodPost, client.Path("appointments"), params, opts...)
+	return client.Call[Appointment](ctx, s.e, http.MethodPost, client.Path("appointments"), params, opts...)
 }
 
 // Get returns the appointment with the given id.
 func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Appointment, error) {
-	return client.Call[Appointment](ctx, s.c, http.MethodGet, client.Path("appointments", id), nil, opts...)
+	return client.Call[Appointment](ctx, s.e, http.MethodGet, client.Path("appointments", id), nil, opts...)
 }
 
 // Update applies params to the appointment (reschedule, change status, edit) and returns the
 // result.
 func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Appointment, error) {
-	return client.Call[Appointment](ctx, s.c, http.MethodPatch, client.Path("appointments", id), params, opts...)
+	return client.Call[Appointment](ctx, s.e, http.MethodPatch, client.Path("appointments", id), params, opts...)
 }
 
 // Cancel cancels a scheduled or confirmed appointment; the record is kept. Cancelling an
 // already cancelled appointment succeeds and changes nothing.
 func (s *Service) Cancel(ctx context.Context, id string, opts ...client.Option) error {
-	return s.c.Do(ctx, http.MethodDelete, client.Path("appointments", id), nil, nil, opts...)
+	return s.e.Do(ctx, http.MethodDelete, client.Path("appointments", id), nil, nil, opts...)
 }
 
 // List returns one page of appointments.
 func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Appointment], error) {
-	return client.List[Appointment](ctx, s.c, client.Path("appointments"), params, opts...)
+	return client.List[Appointment](ctx, s.e, client.Path("appointments"), params, opts...)
 }
 
 // All iterates over every appointment matching params, fetching pages as needed.
 func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Appointment, error] {
-	return client.All[Appointment](ctx, s.c, client.Path("appointments"), params, opts...)
+	return client.All[Appointment](ctx, s.e, client.Path("appointments"), params, opts...)
 }

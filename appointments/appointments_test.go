@@ -83,6 +83,7 @@ func apiError(t *testing.T, err, sentinel error) *client.Error {
 }
 
 func TestCreateGetRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	local := time.FixedZone("X", -5*3600)
@@ -118,6 +119,7 @@ func TestCreateGetRoundTrip(t *testing.T) {
 }
 
 func TestUpdateMergePatch(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p1, p2 := e.patient(t, "ada"), e.patient(t, "bob")
 	ap := e.book(t, appointments.CreateParams{PatientID: p1, ProviderID: "prv_1", StartAt: at(0), EndAt: at(30), RoomID: "r1", Notes: "n"})
@@ -148,6 +150,7 @@ func TestUpdateMergePatch(t *testing.T) {
 
 // TestStateMachineOverHTTP walks every (from, to) pair of the seven statuses through PATCH.
 func TestStateMachineOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	statuses := []appointments.Status{"scheduled", "confirmed", "checked_in", "in_progress", "completed", "cancelled", "no_show"}
@@ -203,6 +206,7 @@ func TestStateMachineOverHTTP(t *testing.T) {
 }
 
 func TestNoShowFollowsTheClock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	ap := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30)})
@@ -217,6 +221,7 @@ func TestNoShowFollowsTheClock(t *testing.T) {
 }
 
 func TestConflictsAndLocks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p1, p2 := e.patient(t, "ada"), e.patient(t, "bob")
 	first := e.book(t, appointments.CreateParams{PatientID: p1, ProviderID: "prv_a", RoomID: "r1", StartAt: at(0), EndAt: at(60)})
@@ -264,6 +269,7 @@ func TestConflictsAndLocks(t *testing.T) {
 // TestConcurrentBooking races 50 bookings of overlapping slots for one provider, per slot:
 // exactly one wins, every other answer is a conflict naming the winner.
 func TestConcurrentBooking(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var pids []string
 	for i := range 5 {
@@ -312,6 +318,7 @@ func TestConcurrentBooking(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	ap := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30), Status: appointments.StatusConfirmed})
@@ -352,6 +359,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestListFiltersOrderAndPaging(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p1, p2 := e.patient(t, "ada"), e.patient(t, "bob")
 	// Created out of startAt order: the list is by (startAt, id).

@@ -28,6 +28,7 @@ func (e *env) count(t *testing.T) int {
 // TestCreateRules checks every field rule of the protocol (docs/protocol.md §9 Appointment) on create: each
 // invalid body names exactly the invalid fields with their codes, and creates nothing.
 func TestCreateRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	long := func(n int) string { return strings.Repeat("x", n) }
@@ -116,6 +117,7 @@ func TestCreateRules(t *testing.T) {
 // TestPatchRules checks the merge-patch rules: nulls on required fields, unknown fields, types,
 // lengths, times against the stored ones, all reported at once and changing nothing.
 func TestPatchRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	ap := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(60), RoomID: "r", Notes: "n"})
@@ -170,6 +172,7 @@ func TestPatchRules(t *testing.T) {
 const time3339 = "2006-01-02T15:04:05Z07:00"
 
 func TestListParamErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cases := []struct {
 		query string
@@ -206,6 +209,7 @@ func TestListParamErrors(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	ap := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30)})

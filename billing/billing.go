@@ -5,11 +5,13 @@ package billing
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
 
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // InvoiceStatus is where an invoice is in its life: open → partially_paid → paid.
@@ -69,14 +71,11 @@ type Invoice struct {
 type LineItemParams struct {
 	Description string `json:"description"`
 	Quantity    int64  `json:"quantity"`
-	// UnitAmount in minor units; nil means "the product's price" (use Amount to set one).
+	// UnitAmount in minor units; nil means "the product's price" (medspa.Ptr sets one).
 	UnitAmount *int64 `json:"unitAmount,omitempty"`
 	// ProductID sells the product: its stock at location "main" drops by Quantity.
 	ProductID string `json:"productId,omitempty"`
 }
-
-// Amount returns a pointer to v, for LineItemParams.UnitAmount.
-func Amount(v int64) *int64 { return &v }
 
 // InvoiceCreateParams are the fields of a new invoice. PatientID and LineItems (1–100) are
 // required.
@@ -93,6 +92,20 @@ type InvoiceCreateParams struct {
 	DueAt    time.Time `json:"dueAt,omitzero"`
 	// Notes are free text, at most 10,000 characters (PHI).
 	Notes string `json:"notes,omitempty"`
+}
+
+// MarshalJSON writes DueAt (when set) as the protocol writes timestamps, whatever its location
+// and precision: UTC, "Z", whole seconds (docs/protocol.md §2).
+func (p InvoiceCreateParams) MarshalJSON() ([]byte, error) {
+	type plain InvoiceCreateParams // without this method
+	var due string
+	if !p.DueAt.IsZero() {
+		due = wire.FormatTime(p.DueAt)
+	}
+	return json.Marshal(struct {
+		plain
+		DueAt string `json:"dueAt,omitempty"`
+	}{plain(p), due})
 }
 
 // Sort orders of an invoice list.
@@ -184,46 +197,46 @@ type PaymentCreateParams struct {
 }
 
 // InvoicesService calls the invoice endpoints. Get one from medspa.New, or NewInvoicesService.
-type InvoicesService struct{ c *client.Client }
+type InvoicesService struct{ e *client.Engine }
 
-// NewInvoicesService returns an InvoicesService sending through c.
-func NewInvoicesService(c *client.Client) *InvoicesService { return &InvoicesService{c: c} }
+// NewInvoicesService returns an InvoicesService sending through e (medspa.New does this for you).
+func NewInvoicesService(e *client.Engine) *InvoicesService { return &InvoicesService{e: e} }
 
 // Create creates an invoice and returns it. Product lines sell stock at location "main", all or
 // none: short stock is client.ErrInsufficientStock and nothing changes.
 func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, error) {
-	return client.Call[Invoice](ctx, s.c, http.MethodPost, client.Path("invoices"), params, opts...)
+	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices"), params, opts...)
 }
 
 // Get returns the invoice with the given id.
 func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, error) {
-	return client.Call[Invoice](ctx, s.c, http.MethodGet, client.Path("invoices", id), nil, opts...)
+	return client.Call[Invoice](ctx, s.e, http.MethodGet, client.Path("invoices", id), nil, opts...)
 }
 
 // List returns one page of invoices.
 func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], error) {
-	return client.List[Invoice](ctx, s.c, client.Path("invoices"), params, opts...)
+	return client.List[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
 // All iterates over every invoice matching params, fetching pages as needed.
 func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.Option) iter.Seq2[Invoice, error] {
-	return client.All[Invoice](ctx, s.c, client.Path("invoices"), params, opts...)
+	return client.All[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
 // PaymentsService calls the payment endpoints. Get one from medspa.New, or NewPaymentsService.
-type PaymentsService struct{ c *client.Client }
+type PaymentsService struct{ e *client.Engine }
 
-// NewPaymentsService returns a PaymentsService sending through c.
-func NewPaymentsService(c *client.Client) *PaymentsService { return &PaymentsService{c: c} }
+// NewPaymentsService returns a PaymentsService sending through e (medspa.New does this for you).
+func NewPaymentsService(e *client.Engine) *PaymentsService { return &PaymentsService{e: e} }
 
 // Create pays (part of) an invoice and returns the succeeded payment. A declined card is an
 // *client.Error matching client.ErrCardDeclined whose PaymentID names the recorded failed
 // payment and whose DeclineCode says why.
 func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, error) {
-	return client.Call[Payment](ctx, s.c, http.MethodPost, client.Path("payments"), params, opts...)
+	return client.Call[Payment](ctx, s.e, http.MethodPost, client.Path("payments"), params, opts...)
 }
 
 // Get returns the payment with the given id.
 func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, error) {
-	return client.Call[Payment](ctx, s.c, http.MethodGet, client.Path("payments", id), nil, opts...)
+	return client.Call[Payment](ctx, s.e, http.MethodGet, client.Path("payments", id), nil, opts...)
 }

@@ -106,6 +106,7 @@ func halfUp(base, bps int64) int64 {
 }
 
 func TestInvoiceLifecycle(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	pat := mustPatient(t, c)
@@ -115,7 +116,7 @@ func TestInvoiceLifecycle(t *testing.T) {
 		PatientID: pat.ID,
 		LineItems: []billing.LineItemParams{
 			{Description: "Serum", Quantity: 3, ProductID: serum.ID},
-			{Description: "Consultation", Quantity: 1, UnitAmount: billing.Amount(15000)},
+			{Description: "Consultation", Quantity: 1, UnitAmount: medspa.Ptr[int64](15000)},
 		},
 		TaxRateBps: 825, DiscountAmount: 1234, DueAt: due, Notes: "allergic to latex",
 	})
@@ -170,11 +171,12 @@ func TestInvoiceLifecycle(t *testing.T) {
 }
 
 func TestZeroTotalIsPaidAtCreation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	for _, tc := range []billing.InvoiceCreateParams{
-		{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Free touch-up", Quantity: 2, UnitAmount: billing.Amount(0)}}, TaxRateBps: 1000},
-		{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Comped", Quantity: 1, UnitAmount: billing.Amount(900)}}, DiscountAmount: 900, TaxRateBps: 10000},
+		{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Free touch-up", Quantity: 2, UnitAmount: medspa.Ptr[int64](0)}}, TaxRateBps: 1000},
+		{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Comped", Quantity: 1, UnitAmount: medspa.Ptr[int64](900)}}, DiscountAmount: 900, TaxRateBps: 10000},
 	} {
 		inv := mustInvoice(t, env.Client, tc)
 		if inv.Total != 0 || inv.Status != billing.InvoicePaid || !inv.PaidAt.Equal(inv.CreatedAt) || inv.AmountDue != 0 {
@@ -188,6 +190,7 @@ func TestZeroTotalIsPaidAtCreation(t *testing.T) {
 // TestMoney checks every computed amount over HTTP against an independent big-integer
 // computation, including the half-up rounding edges.
 func TestMoney(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	type line struct{ q, u int64 }
@@ -219,7 +222,7 @@ func TestMoney(t *testing.T) {
 			p := billing.InvoiceCreateParams{PatientID: pat.ID, TaxRateBps: tc.bps, DiscountAmount: tc.discount}
 			sub := new(big.Int)
 			for _, l := range tc.lines {
-				p.LineItems = append(p.LineItems, billing.LineItemParams{Description: "x", Quantity: l.q, UnitAmount: billing.Amount(l.u)})
+				p.LineItems = append(p.LineItems, billing.LineItemParams{Description: "x", Quantity: l.q, UnitAmount: medspa.Ptr[int64](l.u)})
 				sub.Add(sub, new(big.Int).Mul(big.NewInt(l.q), big.NewInt(l.u)))
 			}
 			inv := mustInvoice(t, env.Client, p)
@@ -240,6 +243,7 @@ func TestMoney(t *testing.T) {
 }
 
 func TestMoneyOverflowIsRefused(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	const maxI = int64(^uint64(0) >> 1)
@@ -249,9 +253,9 @@ func TestMoneyOverflowIsRefused(t *testing.T) {
 		bps   int64
 		want  []string
 	}{
-		{"line overflows", []billing.LineItemParams{{Description: "x", Quantity: 2, UnitAmount: billing.Amount(maxI/2 + 1)}}, 0, []string{"/lineItems/0/unitAmount out_of_range"}},
-		{"subtotal overflows", []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(maxI)}, {Description: "y", Quantity: 1, UnitAmount: billing.Amount(1)}}, 0, []string{"/lineItems out_of_range"}},
-		{"total overflows with tax", []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(maxI/2 + 10)}}, 10000, []string{"/lineItems out_of_range"}},
+		{"line overflows", []billing.LineItemParams{{Description: "x", Quantity: 2, UnitAmount: medspa.Ptr[int64](maxI/2 + 1)}}, 0, []string{"/lineItems/0/unitAmount out_of_range"}},
+		{"subtotal overflows", []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](maxI)}, {Description: "y", Quantity: 1, UnitAmount: medspa.Ptr[int64](1)}}, 0, []string{"/lineItems out_of_range"}},
+		{"total overflows with tax", []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](maxI/2 + 10)}}, 10000, []string{"/lineItems out_of_range"}},
 	}
 	for _, tc := range cases {
 		_, err := env.Client.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: tc.lines, TaxRateBps: tc.bps})
@@ -261,7 +265,7 @@ func TestMoneyOverflowIsRefused(t *testing.T) {
 		}
 	}
 	// The largest total that fits is accepted.
-	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(maxI)}}})
+	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](maxI)}}})
 	if inv.Total != maxI {
 		t.Errorf("total %d, want %d", inv.Total, maxI)
 	}
@@ -280,6 +284,7 @@ func countOf(t *testing.T, env *testenv.Env, path string) int {
 // TestInvoiceRules checks every field rule of an invoice create: each invalid body names
 // exactly the invalid fields, all at once, and changes nothing (invoices, stock).
 func TestInvoiceRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	prod := mustProduct(t, env.Client, "P-1", 1000, 5)
@@ -355,10 +360,11 @@ func TestInvoiceRules(t *testing.T) {
 }
 
 func TestPaymentRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
-	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(1000)}}})
-	eurInv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, Currency: "eur", LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(1000)}}})
+	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1000)}}})
+	eurInv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, Currency: "eur", LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1000)}}})
 	if eurInv.Currency != "eur" {
 		t.Fatalf("currency %q", eurInv.Currency)
 	}
@@ -404,6 +410,7 @@ func TestPaymentRules(t *testing.T) {
 }
 
 func TestCardTokens(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	cases := []struct {
@@ -417,7 +424,7 @@ func TestCardTokens(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.token, func(t *testing.T) {
-			inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(500)}}})
+			inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](500)}}})
 			var meta *client.Response
 			p, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 500, Method: billing.MethodCard, CardToken: tc.token}, client.WithResponseInto(&meta))
 			after, _ := env.Client.Invoices.Get(ctx, inv.ID)
@@ -446,6 +453,7 @@ func TestCardTokens(t *testing.T) {
 }
 
 func TestGetUnknownAndMalformedIDs(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for _, id := range []string{"inv_0000000000000000000000000000000f", "inv_bad", "pay_0000000000000000000000000000000f"} {
 		_, err := env.Client.Invoices.Get(badCtx, id)
@@ -459,6 +467,7 @@ func TestGetUnknownAndMalformedIDs(t *testing.T) {
 
 // TestSaleIsAllOrNothing: an invoice whose product lines can't all be filled sells nothing.
 func TestSaleIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	pat := mustPatient(t, c)
@@ -482,7 +491,7 @@ func TestSaleIsAllOrNothing(t *testing.T) {
 	inv := mustInvoice(t, c, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{
 		{Description: "a", Quantity: 5, ProductID: a.ID},
 		{Description: "b", Quantity: 1, ProductID: b.ID},
-		{Description: "b again", Quantity: 1, ProductID: b.ID, UnitAmount: billing.Amount(150)},
+		{Description: "b again", Quantity: 1, ProductID: b.ID, UnitAmount: medspa.Ptr[int64](150)},
 	}})
 	if onHand(t, c, a.ID) != 0 || onHand(t, c, b.ID) != 0 {
 		t.Errorf("stock after the sale: a %d b %d, want 0 0", onHand(t, c, a.ID), onHand(t, c, b.ID))
@@ -497,6 +506,7 @@ func TestSaleIsAllOrNothing(t *testing.T) {
 }
 
 func TestInvoiceListFilters(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	acct := env.Key.Account
@@ -505,7 +515,7 @@ func TestInvoiceListFilters(t *testing.T) {
 	ada := mustPatient(t, c)
 	bob, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Bob", LastName: "B", Email: "b@example.com"})
 	line := func(amount int64) []billing.LineItemParams {
-		return []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(amount)}}
+		return []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](amount)}}
 	}
 	var ids []string
 	for i, pid := range []string{ada.ID, bob.ID, ada.ID, bob.ID, ada.ID} {
@@ -565,9 +575,10 @@ func TestInvoiceListFilters(t *testing.T) {
 // TestConcurrentPaymentsNeverOverpay: 50 payments race for one invoice; amountPaid never exceeds
 // the total and equals the sum of the payments that succeeded.
 func TestConcurrentPaymentsNeverOverpay(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
-	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(10_000)}}})
+	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
 	var wg sync.WaitGroup
 	var succeeded, refused atomic.Int64
 	var sum atomic.Int64
@@ -623,6 +634,7 @@ func (l *lossyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	prod := mustProduct(t, env.Client, "R-1", 250, 10)
@@ -680,9 +692,10 @@ func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
 
 // A declined card through a retried call is recorded once too: the 402 is replayed.
 func TestRetryAfterLostDeclineRecordsOnce(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
-	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(100)}}})
+	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](100)}}})
 	lt := &lossyTransport{base: env.HTTP.Transport}
 	c := env.ClientFor(t, env.Key.Key, medspa.WithHTTPClient(&http.Client{Transport: lt}))
 	_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds})
@@ -696,6 +709,7 @@ func TestRetryAfterLostDeclineRecordsOnce(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	read := env.NewKey(t, medspaKey(env.Key.Account, "billing:read"))
@@ -703,7 +717,7 @@ func TestScopes(t *testing.T) {
 	if _, err := rc.Invoices.List(ctx, nil); err != nil {
 		t.Errorf("billing:read list: %v", err)
 	}
-	_, err := rc.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(1)}}})
+	_, err := rc.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1)}}})
 	apiError(t, err, client.ErrInsufficientScope)
 	_, err = rc.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: "inv_0000000000000000000000000000000f", Amount: 1, Method: billing.MethodCash})
 	apiError(t, err, client.ErrInsufficientScope)
@@ -715,6 +729,7 @@ func TestScopes(t *testing.T) {
 // TestLotTrackedSaleIsFEFO: an invoice selling a lot-tracked product takes from the
 // first-expiring lots at main.
 func TestLotTrackedSaleIsFEFO(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	pat := mustPatient(t, c)
@@ -753,7 +768,7 @@ func ExamplePaymentsService_Create_declined() {
 	pat, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	inv, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: pat.ID,
-		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: billing.Amount(19900)}},
+		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
 
 	_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
@@ -794,6 +809,7 @@ func exampleClient() *medspa.Client {
 }
 
 func TestInvoiceForAnAppointment(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	start := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)
@@ -801,7 +817,7 @@ func TestInvoiceForAnAppointment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: visit.ID, LineItems: []billing.LineItemParams{{Description: "Botox", Quantity: 20, UnitAmount: billing.Amount(1200)}}})
+	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: visit.ID, LineItems: []billing.LineItemParams{{Description: "Botox", Quantity: 20, UnitAmount: medspa.Ptr[int64](1200)}}})
 	got, err := env.Client.Invoices.Get(ctx, inv.ID)
 	if err != nil || got.AppointmentID != visit.ID || inv.AppointmentID != visit.ID || got.Total != 24000 {
 		t.Errorf("invoice %+v %v", got, err)

@@ -3,6 +3,7 @@ package billing_test
 import (
 	"fmt"
 
+	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -15,8 +16,8 @@ func ExampleInvoicesService_Create() {
 	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: pat.ID,
 		LineItems: []billing.LineItemParams{
-			{Description: "Chemical peel", Quantity: 1, UnitAmount: billing.Amount(15000)},
-			{Description: "SPF 50", Quantity: 3, UnitAmount: billing.Amount(2999)},
+			{Description: "Chemical peel", Quantity: 1, UnitAmount: medspa.Ptr[int64](15000)},
+			{Description: "SPF 50", Quantity: 3, UnitAmount: medspa.Ptr[int64](2999)},
 		},
 		TaxRateBps:     825, // 8.25%
 		DiscountAmount: 1000,
@@ -36,7 +37,7 @@ func ExamplePaymentsService_Create() {
 	pat, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	inv, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: pat.ID,
-		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: billing.Amount(19900)}},
+		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
 
 	cash, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCash})

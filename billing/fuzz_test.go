@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/inventory"
@@ -43,7 +44,7 @@ func FuzzBillingBodies(f *testing.F) {
 	if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 1_000_000, Reason: inventory.ReasonReceived}); err != nil {
 		f.Fatal(err)
 	}
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(1_000_000)}}})
+	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1_000_000)}}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -19,10 +19,10 @@ import (
 )
 
 // mocked returns a client whose transport is an httpmock responder set (no network at all).
-func mocked(t *testing.T, opts ...client.Option) (*client.Client, *httpmock.MockTransport) {
+func mocked(t *testing.T, opts ...client.Option) (*client.Engine, *httpmock.MockTransport) {
 	t.Helper()
 	mt := httpmock.NewMockTransport()
-	c, err := client.New(append([]client.Option{
+	c, err := client.NewEngine(append([]client.Option{
 		client.WithBaseURL("https://api.example.test"), client.WithAPIKey("msk_test_secretvalue"),
 		client.WithHTTPClient(&http.Client{Transport: mt}), client.WithRetryWait(0, 0),
 	}, opts...)...)
@@ -33,6 +33,7 @@ func mocked(t *testing.T, opts ...client.Option) (*client.Client, *httpmock.Mock
 }
 
 func TestBaseURLRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		url string
 		ok  bool
@@ -48,7 +49,7 @@ func TestBaseURLRules(t *testing.T) {
 		{"https://", false},
 	}
 	for _, tc := range cases {
-		_, err := client.New(client.WithBaseURL(tc.url))
+		_, err := client.NewEngine(client.WithBaseURL(tc.url))
 		if (err == nil) != tc.ok {
 			t.Errorf("%q: err %v, want ok=%v", tc.url, err, tc.ok)
 		}
@@ -64,20 +65,21 @@ func TestEnvironmentDefaults(t *testing.T) {
 		auth, host = r.Header.Get("Authorization"), r.URL.Host
 		return httpmock.NewStringResponse(200, `{}`), nil
 	})
-	c, err := client.New(client.WithHTTPClient(&http.Client{Transport: mt}))
+	c, err := client.NewEngine(client.WithHTTPClient(&http.Client{Transport: mt}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.BaseURL() != "https://env.example.test" {
 		t.Errorf("base %q", c.BaseURL())
 	}
-	_ = c.Do(context.Background(), http.MethodGet, "/api/v1/patients", nil, nil)
+	_ = c.Do(context.Background(), http.MethodGet, client.Path("patients"), nil, nil)
 	if auth != "Bearer msk_test_fromenv" || host != "env.example.test" {
 		t.Errorf("auth %q host %q", auth, host)
 	}
 }
 
 func TestRequestHeaders(t *testing.T) {
+	t.Parallel()
 	c, mt := mocked(t, client.WithUserAgent("myapp/1.2"))
 	var got *http.Request
 	mt.RegisterResponder("POST", "https://api.example.test/api/v1/patients", func(r *http.Request) (*http.Response, error) {
@@ -112,13 +114,40 @@ func TestRequestHeaders(t *testing.T) {
 	}
 }
 
-func TestPathEscapesSegments(t *testing.T) {
-	if got := client.Path("patients", "a/b?c"); got != "/api/v1/patients/a%2Fb%3Fc" {
-		t.Errorf("Path: %q", got)
+// TestPathSegments pins what Path sends for a segment, and which segments it refuses: an id
+// that is empty or not one segment would name another resource on the way to the server
+// (issue 16: "a/b?c" used to be sent escaped as one segment; it is refused now).
+func TestPathSegments(t *testing.T) {
+	t.Parallel()
+	for seg, want := range map[string]string{
+		"pat_1":       "/api/v1/patients/pat_1",
+		"a b%c":       "/api/v1/patients/a%20b%25c",
+		"café":        "/api/v1/patients/caf%C3%A9",
+		"a.b":         "/api/v1/patients/a.b",
+		"...":         "/api/v1/patients/...",
+		"key:1@x;y=z": "/api/v1/patients/key:1@x%3By=z",
+	} {
+		r := client.Path("patients", seg)
+		if r.Err() != nil || r.String() != want {
+			t.Errorf("Path(%q) = %q, %v; want %q", seg, r.String(), r.Err(), want)
+		}
+	}
+	for _, seg := range []string{"", ".", "..", "a/b", "/", "a?b", "a#b", `a\b`, "a\nb", "a\x00", "a\x7f", "\xff", "a\u0085"} {
+		r := client.Path("patients", seg)
+		if !errors.Is(r.Err(), client.ErrInvalidArgument) || r.String() != "" {
+			t.Errorf("Path(%q) = %q, %v; want ErrInvalidArgument", seg, r.String(), r.Err())
+		}
+		if len(seg) > 2 && strings.Contains(r.Err().Error(), seg) {
+			t.Errorf("the error quotes the segment: %v", r.Err())
+		}
+	}
+	if r := client.Path("webhooks", "whk_1", "test"); r.String() != "/api/v1/webhooks/whk_1/test" {
+		t.Errorf("Path = %q", r.String())
 	}
 }
 
 func TestErrorDecoding(t *testing.T) {
+	t.Parallel()
 	c, mt := mocked(t, client.WithMaxRetries(0))
 	mt.RegisterResponder("POST", "https://api.example.test/api/v1/appointments", httpmock.NewStringResponder(409,
 		`{"type":"https://docs.medspa.dev/errors/appointment_conflict","title":"Appointment conflict","status":409,"detail":"overlaps","code":"appointment_conflict","requestId":"req_1","conflictingId":"apt_9","future":"ignored"}`).
@@ -133,24 +162,24 @@ func TestErrorDecoding(t *testing.T) {
 		HeaderSet(http.Header{"Content-Type": {"text/html"}, "X-Request-Id": {"req_4"}}))
 	ctx := context.Background()
 
-	_, err := client.Call[obj](ctx, c, http.MethodPost, "/api/v1/appointments", struct{}{})
+	_, err := client.Call[obj](ctx, c, http.MethodPost, client.Path("appointments"), struct{}{})
 	var e *client.Error
 	if !errors.As(err, &e) || !errors.Is(err, client.ErrAppointmentConflict) || !errors.Is(err, client.ErrAPI) || errors.Is(err, client.ErrNotFound) ||
 		e.ConflictingID != "apt_9" || e.RequestID != "req_1" || e.Status != 409 {
 		t.Errorf("conflict: %#v", e)
 	}
-	_, err = client.Call[obj](ctx, c, http.MethodPost, "/api/v1/payments", struct{}{})
+	_, err = client.Call[obj](ctx, c, http.MethodPost, client.Path("payments"), struct{}{})
 	if !errors.As(err, &e) || !errors.Is(err, client.ErrCardDeclined) || e.PaymentID != "pay_1" || e.DeclineCode != "insufficient_funds" {
 		t.Errorf("decline: %#v", e)
 	}
-	_, err = client.Call[obj](ctx, c, http.MethodPost, "/api/v1/patients", struct{}{})
+	_, err = client.Call[obj](ctx, c, http.MethodPost, client.Path("patients"), struct{}{})
 	if !errors.As(err, &e) || len(e.Fields) != 2 || e.Fields[0] != (client.FieldError{Pointer: "/email", Code: "invalid_format", Detail: "must be an email address"}) {
 		t.Errorf("validation: %#v", e)
 	}
 	if msg := err.Error(); msg != "medspa: 422 validation_error: 2 fields are invalid (/email invalid_format, /lastName required) [req_3]" {
 		t.Errorf("message %q", msg)
 	}
-	_, err = client.Call[obj](ctx, c, http.MethodGet, "/api/v1/patients", nil)
+	_, err = client.Call[obj](ctx, c, http.MethodGet, client.Path("patients"), nil)
 	if !errors.As(err, &e) || e.Status != 502 || e.Code != "" || e.Title != "Bad Gateway" || e.RequestID != "req_4" {
 		t.Errorf("non-problem body: %#v", e)
 	}
@@ -159,13 +188,14 @@ func TestErrorDecoding(t *testing.T) {
 // TestDebugLogsCarryMetadataOnly sends PHI in a body and a query, with a key, and checks that
 // none of it reaches the log while the metadata does.
 func TestDebugLogsCarryMetadataOnly(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, mt := mocked(t, client.WithLogger(logger))
 	mt.RegisterNoResponder(httpmock.NewStringResponder(200, `{"id":"pat_1","firstName":"Zenobia"}`).HeaderSet(http.Header{"X-Request-Id": {"req_77"}}))
 	ctx := context.Background()
-	_, _ = client.Call[obj](ctx, c, http.MethodPost, "/api/v1/patients", map[string]string{"firstName": "Zenobia", "email": "zen@example.org"})
-	_, _ = client.Call[obj](ctx, c, http.MethodGet, "/api/v1/patients", url.Values{"email": {"zen@example.org"}})
+	_, _ = client.Call[obj](ctx, c, http.MethodPost, client.Path("patients"), map[string]string{"firstName": "Zenobia", "email": "zen@example.org"})
+	_, _ = client.Call[obj](ctx, c, http.MethodGet, client.Path("patients"), url.Values{"email": {"zen@example.org"}})
 	out := buf.String()
 	for _, secret := range []string{"Zenobia", "zen@example.org", "zen%40example.org", "msk_test_secretvalue", "Bearer"} {
 		if strings.Contains(out, secret) {
@@ -184,6 +214,7 @@ func TestDebugLogsCarryMetadataOnly(t *testing.T) {
 }
 
 func TestEncodeQuery(t *testing.T) {
+	t.Parallel()
 	yes := true
 	type params struct {
 		client.ListOptions
@@ -216,6 +247,7 @@ func TestEncodeQuery(t *testing.T) {
 }
 
 func TestOptionalMarshalsMergePatch(t *testing.T) {
+	t.Parallel()
 	type patch struct {
 		A client.Optional[string]      `json:"a,omitzero"`
 		B client.Optional[string]      `json:"b,omitzero"`
@@ -236,6 +268,7 @@ func TestOptionalMarshalsMergePatch(t *testing.T) {
 }
 
 func TestDateRejectsImpossibleDates(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"2026-02-30", "2026-13-01", "26-01-01", "2026-1-1", ""} {
 		if _, err := client.ParseDate(s); err == nil {
 			t.Errorf("%q accepted", s)
@@ -243,5 +276,35 @@ func TestDateRejectsImpossibleDates(t *testing.T) {
 	}
 	if d, err := client.ParseDate("2024-02-29"); err != nil || d.String() != "2024-02-29" {
 		t.Errorf("leap day: %v %v", d, err)
+	}
+}
+
+// TestTimesOnTheWire: every time the SDK writes, in a query or a merge patch, is UTC with "Z"
+// and whole seconds (docs/protocol.md §2), whatever the caller's zone and precision.
+func TestTimesOnTheWire(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 22, 9, 3, 0, 999_999_999, time.FixedZone("EST", -5*3600))
+	q, err := client.EncodeQuery(&struct {
+		From time.Time  `url:"from"`
+		To   *time.Time `url:"to"`
+	}{From: at, To: &at})
+	if err != nil || q.Get("from") != "2026-11-22T14:03:00Z" || q.Get("to") != "2026-11-22T14:03:00Z" {
+		t.Errorf("query %v, %v", q, err)
+	}
+	b, err := json.Marshal(struct {
+		At client.Optional[time.Time] `json:"at,omitzero"`
+	}{client.Set(at)})
+	if err != nil || string(b) != `{"at":"2026-11-22T14:03:00Z"}` {
+		t.Errorf("patch %s, %v", b, err)
+	}
+	var back client.Optional[time.Time]
+	if err := json.Unmarshal([]byte(`"2026-11-22T14:03:00Z"`), &back); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := back.Get(); !ok || !v.Equal(at.Truncate(time.Second)) {
+		t.Errorf("read back %v", v)
+	}
+	if p := client.Ptr(int64(7)); *p != 7 {
+		t.Error("Ptr")
 	}
 }

@@ -2,35 +2,60 @@ package client
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/medspa/medspa-go/internal/safetext"
 )
 
 // credentials produce the Authorization header of each attempt.
 type credentials interface {
 	// authorization returns the header value ("" sends none).
 	authorization(ctx context.Context) (string, error)
-	// refresh drops the token that req carried when the server said it expired, and reports
-	// whether a different token can be tried.
-	refresh(ctx context.Context, req *http.Request) bool
+	// renew drops the token that authorization sent when the server said it expired, and
+	// reports whether the call may be resent with another.
+	renew(sent string) bool
 }
 
-func newCredentials(cfg *config) credentials {
-	if cfg.oauth != nil {
-		return &tokenCredentials{src: cfg.oauth.source(cfg)}
+// credentialKey names the credential cfg authenticates with, for sharing token caches and rate
+// limiters between every call that names it: the base URL and the API key, OAuth client or
+// token source.
+func credentialKey(cfg *config) string {
+	switch {
+	case cfg.oauth != nil:
+		return cfg.baseURL + " oauth " + cfg.oauth.id
+	case cfg.tokenSource != nil:
+		v := reflect.ValueOf(cfg.tokenSource)
+		if k := v.Kind(); k == reflect.Pointer || k == reflect.Func || k == reflect.Map || k == reflect.Chan {
+			return fmt.Sprintf("%s token-source %T %x", cfg.baseURL, cfg.tokenSource, v.Pointer())
+		}
+		// Token sources of one value type share a cache: stricter than needed, never wrong.
+		return fmt.Sprintf("%s token-source %T", cfg.baseURL, cfg.tokenSource)
+	default:
+		return cfg.baseURL + " api-key " + cfg.apiKey
 	}
-	if cfg.tokenSource != nil {
-		return &tokenCredentials{src: cfg.tokenSource}
-	}
-	if cfg.apiKey == "" {
+}
+
+func newCredentials(cfg *config, hc *http.Client) credentials {
+	switch {
+	case cfg.oauth != nil:
+		return &tokenCredentials{src: cfg.oauth.source(cfg, hc), now: cfg.now}
+	case cfg.tokenSource != nil:
+		return &tokenCredentials{src: cfg.tokenSource, now: cfg.now}
+	case cfg.apiKey == "":
 		return apiKeyCredentials("")
+	default:
+		return apiKeyCredentials("Bearer " + cfg.apiKey)
 	}
-	return apiKeyCredentials("Bearer " + cfg.apiKey)
 }
 
 // apiKeyCredentials send a fixed API key: the whole Authorization value, built once.
@@ -38,41 +63,111 @@ type apiKeyCredentials string
 
 func (k apiKeyCredentials) authorization(context.Context) (string, error) { return string(k), nil }
 
-func (apiKeyCredentials) refresh(context.Context, *http.Request) bool { return false }
+func (apiKeyCredentials) renew(string) bool { return false }
 
-// tokenCredentials cache the access token of an oauth2.TokenSource. Concurrent calls that
-// find the same token expired share one refresh: the first drops it under the lock, and the
-// next authorization call (serialized by the same lock) fetches exactly one new token.
+// Bounds on how long an access token is used (docs/protocol.md §5 says the server always sends
+// expires_in, 3600 s; a server that says otherwise must not make the client hammer its token
+// endpoint, nor keep a token for days).
+const (
+	minTokenLifetime = 30 * time.Second
+	maxTokenLifetime = 24 * time.Hour
+	// tokenMargin renews a token before its last seconds, so it does not expire on the way.
+	tokenMargin = 10 * time.Second
+)
+
+// tokenCredentials cache the access token of an oauth2.TokenSource, and renew it one fetch at a
+// time: concurrent calls that need a token wait for the fetch in flight (or for their context).
 type tokenCredentials struct {
 	src oauth2.TokenSource
-	mu  sync.Mutex
-	tok *oauth2.Token
+	now func() time.Time
+
+	mu        sync.Mutex
+	tok       *oauth2.Token
+	header    string    // the Authorization value of tok
+	fetched   time.Time // when tok was fetched, by now
+	renewAt   time.Time // when tok is renewed
+	shortLife bool      // the server gave tok less than minTokenLifetime: renewals wait that long
+	flight    *tokenFetch
 }
 
-func (t *tokenCredentials) authorization(context.Context) (string, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.tok == nil || !t.tok.Valid() {
-		tok, err := t.src.Token()
-		if err != nil {
-			return "", &TokenError{Err: err}
-		}
-		t.tok = tok
-	}
-	return t.tok.Type() + " " + t.tok.AccessToken, nil
+// tokenFetch is one token request in flight; done closes when it ends.
+type tokenFetch struct {
+	done chan struct{}
+	err  error
 }
 
-func (t *tokenCredentials) refresh(_ context.Context, req *http.Request) bool {
-	sent := strings.TrimSpace(req.Header.Get("Authorization"))
-	_, sentToken, _ := strings.Cut(sent, " ")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.tok != nil && t.tok.AccessToken == sentToken {
-		t.tok = nil
-		if r, ok := t.src.(interface{ Invalidate(string) }); ok {
-			r.Invalidate(sentToken)
+func (t *tokenCredentials) authorization(ctx context.Context) (string, error) {
+	for {
+		t.mu.Lock()
+		if t.tok != nil && t.now().Before(t.renewAt) {
+			h := t.header
+			t.mu.Unlock()
+			return h, nil
+		}
+		f := t.flight
+		if f == nil {
+			f = &tokenFetch{done: make(chan struct{})}
+			t.flight = f
+			t.mu.Unlock()
+			t.fetch(f)
+		} else {
+			t.mu.Unlock()
+		}
+		select {
+		case <-f.done:
+			if f.err != nil {
+				return "", f.err
+			}
+		case <-ctx.Done():
+			return "", ctx.Err()
 		}
 	}
+}
+
+// fetch requests a token from the source and keeps it with its lifetime: the token's expiry
+// (which oauth2 sets from the server's expires_in) less tokenMargin, clamped to [minTokenLifetime,
+// maxTokenLifetime]; a token without either lives minTokenLifetime.
+func (t *tokenCredentials) fetch(f *tokenFetch) {
+	tok, err := t.src.Token()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	defer close(f.done)
+	t.flight = nil
+	if err != nil {
+		f.err = &TokenError{Err: err}
+		return
+	}
+	life := time.Duration(0)
+	switch {
+	case !tok.Expiry.IsZero():
+		life = time.Until(tok.Expiry) // oauth2 sets Expiry from expires_in, by the real clock
+	case tok.ExpiresIn > 0:
+		life = time.Duration(tok.ExpiresIn) * time.Second
+	}
+	life -= tokenMargin
+	t.tok, t.header, t.fetched = tok, tok.Type()+" "+tok.AccessToken, t.now()
+	t.shortLife = life < minTokenLifetime
+	t.renewAt = t.fetched.Add(min(max(life, minTokenLifetime), maxTokenLifetime))
+}
+
+// renew drops the token after the server answered 401 token_expired for sent (an Authorization
+// value): the server's clock decides, so a token that looks valid locally is renewed too, once
+// for every concurrent call that sent it. A token the server gave less than minTokenLifetime is
+// renewed only once that much time has passed, so such a server costs one token request per
+// minTokenLifetime rather than one per call: the calls in between fail with the 401.
+func (t *tokenCredentials) renew(sent string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.tok == nil || t.header != sent {
+		return true // another call renewed it already: resend with the new one
+	}
+	if t.shortLife && t.now().Sub(t.fetched) < minTokenLifetime {
+		return false
+	}
+	if r, ok := t.src.(interface{ Invalidate(string) }); ok {
+		r.Invalidate(t.tok.AccessToken)
+	}
+	t.tok, t.header = nil, ""
 	return true
 }
 
@@ -81,8 +176,28 @@ func (t *tokenCredentials) refresh(_ context.Context, req *http.Request) bool {
 // Calls fail with it (wrapped) and are not retried.
 type TokenError struct{ Err error }
 
-// Error says that obtaining a token failed, and why.
-func (e *TokenError) Error() string { return "medspa: obtaining OAuth token: " + e.Err.Error() }
+// Error says that obtaining a token failed and why, without the token endpoint's body or URL.
+func (e *TokenError) Error() string {
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.As(e.Err, &re) && re.ErrorCode != "":
+		msg := fmt.Sprintf("medspa: obtaining OAuth token: %d %s", statusOf(re), safetext.Line(re.ErrorCode))
+		if re.ErrorDescription != "" {
+			msg += ": " + safetext.Line(re.ErrorDescription)
+		}
+		return msg
+	case errors.As(e.Err, &re):
+		return fmt.Sprintf("medspa: obtaining OAuth token: the token endpoint answered %d", statusOf(re))
+	}
+	return "medspa: obtaining OAuth token: " + describeTransport(e.Err)
+}
+
+func statusOf(re *oauth2.RetrieveError) int {
+	if re.Response == nil {
+		return 0
+	}
+	return re.Response.StatusCode
+}
 
 // Unwrap returns the token source's error.
 func (e *TokenError) Unwrap() error { return e.Err }
@@ -96,29 +211,31 @@ func OAuthEndpoint(baseURL string) oauth2.Endpoint {
 
 // oauthSetup defers building a token source until the base URL and HTTP client are final.
 type oauthSetup struct {
-	source func(cfg *config) oauth2.TokenSource
+	id     string // the credential, for credentialKey: never the secret itself
+	source func(cfg *config, hc *http.Client) oauth2.TokenSource
 }
 
-// tokenContext is the context token requests run in: it carries the client's own HTTP client
-// (without the API call stages), so token traffic uses the same transport and TLS settings.
-func tokenContext(cfg *config) context.Context {
-	hc := cfg.httpClient
-	if hc == nil {
-		hc = &http.Client{Transport: defaultTransport}
-	}
+// tokenContext is the context token requests run in: it carries the client's HTTP client (its
+// transport, timeouts and redirect rules), so token traffic has the same TLS settings.
+func tokenContext(hc *http.Client) context.Context {
 	return context.WithValue(context.Background(), oauth2.HTTPClient, hc)
 }
 
 // WithClientCredentials authenticates with the OAuth 2.0 client-credentials grant against the
 // API's /oauth/token (client authentication by HTTP Basic), asking for scopes (none: all of the
-// client's). Tokens are cached; when one expires, locally or by the server's clock
-// (401 token_expired), a new one is requested once and shared by every concurrent call.
+// client's). Tokens are cached and shared by every call naming the same client and scopes; one
+// is renewed when its expires_in has passed (taken as at least 30 s and at most 24 h, whatever
+// the server says) or when the server answers 401 token_expired, one request for every
+// concurrent call.
 func WithClientCredentials(clientID, clientSecret string, scopes ...string) Option {
-	setup := &oauthSetup{source: func(cfg *config) oauth2.TokenSource {
-		cc := &clientcredentials.Config{ClientID: clientID, ClientSecret: clientSecret, Scopes: scopes,
-			TokenURL: OAuthEndpoint(cfg.baseURL).TokenURL, AuthStyle: oauth2.AuthStyleInHeader}
-		return clientCredentialsSource{cc: cc, ctx: tokenContext(cfg)}
-	}}
+	setup := &oauthSetup{
+		id: fmt.Sprintf("client-credentials %q %x %q", clientID, sha256.Sum256([]byte(clientSecret)), scopes),
+		source: func(cfg *config, hc *http.Client) oauth2.TokenSource {
+			cc := &clientcredentials.Config{ClientID: clientID, ClientSecret: clientSecret, Scopes: scopes,
+				TokenURL: OAuthEndpoint(cfg.baseURL).TokenURL, AuthStyle: oauth2.AuthStyleInHeader}
+			return clientCredentialsSource{cc: cc, ctx: tokenContext(hc)}
+		},
+	}
 	return func(c *config) { c.oauth, c.apiKey, c.tokenSource = setup, "", nil }
 }
 
@@ -136,9 +253,12 @@ func (s clientCredentialsSource) Token() (*oauth2.Token, error) { return s.cc.To
 // (the server's clock decides), once for every concurrent call. Rotated refresh tokens are
 // kept. Use OAuthEndpoint for cfg.Endpoint.
 func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) Option {
-	setup := &oauthSetup{source: func(c *config) oauth2.TokenSource {
-		return &refreshingSource{cfg: cfg, ctx: tokenContext(c), tok: tok}
-	}}
+	setup := &oauthSetup{
+		id: fmt.Sprintf("authorization-code %q %p", cfg.ClientID, tok),
+		source: func(_ *config, hc *http.Client) oauth2.TokenSource {
+			return &refreshingSource{cfg: cfg, ctx: tokenContext(hc), tok: tok}
+		},
+	}
 	return func(c *config) { c.oauth, c.apiKey, c.tokenSource = setup, "", nil }
 }
 

@@ -2,11 +2,16 @@ package client
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/medspa/medspa-go/internal/safetext"
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // Error is an error answered by the MedSpa API: an RFC 9457 problem document, decoded.
@@ -57,18 +62,20 @@ type FieldError struct {
 	Detail string `json:"detail"`
 }
 
-// Error formats the problem without any request data (no PHI): status, code, detail, request id.
+// Error formats the problem on one line, without any request data (no PHI): status, code,
+// detail, the invalid fields and the request id. Control characters the server put in its text
+// are escaped, so one error is one log line.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "medspa: %d", e.Status)
 	if e.Code != "" {
-		b.WriteString(" " + e.Code)
+		b.WriteString(" " + safetext.Line(e.Code))
 	}
 	switch {
 	case e.Detail != "":
-		b.WriteString(": " + e.Detail)
+		b.WriteString(": " + safetext.Line(e.Detail))
 	case e.Title != "":
-		b.WriteString(": " + e.Title)
+		b.WriteString(": " + safetext.Line(e.Title))
 	}
 	for i, f := range e.Fields {
 		if i == 0 {
@@ -76,13 +83,13 @@ func (e *Error) Error() string {
 		} else {
 			b.WriteString(", ")
 		}
-		b.WriteString(f.Pointer + " " + f.Code)
+		b.WriteString(safetext.Line(f.Pointer) + " " + safetext.Line(f.Code))
 		if i == len(e.Fields)-1 {
 			b.WriteString(")")
 		}
 	}
 	if e.RequestID != "" {
-		b.WriteString(" [" + e.RequestID + "]")
+		b.WriteString(" [" + safetext.Line(e.RequestID) + "]")
 	}
 	return b.String()
 }
@@ -154,7 +161,7 @@ func decodeError(resp *http.Response, body []byte) *Error {
 	if e.RequestID == "" {
 		e.RequestID = resp.Header.Get("X-Request-Id")
 	}
-	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	e.RetryAfter = wire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now(), 0)
 	e.Header = resp.Header
 	return e
 }
@@ -165,25 +172,32 @@ func isJSON(contentType string) bool {
 	return mt == "application/json" || mt == "application/problem+json" || strings.HasSuffix(mt, "+json")
 }
 
-// parseRetryAfter reads Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3).
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
+// ErrInvalidArgument is returned (wrapped) when a call's arguments cannot be sent as they are:
+// an id that is empty or not one path segment (see Path), or nil params where the call needs
+// them. Nothing was sent.
+var ErrInvalidArgument = errors.New("medspa: invalid argument")
+
+// callError is an error of the call path whose message is safe to log: one line naming the
+// call (method and path, never the query) and what went wrong, without request or response
+// data. Unwrap reaches the cause (a *url.Error, a JSON error, …), whose own message may hold
+// them.
+type callError struct {
+	msg string
+	err error
+}
+
+func (e *callError) Error() string { return e.msg }
+func (e *callError) Unwrap() error { return e.err }
+
+// describeTransport describes what ended a call on one line and without the request URL (a
+// *url.Error's message quotes it, and its query may hold PHI filters).
+func describeTransport(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue == err {
+		err = ue.Err
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		if secs > int64(365*24*time.Hour/time.Second) {
-			secs = int64(365 * 24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second
+	if err == nil {
+		return "transport error"
 	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
+	return safetext.Line(strings.TrimPrefix(err.Error(), "medspa: "))
 }

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLimiterObserve(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	resp := func(status int, h ...string) *http.Response {
 		r := &http.Response{StatusCode: status, Header: http.Header{}}
@@ -33,7 +34,7 @@ func TestLimiterObserve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var cfg config
 			WithRateLimit(600, 5)(&cfg)
-			l := cfg.limiter
+			l := newLimiter(*cfg.rate)
 			l.observe(tt.resp, now)
 			hold := time.Until(l.until)
 			if tt.max == 0 {

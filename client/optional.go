@@ -3,6 +3,9 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"time"
+
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // Optional is a field of an update (JSON Merge Patch, RFC 7396): left zero it is absent and the
@@ -29,10 +32,14 @@ func (o Optional[T]) IsNull() bool { return o.null }
 // Get returns the value to set and whether there is one.
 func (o Optional[T]) Get() (T, bool) { return o.value, o.set }
 
-// MarshalJSON writes the value, or null.
+// MarshalJSON writes the value, or null. A time.Time is written as the protocol writes
+// timestamps: UTC, "Z", whole seconds (docs/protocol.md §2).
 func (o Optional[T]) MarshalJSON() ([]byte, error) {
 	if !o.set {
 		return []byte("null"), nil
+	}
+	if t, ok := any(o.value).(time.Time); ok {
+		return json.Marshal(wire.FormatTime(t))
 	}
 	return json.Marshal(o.value)
 }
@@ -50,3 +57,7 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	*o = Set(v)
 	return nil
 }
+
+// Ptr returns a pointer to v, for optional fields of create params (billing.LineItemParams's
+// UnitAmount, inventory.ProductCreateParams's Active, …).
+func Ptr[T any](v T) *T { return &v }

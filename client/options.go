@@ -3,50 +3,81 @@ package client
 import (
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
 )
 
-// Option configures a Client (given to New) or a single call (given to a service method).
-// A per-call option overrides the client's setting for that call only.
+// Option configures the client (given to medspa.New) or a single call (given to a service
+// method). A per-call option overrides the client's setting for that call only.
 type Option func(*config)
 
 // config is the effective configuration of one call: the client's settings with the call's
 // options applied on top of a copy.
 type config struct {
-	baseURL         string
-	apiKey          string
-	tokenSource     oauth2.TokenSource
-	httpClient      *http.Client
-	maxRetries      int
-	retryWaitMin    time.Duration
-	retryWaitMax    time.Duration
-	retryAfterMax   time.Duration
-	logger          *slog.Logger
-	userAgentSuffix string
-	header          http.Header
-	idempotencyKey  *string
-	response        **Response
-	signer          *signer
-	limiter         *limiter
+	baseURL     string
+	apiKey      string
+	tokenSource oauth2.TokenSource
 	// oauth builds the token source of WithClientCredentials / WithOAuth2 once the base URL
 	// and HTTP client are known.
-	oauth *oauthSetup
+	oauth            *oauthSetup
+	httpClient       *http.Client
+	timeouts         Timeouts
+	maxRetries       int
+	retryWaitMin     time.Duration
+	retryWaitMax     time.Duration
+	retryAfterMax    time.Duration
+	maxResponseBytes int64
+	maxPages         int
+	logger           *slog.Logger
+	userAgentSuffix  string
+	header           http.Header
+	idempotencyKey   *string
+	response         **Response
+	signer           *signer
+	rate             *rateSpec
+	// now is the client's clock: request signatures, the age of response signatures and token
+	// lifetimes are judged by it. Waits (retries, the rate limiter) use real time.
+	now func() time.Time
 	// err is an invalid option's error, returned by New (or by the call).
 	err error
 }
 
-// Defaults for the retry policy.
+// Defaults of the client's settings.
 const (
+	// DefaultBaseURL is used when neither WithBaseURL nor MEDSPA_BASE_URL is set.
+	DefaultBaseURL       = "https://api.medspa.dev"
 	DefaultMaxRetries    = 2
 	DefaultRetryWaitMin  = 500 * time.Millisecond
 	DefaultRetryWaitMax  = 8 * time.Second
 	DefaultRetryAfterMax = 60 * time.Second
-	// DefaultBaseURL is used when neither WithBaseURL nor MEDSPA_BASE_URL is set.
-	DefaultBaseURL = "https://api.medspa.dev"
+	// DefaultMaxResponseBytes bounds a response body read into memory (WithMaxResponseBytes).
+	DefaultMaxResponseBytes = 32 << 20
+	// DefaultMaxPages bounds the pages one All walks (WithMaxPages).
+	DefaultMaxPages = 100_000
 )
+
+// defaultConfig is the configuration before any option: the environment's key and base URL and
+// the defaults above.
+func defaultConfig() config {
+	cfg := config{
+		baseURL:          strings.TrimRight(os.Getenv("MEDSPA_BASE_URL"), "/"),
+		apiKey:           os.Getenv("MEDSPA_API_KEY"),
+		maxRetries:       DefaultMaxRetries,
+		retryWaitMin:     DefaultRetryWaitMin,
+		retryWaitMax:     DefaultRetryWaitMax,
+		retryAfterMax:    DefaultRetryAfterMax,
+		maxResponseBytes: DefaultMaxResponseBytes,
+		maxPages:         DefaultMaxPages,
+		now:              time.Now,
+	}
+	if cfg.baseURL == "" {
+		cfg.baseURL = DefaultBaseURL
+	}
+	return cfg
+}
 
 // WithAPIKey authenticates with an API key (Authorization: Bearer <key>). The default is the
 // MEDSPA_API_KEY environment variable.
@@ -55,8 +86,8 @@ func WithAPIKey(key string) Option {
 }
 
 // WithTokenSource authenticates with OAuth 2.0 access tokens from ts (any golang.org/x/oauth2
-// source). Tokens are cached and refreshed by the source; when the server still answers
-// 401 token_expired, the call refreshes once and is resent.
+// source). Tokens are cached by the client (see WithClientCredentials for how long); when the
+// server still answers 401 token_expired, the call renews the token once and is resent.
 func WithTokenSource(ts oauth2.TokenSource) Option {
 	return func(c *config) { c.tokenSource = ts; c.apiKey = ""; c.oauth = nil }
 }
@@ -68,8 +99,9 @@ func WithBaseURL(u string) Option {
 	return func(c *config) { c.baseURL = strings.TrimRight(u, "/") }
 }
 
-// WithHTTPClient sends requests through hc. Its Transport is wrapped (never modified); its
-// Timeout and CheckRedirect are kept. The default client requires TLS 1.3.
+// WithHTTPClient sends requests through hc: its Transport, Timeout and Jar are used as they are,
+// and the SDK's redirect rules (see RedirectError) run before its CheckRedirect. WithTimeouts
+// does not apply to it. The default client requires TLS 1.3 and has the DefaultTimeouts.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient = hc }
 }
@@ -88,6 +120,30 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 // ends the retries and returns the *Error with RetryAfter set.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) { c.retryAfterMax = d }
+}
+
+// WithMaxResponseBytes bounds how much of a response body the client reads into memory
+// (default DefaultMaxResponseBytes); a larger answer fails with ErrResponseTooLarge after
+// reading at most n+1 bytes. A report's CSV stream is not read into memory and is not bounded
+// (unless WithSigning is on: a signed answer is verified whole before it is returned).
+// n <= 0 keeps the default.
+func WithMaxResponseBytes(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxResponseBytes = n
+		}
+	}
+}
+
+// WithMaxPages bounds how many pages one All iteration fetches (default DefaultMaxPages): past
+// it, the iteration ends with ErrPagination, so a server that never reaches its last page cannot
+// keep a loop running. n <= 0 keeps the default.
+func WithMaxPages(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxPages = n
+		}
+	}
 }
 
 // WithLogger logs one debug record per attempt: method, path (never the query), status,
@@ -123,4 +179,14 @@ func WithIdempotencyKey(key string) Option {
 // rate-limit state) in *dst, also when the call fails with an *Error.
 func WithResponseInto(dst **Response) Option {
 	return func(c *config) { c.response = dst }
+}
+
+// withClock sets the client's clock (default time.Now). It is not exported yet; the tests reach
+// it through export_test.go.
+func withClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
 }

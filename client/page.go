@@ -2,8 +2,12 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"strconv"
 )
 
@@ -36,20 +40,26 @@ func (p *Page[T]) HasMore() bool {
 	return len(p.Data) > 0 && p.Meta.Page*p.Meta.PerPage < p.Meta.Total
 }
 
-// List fetches one page of the list at path with the given params (see EncodeQuery).
-func List[T any](ctx context.Context, c *Client, path string, params any, opts ...Option) (*Page[T], error) {
+// ErrPagination ends an All iteration (wrapped) when the server's pages cannot be walked to
+// their end: a page that repeats the previous one (the same ids), an empty page before the
+// total is reached, or more pages than WithMaxPages allows.
+var ErrPagination = errors.New("medspa: list pages inconsistent")
+
+// List fetches one page of the list at route with the given params (see EncodeQuery).
+func List[T any](ctx context.Context, e *Engine, route Route, params any, opts ...Option) (*Page[T], error) {
 	var p Page[T]
-	if err := c.Do(ctx, http.MethodGet, path, params, &p, opts...); err != nil {
+	if err := e.Do(ctx, http.MethodGet, route, params, &p, opts...); err != nil {
 		return nil, err
 	}
 	return &p, nil
 }
 
-// All walks every record of the list at path, fetching pages lazily from params' page (default
-// 1) as the loop advances. It stops after the last page (by meta.total), on an empty page, on the
-// first error (yielded once, with the zero T), or when the caller breaks; it starts no goroutine.
-// Only one page is held in memory at a time.
-func All[T any](ctx context.Context, c *Client, path string, params any, opts ...Option) iter.Seq2[T, error] {
+// All walks every record of the list at route, fetching pages lazily from params' page
+// (default 1) as the loop advances. It stops after the last page (by meta.total), on the first
+// error (yielded once, with the zero T), or when the caller breaks; it starts no goroutine and
+// holds one page in memory. It does not trust the server to end the walk: a repeated page, an
+// empty page before the total, or more than WithMaxPages pages end it with ErrPagination.
+func All[T any](ctx context.Context, e *Engine, route Route, params any, opts ...Option) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		q, err := EncodeQuery(params)
@@ -61,11 +71,25 @@ func All[T any](ctx context.Context, c *Client, path string, params any, opts ..
 		if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 0 {
 			page = n
 		}
-		for {
+		maxPages := e.configured(opts).maxPages
+		var previous []string
+		for fetched := 0; ; fetched++ {
+			if fetched == maxPages {
+				yield(zero, fmt.Errorf("%w: GET %s: more than %d pages", ErrPagination, route.path, maxPages))
+				return
+			}
 			q.Set("page", strconv.Itoa(page))
-			p, err := List[T](ctx, c, path, q, opts...)
-			if err != nil {
+			var p listPage[T]
+			if err := e.Do(ctx, http.MethodGet, route, q, &p, opts...); err != nil {
 				yield(zero, err)
+				return
+			}
+			switch {
+			case len(p.Data) == 0 && (page-1)*p.Meta.PerPage < p.Meta.Total:
+				yield(zero, fmt.Errorf("%w: GET %s: page %d is empty, before the total of %d", ErrPagination, route.path, page, p.Meta.Total))
+				return
+			case len(p.Data) > 0 && slices.Equal(p.ids, previous):
+				yield(zero, fmt.Errorf("%w: GET %s: page %d repeats page %d", ErrPagination, route.path, page, page-1))
 				return
 			}
 			for _, item := range p.Data {
@@ -76,7 +100,33 @@ func All[T any](ctx context.Context, c *Client, path string, params any, opts ..
 			if !p.HasMore() {
 				return
 			}
+			previous = p.ids
 			page++
 		}
 	}
+}
+
+// listPage is a page as All reads it: the records, and their ids to tell a repeated page.
+type listPage[T any] struct {
+	Page[T]
+	ids []string
+}
+
+func (p *listPage[T]) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &p.Page); err != nil {
+		return err
+	}
+	var ids struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &ids); err != nil {
+		return err
+	}
+	p.ids = make([]string, len(ids.Data))
+	for i, d := range ids.Data {
+		p.ids[i] = d.ID
+	}
+	return nil
 }

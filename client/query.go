@@ -8,12 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // EncodeQuery turns list or report params into a query. params is nil, url.Values, or a pointer
 // to (or value of) a struct whose fields carry `url:"name[,omitempty][,repeat]"` tags; embedded
 // structs (such as ListOptions) are flattened. Strings, integers, bools (and pointers to them),
-// time.Time (RFC 3339, UTC) and encoding.TextMarshaler values are supported; a []string becomes
+// time.Time (the protocol's form: UTC, "Z", whole seconds) and encoding.TextMarshaler values are
+// supported; a []string becomes
 // one comma-separated value, or one parameter per element with ",repeat". Zero values are
 // omitted when the tag says omitempty.
 func EncodeQuery(params any) (url.Values, error) {
@@ -93,7 +96,7 @@ func encodeStruct(q url.Values, v reflect.Value) error {
 
 func formatValue(v reflect.Value) (string, error) {
 	if t, ok := v.Interface().(time.Time); ok {
-		return t.UTC().Format(time.RFC3339), nil
+		return wire.FormatTime(t), nil
 	}
 	if m, ok := v.Interface().(encoding.TextMarshaler); ok {
 		b, err := m.MarshalText()

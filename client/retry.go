@@ -3,78 +3,94 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
-// retrySafe reports whether resending a request cannot apply it twice: safe and idempotent
+// retrySafe reports whether resending the call cannot apply it twice: safe and idempotent
 // methods (PATCH is a merge patch that sets state, so resending it is idempotent too) and POSTs
-// that carry an Idempotency-Key.
-func retrySafe(method string, hasIdempotencyKey bool) bool {
-	switch method {
+// that carry an Idempotency-Key (docs/protocol.md §8).
+func (c *call) retrySafe() bool {
+	switch c.method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodPatch:
 		return true
 	}
-	return hasIdempotencyKey
+	return c.idemKey != ""
 }
 
-// checkRetry is the retry policy: never once ctx is done; 429 always (the server refused the
-// request before doing anything) unless Retry-After is beyond the cap; connection errors and
-// 502–504 only when resending is safe. Every other answer is final.
-// Whether resending is safe is the call's (its method and idempotency key), read from ctx.
-func checkRetry(cfg *config) retryablehttp.CheckRetry {
-	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		st, _ := ctx.Value(callKey{}).(*call)
-		safe := st != nil && st.retrySafe
-		if err != nil {
-			// A token the token endpoint refused will not come on a resend.
-			if !safe || errors.As(err, new(*TokenError)) {
-				return false, err
-			}
-			// The library's policy knows the transport errors no retry can fix (bad
-			// certificates, unsupported schemes, redirect loops).
-			retry, perr := retryablehttp.DefaultRetryPolicy(ctx, nil, err)
-			if perr != nil {
-				return false, perr
-			}
-			return retry, err
-		}
-		switch resp.StatusCode {
-		case http.StatusTooManyRequests:
-			return retryAfter(resp) <= cfg.retryAfterMax, nil
-		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return safe && retryAfter(resp) <= cfg.retryAfterMax, nil
-		}
-		return false, nil
+// retryable reports whether an attempt that got no answer is retried: only a transport failure
+// (never a refused token, a refused redirect, a bad signature or an oversized body), only when
+// resending is safe and retries are left, and only when go-retryablehttp's policy does not know
+// it for one no retry can fix (bad certificates, unsupported schemes, invalid headers).
+func (c *call) retryable(ctx context.Context, err error) bool {
+	var ue *url.Error
+	if ctx.Err() != nil || c.retries >= c.cfg.maxRetries || !c.retrySafe() || !errors.As(err, &ue) ||
+		errors.As(err, new(*TokenError)) || errors.As(err, new(*RedirectError)) {
+		return false
 	}
+	retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, ue)
+	return retry
 }
 
-func retryAfter(resp *http.Response) time.Duration {
-	return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+// retryableAnswer reports an answer a retry can fix, while retries are left: 429 always (the
+// server refused before doing anything), 502–504 when resending is safe; both only while the
+// server's Retry-After is within the cap (a longer one is the caller's to see, as *Error).
+func (c *call) retryableAnswer(ctx context.Context, resp *http.Response) bool {
+	if ctx.Err() != nil || c.retries >= c.cfg.maxRetries {
+		return false
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		if !c.retrySafe() {
+			return false
+		}
+	default:
+		return false
+	}
+	return wire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now(), 0) <= c.cfg.retryAfterMax
 }
 
-// backoff waits Retry-After when the server sent one (capped), else exponential backoff with
-// full jitter: a random duration in [0, min(maxWait, minWait·2^attempt)].
-func backoff(cfg *config) retryablehttp.Backoff {
-	return func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-		if resp != nil {
-			if ra := retryAfter(resp); ra > 0 {
-				return min(ra, cfg.retryAfterMax)
-			}
-		}
-		ceiling := minWait << min(attempt, 30)
-		if ceiling <= 0 || ceiling > maxWait {
-			ceiling = maxWait
-		}
-		if ceiling <= 0 {
-			return 0
-		}
-		return rand.N(ceiling + 1)
+// backoff is the wait before retry number c.retries: the server's Retry-After when it sent one
+// (capped), else exponential backoff with full jitter, a random duration in
+// [0, min(retryWaitMax, retryWaitMin·2^(retry-1))].
+func (c *call) backoff(retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, c.cfg.retryAfterMax)
+	}
+	ceiling := c.cfg.retryWaitMin << min(c.retries-1, 30)
+	if ceiling <= 0 || ceiling > c.cfg.retryWaitMax {
+		ceiling = c.cfg.retryWaitMax
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling + 1)
+}
+
+// pause waits d before a retry. A wait that ctx ends, or that would outlast ctx's deadline (it
+// fails at once then), ends the call with ctx's error joined to the failure it was to retry.
+func (c *call) pause(ctx context.Context, d time.Duration, retried error) error {
+	stop := func(ctxErr error) error {
+		return &callError{msg: fmt.Sprintf("medspa: %s %s: %v before retrying (%s)", c.method, c.path, ctxErr, describeTransport(retried)),
+			err: errors.Join(ctxErr, retried)}
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+		return stop(context.DeadlineExceeded)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return stop(ctx.Err())
+	case <-t.C:
+		return nil
 	}
 }

@@ -79,9 +79,9 @@ func (f *faulty) count() int {
 	return len(f.attempts)
 }
 
-func (f *faulty) client(t *testing.T, opts ...client.Option) *client.Client {
+func (f *faulty) client(t *testing.T, opts ...client.Option) *client.Engine {
 	t.Helper()
-	c, err := client.New(append([]client.Option{client.WithBaseURL(f.srv.URL), client.WithAPIKey("msk_test_x"), client.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
+	c, err := client.NewEngine(append([]client.Option{client.WithBaseURL(f.srv.URL), client.WithAPIKey("msk_test_x"), client.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +93,11 @@ type obj struct {
 }
 
 func TestRetriesServiceUnavailableHonouringRetryAfter(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "1", 503)
 	start := time.Now()
 	var resp *client.Response
-	got, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, "/api/v1/patients/pat_1", nil, client.WithResponseInto(&resp))
+	got, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithResponseInto(&resp))
 	if err != nil || got.ID != "pat_1" {
 		t.Fatalf("%v %v", got, err)
 	}
@@ -109,8 +110,9 @@ func TestRetriesServiceUnavailableHonouringRetryAfter(t *testing.T) {
 }
 
 func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", 503, 502, -1)
-	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(3)), http.MethodPost, "/api/v1/patients", map[string]string{"a": "b"})
+	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(3)), http.MethodPost, client.Path("patients"), map[string]string{"a": "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
 	f2 := newFaulty(t, "")
 	c := f2.client(t)
 	for range 2 {
-		_, _ = client.Call[obj](context.Background(), c, http.MethodPost, "/api/v1/patients", map[string]string{})
+		_, _ = client.Call[obj](context.Background(), c, http.MethodPost, client.Path("patients"), map[string]string{})
 	}
 	if f2.attempts[0].Header.Get("Idempotency-Key") == f2.attempts[1].Header.Get("Idempotency-Key") {
 		t.Error("two calls shared an idempotency key")
@@ -138,8 +140,9 @@ func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
 }
 
 func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", 503, -1)
-	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, "/api/v1/patients", map[string]string{}, client.WithIdempotencyKey(""))
+	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	if !errors.Is(err, client.ErrServiceUnavailable) || f.count() != 1 {
 		t.Errorf("err %v after %d attempts; want 503 after 1", err, f.count())
 	}
@@ -147,7 +150,7 @@ func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
 		t.Error("a key was sent")
 	}
 	f2 := newFaulty(t, "", -1)
-	_, err = client.Call[obj](context.Background(), f2.client(t), http.MethodPost, "/api/v1/patients", map[string]string{}, client.WithIdempotencyKey(""))
+	_, err = client.Call[obj](context.Background(), f2.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	var ue *url.Error
 	if !errors.As(err, &ue) || f2.count() != 1 {
 		t.Errorf("dropped connection: %v after %d attempts; want a *url.Error after 1", err, f2.count())
@@ -155,17 +158,19 @@ func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
 }
 
 func TestRateLimitedIsRetriedForEveryMethod(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "0", 429, 429)
-	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, "/api/v1/patients", map[string]string{}, client.WithIdempotencyKey(""))
+	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	if err != nil || f.count() != 3 {
 		t.Errorf("err %v after %d attempts, want success after 3", err, f.count())
 	}
 }
 
 func TestClientErrorsAreNeverRetried(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{400, 401, 403, 404, 409, 422, 500} {
 		f := newFaulty(t, "", status, status, status)
-		_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, "/api/v1/patients/pat_1", nil)
+		_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("patients", "pat_1"), nil)
 		var apiErr *client.Error
 		if !errors.As(err, &apiErr) || apiErr.Status != status || f.count() != 1 {
 			t.Errorf("%d: err %v after %d attempts", status, err, f.count())
@@ -174,21 +179,23 @@ func TestClientErrorsAreNeverRetried(t *testing.T) {
 }
 
 func TestRetriesStopAtTheLimit(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", 503, 503, 503, 503, 503)
-	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(2)), http.MethodGet, "/api/v1/patients/pat_1", nil)
+	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(2)), http.MethodGet, client.Path("patients", "pat_1"), nil)
 	if !errors.Is(err, client.ErrServiceUnavailable) || f.count() != 3 {
 		t.Errorf("err %v after %d attempts, want 503 after 3", err, f.count())
 	}
 	f0 := newFaulty(t, "", 503)
-	_, _ = client.Call[obj](context.Background(), f0.client(t, client.WithMaxRetries(0)), http.MethodGet, "/x", nil)
+	_, _ = client.Call[obj](context.Background(), f0.client(t, client.WithMaxRetries(0)), http.MethodGet, client.Path("x"), nil)
 	if f0.count() != 1 {
 		t.Errorf("WithMaxRetries(0): %d attempts", f0.count())
 	}
 }
 
 func TestRetryAfterBeyondTheCapEndsRetries(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "3600", 429)
-	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, "/x", nil)
+	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
 	var apiErr *client.Error
 	if !errors.As(err, &apiErr) || !errors.Is(err, client.ErrRateLimited) || apiErr.RetryAfter != time.Hour || f.count() != 1 {
 		t.Errorf("err %v (retryAfter %v) after %d attempts", err, apiErr.RetryAfter, f.count())
@@ -196,11 +203,12 @@ func TestRetryAfterBeyondTheCapEndsRetries(t *testing.T) {
 }
 
 func TestCancellationStopsAWaitAtOnce(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "30", 503)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := client.Call[obj](ctx, f.client(t), http.MethodGet, "/x", nil)
+	_, err := client.Call[obj](ctx, f.client(t), http.MethodGet, client.Path("x"), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
@@ -213,8 +221,9 @@ func TestCancellationStopsAWaitAtOnce(t *testing.T) {
 }
 
 func TestConnectionErrorsAreRetriedForSafeMethods(t *testing.T) {
+	t.Parallel()
 	f := newFaulty(t, "", -1, -1)
-	got, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, "/x", nil)
+	got, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
 	if err != nil || got.ID != "pat_1" || f.count() != 3 {
 		t.Errorf("%v %v after %d attempts", got, err, f.count())
 	}
@@ -222,8 +231,8 @@ func TestConnectionErrorsAreRetriedForSafeMethods(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	c, _ := client.New(client.WithBaseURL("http://"+addr), client.WithMaxRetries(1), client.WithRetryWait(time.Millisecond, time.Millisecond))
-	_, err = client.Call[obj](context.Background(), c, http.MethodGet, "/x", nil)
+	c, _ := client.NewEngine(client.WithBaseURL("http://"+addr), client.WithMaxRetries(1), client.WithRetryWait(time.Millisecond, time.Millisecond))
+	_, err = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("x"), nil)
 	var ue *url.Error
 	var oe *net.OpError
 	if !errors.As(err, &ue) || !errors.As(err, &oe) {

@@ -73,6 +73,7 @@ func newOAuthClient(t *testing.T, env *testenv.Env) mockserver.OAuthClient {
 }
 
 func TestClientCredentialsRefreshOnServerExpiry(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	oc := newOAuthClient(t, env)
 	env.Server.SetTime(oc.Account, t0)
@@ -104,6 +105,7 @@ func TestClientCredentialsRefreshOnServerExpiry(t *testing.T) {
 }
 
 func TestConcurrentCallsShareOneRefresh(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	oc := newOAuthClient(t, env)
 	env.Server.SetTime(oc.Account, t0)
@@ -137,6 +139,7 @@ func TestConcurrentCallsShareOneRefresh(t *testing.T) {
 }
 
 func TestAuthorizationCodeForcedRefresh(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	oc := newOAuthClient(t, env)
 	env.Server.SetTime(oc.Account, t0)
@@ -187,6 +190,7 @@ func TestAuthorizationCodeForcedRefresh(t *testing.T) {
 }
 
 func TestTokenErrorsAreReturned(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	oc := newOAuthClient(t, env)
 	srv := countRequests(t, env)
@@ -236,14 +240,15 @@ func body(resp *http.Response) []byte {
 }
 
 func TestSigningInterop(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}, SigningRequired: true})
 	ctx := context.Background()
 
-	if _, err := client.New(client.WithSigning(k.ID, "mss_short")); err == nil {
+	if _, err := client.NewEngine(client.WithSigning(k.ID, "mss_short")); err == nil {
 		t.Fatal("invalid signing secret accepted")
 	}
-	if _, err := client.New(client.WithSigning(k.ID, k.Key)); err == nil || strings.Contains(err.Error(), k.Key) {
+	if _, err := client.NewEngine(client.WithSigning(k.ID, k.Key)); err == nil || strings.Contains(err.Error(), k.Key) {
 		t.Fatalf("API key as signing secret: %v", err)
 	}
 
@@ -335,6 +340,7 @@ func TestSigningInterop(t *testing.T) {
 }
 
 func TestRateLimitStateAndRetry(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "custom", Scopes: []string{"*"}, RatePerMinute: 60, Burst: 2, Daily: 100})
 	ctx := context.Background()
@@ -376,10 +382,10 @@ func TestRateLimitStateAndRetry(t *testing.T) {
 		t.Fatalf("enterprise %+v %v", meta.RateLimit, err)
 	}
 
-	if _, err := client.New(client.WithPlan("gold")); err == nil {
+	if _, err := client.NewEngine(client.WithPlan("gold")); err == nil {
 		t.Fatal("unknown plan accepted")
 	}
-	if _, err := client.New(client.WithRateLimit(0, 1)); err == nil {
+	if _, err := client.NewEngine(client.WithRateLimit(0, 1)); err == nil {
 		t.Fatal("zero rate accepted")
 	}
 }
@@ -445,6 +451,7 @@ func (s *sendTimes) sorted() []time.Time {
 }
 
 func TestLimiterFollowsServer(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "custom", Scopes: []string{"*"}, RatePerMinute: 60, Burst: 1})
 	// A generous local limit: the server's answers make the client hold.

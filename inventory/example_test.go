@@ -31,7 +31,7 @@ func exampleClient() *medspa.Client {
 
 // Lot-tracked stock is received per lot and used first-expiring-first-out; taking more than is
 // on hand is refused with the quantity available.
-func ExampleInventoryService_Adjust() {
+func ExampleStockService_Adjust() {
 	c := exampleClient()
 	p, _ := c.Products.Create(ctx, &inventory.ProductCreateParams{
 		SKU: "JUV-VOL", Name: "Juvederm Voluma", Category: inventory.CategoryFiller, Unit: inventory.UnitSyringe,

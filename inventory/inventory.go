@@ -193,55 +193,55 @@ type Adjustment struct {
 }
 
 // ProductsService calls the product endpoints. Get one from medspa.New, or NewProductsService.
-type ProductsService struct{ c *client.Client }
+type ProductsService struct{ e *client.Engine }
 
-// NewProductsService returns a ProductsService sending through c.
-func NewProductsService(c *client.Client) *ProductsService { return &ProductsService{c: c} }
+// NewProductsService returns a ProductsService sending through e (medspa.New does this for you).
+func NewProductsService(e *client.Engine) *ProductsService { return &ProductsService{e: e} }
 
 // Create creates a product (and its empty stock record at "main") and returns it.
 func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.Option) (*Product, error) {
-	return client.Call[Product](ctx, s.c, http.MethodPost, client.Path("products"), params, opts...)
+	return client.Call[Product](ctx, s.e, http.MethodPost, client.Path("products"), params, opts...)
 }
 
 // Get returns the product with the given id.
 func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.Option) (*Product, error) {
-	return client.Call[Product](ctx, s.c, http.MethodGet, client.Path("products", id), nil, opts...)
+	return client.Call[Product](ctx, s.e, http.MethodGet, client.Path("products", id), nil, opts...)
 }
 
 // Update applies params to the product and returns the result.
 func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.Option) (*Product, error) {
-	return client.Call[Product](ctx, s.c, http.MethodPatch, client.Path("products", id), params, opts...)
+	return client.Call[Product](ctx, s.e, http.MethodPatch, client.Path("products", id), params, opts...)
 }
 
 // List returns one page of products.
 func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.Option) (*client.Page[Product], error) {
-	return client.List[Product](ctx, s.c, client.Path("products"), params, opts...)
+	return client.List[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
 // All iterates over every product matching params, fetching pages as needed.
 func (s *ProductsService) All(ctx context.Context, params *ProductListParams, opts ...client.Option) iter.Seq2[Product, error] {
-	return client.All[Product](ctx, s.c, client.Path("products"), params, opts...)
+	return client.All[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
-// InventoryService calls the inventory endpoints. Get one from medspa.New, or
-// NewInventoryService.
-type InventoryService struct{ c *client.Client }
+// StockService calls the inventory endpoints: stock records and adjustments. Get one from
+// medspa.New (the client's Inventory field), or NewStockService.
+type StockService struct{ e *client.Engine }
 
-// NewInventoryService returns an InventoryService sending through c.
-func NewInventoryService(c *client.Client) *InventoryService { return &InventoryService{c: c} }
+// NewStockService returns a StockService sending through e (medspa.New does this for you).
+func NewStockService(e *client.Engine) *StockService { return &StockService{e: e} }
 
 // List returns one page of stock records.
-func (s *InventoryService) List(ctx context.Context, params *StockListParams, opts ...client.Option) (*client.Page[StockRecord], error) {
-	return client.List[StockRecord](ctx, s.c, client.Path("inventory"), params, opts...)
+func (s *StockService) List(ctx context.Context, params *StockListParams, opts ...client.Option) (*client.Page[StockRecord], error) {
+	return client.List[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
 // All iterates over every stock record matching params, fetching pages as needed.
-func (s *InventoryService) All(ctx context.Context, params *StockListParams, opts ...client.Option) iter.Seq2[StockRecord, error] {
-	return client.All[StockRecord](ctx, s.c, client.Path("inventory"), params, opts...)
+func (s *StockService) All(ctx context.Context, params *StockListParams, opts ...client.Option) iter.Seq2[StockRecord, error] {
+	return client.All[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
 // Adjust moves stock and returns the adjustment with the updated record. Taking more than is on
 // hand (or in the lot) is client.ErrInsufficientStock, with Available set.
-func (s *InventoryService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.Option) (*Adjustment, error) {
-	return client.Call[Adjustment](ctx, s.c, http.MethodPost, client.Path("inventory", "adjust"), params, opts...)
+func (s *StockService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.Option) (*Adjustment, error) {
+	return client.Call[Adjustment](ctx, s.e, http.MethodPost, client.Path("inventory", "adjust"), params, opts...)
 }

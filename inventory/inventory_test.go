@@ -99,6 +99,7 @@ func checkLots(t *testing.T, s inventory.StockRecord) {
 }
 
 func TestProductLifecycle(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	p := mustProduct(t, c, inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 120000, Cost: 52000, ReorderPoint: 2, TrackLots: true})
@@ -155,6 +156,7 @@ func TestProductLifecycle(t *testing.T) {
 }
 
 func TestDuplicateSKU(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	a := mustProduct(t, c, inventory.ProductCreateParams{SKU: "JUV-1", Price: 1})
@@ -187,6 +189,7 @@ func total(t *testing.T, env *testenv.Env, path string) int {
 }
 
 func TestProductRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	valid := `"sku":"S-1","name":"Serum","category":"skincare","price":100`
 	long := func(n int) string { return strings.Repeat("x", n) }
@@ -246,6 +249,7 @@ func TestProductRules(t *testing.T) {
 }
 
 func TestProductListFilters(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	var ids []string
@@ -295,6 +299,7 @@ func TestProductListFilters(t *testing.T) {
 
 // TestAdjustRules: every field rule of an adjustment, and the sign each reason requires.
 func TestAdjustRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	plain := mustProduct(t, env.Client, inventory.ProductCreateParams{SKU: "PLAIN", Price: 1})
 	lots := mustProduct(t, env.Client, inventory.ProductCreateParams{SKU: "LOTS", Price: 1, TrackLots: true})
@@ -372,6 +377,7 @@ func TestAdjustRules(t *testing.T) {
 }
 
 func TestAdjustPlainStock(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	p := mustProduct(t, c, inventory.ProductCreateParams{SKU: "GAUZE", Price: 1, ReorderPoint: 3, Category: inventory.CategoryConsumable})
@@ -412,6 +418,7 @@ func TestAdjustPlainStock(t *testing.T) {
 }
 
 func TestLotsFEFO(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	p := mustProduct(t, c, inventory.ProductCreateParams{SKU: "FILLER", Price: 1, TrackLots: true, ReorderPoint: 2, Category: inventory.CategoryFiller})
@@ -460,6 +467,7 @@ func TestLotsFEFO(t *testing.T) {
 }
 
 func TestStockListFilters(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	a := mustProduct(t, c, inventory.ProductCreateParams{SKU: "A", Price: 1, TrackLots: true, ReorderPoint: 5})
@@ -500,6 +508,7 @@ func TestStockListFilters(t *testing.T) {
 // TestConcurrentAdjustments: 100 adjustments (+ and −) on one record land exactly once each;
 // onHand ends at the exact sum and never went below zero (every refusal was for real).
 func TestConcurrentAdjustments(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	p := mustProduct(t, c, inventory.ProductCreateParams{SKU: "CONC", Price: 1})
@@ -550,6 +559,7 @@ func TestConcurrentAdjustments(t *testing.T) {
 // TestConcurrentLotAdjustments: lot-tracked stock stays consistent (onHand == sum of lots) under
 // concurrent receipts, FEFO removals and named-lot removals.
 func TestConcurrentLotAdjustments(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	c := env.Client
 	p := mustProduct(t, c, inventory.ProductCreateParams{SKU: "LOTC", Price: 1, TrackLots: true})
@@ -594,6 +604,7 @@ func TestConcurrentLotAdjustments(t *testing.T) {
 }
 
 func TestAdjustEndToEndWithTime(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	env.Server.SetTime(env.Key.Account, at)
@@ -605,6 +616,7 @@ func TestAdjustEndToEndWithTime(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	p := mustProduct(t, env.Client, inventory.ProductCreateParams{SKU: "S", Price: 1})
 	k := env.NewKey(t, testKey(env.Key.Account, "inventory:read"))
@@ -633,6 +645,7 @@ func testKey(account string, scopes ...string) mockserver.APIKeyParams {
 // TestHostileBodiesNeverFail500: odd JSON on every billing and inventory write answers a 4xx
 // problem and changes nothing.
 func TestHostileBodiesNeverFail500(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	p := mustProduct(t, env.Client, inventory.ProductCreateParams{SKU: "H", Price: 1})
 	bodies := []string{

@@ -132,7 +132,7 @@ func BenchmarkHandlerCreatePayment(b *testing.B) {
 	bs := newBenchServer(b, 1)
 	ctx := context.Background()
 	inv, err := bs.client.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: bs.first,
-		LineItems: []billing.LineItemParams{{Description: "bench", Quantity: 10_000, UnitAmount: billing.Amount(1_000_000_000_000)}}})
+		LineItems: []billing.LineItemParams{{Description: "bench", Quantity: 10_000, UnitAmount: medspa.Ptr[int64](1_000_000_000_000)}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, Notes: "Cheekfiller follow-up",
-		LineItems: []billing.LineItemParams{{Description: "consult", Quantity: 1, UnitAmount: billing.Amount(5000)}}})
+		LineItems: []billing.LineItemParams{{Description: "consult", Quantity: 1, UnitAmount: medspa.Ptr[int64](5000)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func seedWorld(t testing.TB, srv *mockserver.Server) *world {
 	must(err)
 	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 100, Reason: inventory.ReasonReceived})
 	must(err)
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(10_000)}}})
+	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
 	must(err)
 	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1000, Method: billing.MethodCash})
 	must(err)

@@ -100,32 +100,32 @@ type ListParams struct {
 }
 
 // Service calls the patients endpoints. Get one from medspa.New, or NewService.
-type Service struct{ c *client.Client }
+type Service struct{ e *client.Engine }
 
-// NewService returns a Service sending through c.
-func NewService(c *client.Client) *Service { return &Service{c: c} }
+// NewService returns a Service sending through e (medspa.New does this for you).
+func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create creates a patient and returns it.
 func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Patient, error) {
-	return client.Call[Patient](ctx, s.c, http.MethodPost, client.Path("patients"), params, opts...)
+	return client.Call[Patient](ctx, s.e, http.MethodPost, client.Path("patients"), params, opts...)
 }
 
 // Get returns the patient with the given id.
 func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Patient, error) {
-	return client.Call[Patient](ctx, s.c, http.MethodGet, client.Path("patients", id), nil, opts...)
+	return client.Call[Patient](ctx, s.e, http.MethodGet, client.Path("patients", id), nil, opts...)
 }
 
 // Update applies params to the patient and returns the result.
 func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Patient, error) {
-	return client.Call[Patient](ctx, s.c, http.MethodPatch, client.Path("patients", id), params, opts...)
+	return client.Call[Patient](ctx, s.e, http.MethodPatch, client.Path("patients", id), params, opts...)
 }
 
 // List returns one page of patients.
 func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Patient], error) {
-	return client.List[Patient](ctx, s.c, client.Path("patients"), params, opts...)
+	return client.List[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }
 
 // All iterates over every patient matching params, fetching pages as needed.
 func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Patient, error] {
-	return client.All[Patient](ctx, s.c, client.Path("patients"), params, opts...)
+	return client.All[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }

@@ -39,6 +39,7 @@ func mustCreate(t *testing.T, c *medspa.Client, p patients.CreateParams) *patien
 }
 
 func TestCreateGetRoundTrip(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	in := patients.CreateParams{
 		FirstName: "  Ada ", LastName: "Lovelace", Email: "ada@example.com", Phone: "+15551234567",
@@ -76,6 +77,7 @@ func TestCreateGetRoundTrip(t *testing.T) {
 }
 
 func TestUpdateMergePatch(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	p := mustCreate(t, env.Client, patients.CreateParams{
 		FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com", Phone: "+15550000001",
@@ -125,6 +127,7 @@ func TestUpdateMergePatch(t *testing.T) {
 }
 
 func TestUpdateRejectsNullOnRequiredAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	p := mustCreate(t, env.Client, patients.CreateParams{FirstName: "Alan", LastName: "Turing", Email: "alan@example.com"})
 	_, err := env.Client.Patients.Update(badCtx, p.ID, &patients.UpdateParams{
@@ -154,16 +157,26 @@ func fieldPointers(e *client.Error) []string {
 }
 
 func TestGetUnknownAndMalformedIDs(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
-	for _, id := range []string{"pat_00000000000000000000000000000000", "pat_x", "apt_00000000000000000000000000000000", "PAT_0000", "../patients", "pat_0000000000000000000000000000000G"} {
+	for _, id := range []string{"pat_00000000000000000000000000000000", "pat_x", "apt_00000000000000000000000000000000", "PAT_0000", "pat_0000000000000000000000000000000G"} {
 		_, err := env.Client.Patients.Get(badCtx, id)
 		if !errors.Is(err, client.ErrNotFound) {
 			t.Errorf("Get(%q): want not_found, got %v", id, err)
 		}
 	}
+	// An id that is not one path segment never leaves the SDK (issue 16); the server answers
+	// 404 to one sent anyway.
+	if _, err := env.Client.Patients.Get(badCtx, "../patients"); !errors.Is(err, client.ErrInvalidArgument) {
+		t.Errorf(`Get("../patients"): want ErrInvalidArgument, got %v`, err)
+	}
+	if resp, body := env.DoInvalid(t, "GET", "/api/v1/patients/..%2Fpatients", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("raw ..%%2Fpatients: %d %s", resp.StatusCode, body)
+	}
 }
 
 func TestListFiltersSortAndPaging(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	acct := env.Key.Account
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -235,6 +248,7 @@ func TestListFiltersSortAndPaging(t *testing.T) {
 }
 
 func TestAllStopsWhenCallerBreaks(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	for i := range 5 {
 		mustCreate(t, env.Client, patients.CreateParams{FirstName: "P", LastName: fmt.Sprint(i), Email: "p@example.com"})
@@ -260,6 +274,7 @@ func TestAllStopsWhenCallerBreaks(t *testing.T) {
 }
 
 func TestListParamErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	cases := []struct {
 		query string

@@ -17,6 +17,7 @@ type problemBody = testenv.Problem
 // TestPatientRules checks every field rule of the protocol (docs/protocol.md §9 Patient), on create and patch:
 // each invalid body names exactly the invalid fields with their codes, and changes nothing.
 func TestPatientRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	valid := `"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"`
 	tomorrow := time.Now().UTC().Add(48 * time.Hour).Format(time.DateOnly)
@@ -75,6 +76,7 @@ func TestPatientRules(t *testing.T) {
 }
 
 func TestPatientPatchRules(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	resp, body := env.Do(t, http.MethodPost, "/api/v1/patients", `{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com","phone":"+15551234567"}`)
 	if resp.StatusCode != 201 {

@@ -90,6 +90,7 @@ func appointmentsFixture() []visit {
 }
 
 func TestAppointmentsReportOverAPI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	book(t, env, 3, appointmentsFixture())
 	type row = reports.AppointmentsRow
@@ -189,6 +190,7 @@ func TestAppointmentsReportOverAPI(t *testing.T) {
 }
 
 func TestPatientsReportActiveAndReturning(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	book(t, env, 3, []visit{
 		{patient: 0, provider: "prv_a", service: "botox", start: "2026-02-20T15:00:00Z", status: appointments.StatusCompleted}, // before the window
@@ -246,6 +248,7 @@ func TestPatientsReportActiveAndReturning(t *testing.T) {
 }
 
 func TestCSVNeutralizesFormulas(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	book(t, env, 2, []visit{
 		{patient: 0, provider: "=HYPERLINK(\"http://x\",\"y\")", service: "+peel", start: "2026-03-10T15:00:00Z", status: appointments.StatusCompleted},
@@ -259,7 +262,7 @@ func TestCSVNeutralizesFormulas(t *testing.T) {
 	if len(js.Data) != 2 || js.Data[0].Key != "+peel" || js.Data[1].Key != "-botox, deluxe" {
 		t.Fatalf("JSON keys are the raw values: %+v", js.Data)
 	}
-	got := readCSV(t, env, reports.Appointments, p)
+	got := readCSV(t, env, reports.NameAppointments, p)
 	want := [][]string{
 		{"key", "total", "scheduled", "confirmed", "checkedIn", "inProgress", "completed", "cancelled", "noShow", "noShowRate", "cancellationRate"},
 		{"'+peel", "1", "0", "0", "0", "0", "1", "0", "0", "0", "0"},
@@ -269,7 +272,7 @@ func TestCSVNeutralizesFormulas(t *testing.T) {
 		t.Errorf("CSV (-want +got):\n%s", diff)
 	}
 	cp := &reports.CustomParams{From: p.From, To: p.To, Source: reports.SourceAppointments, GroupBy: []string{"providerId"}}
-	got = readCSV(t, env, reports.Custom, cp)
+	got = readCSV(t, env, reports.NameCustom, cp)
 	want = [][]string{{"providerId", "count"}, {"'=HYPERLINK(\"http://x\",\"y\")", "1"}, {"'@prv", "1"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("custom CSV (-want +got):\n%s", diff)

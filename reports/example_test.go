@@ -35,7 +35,7 @@ func exampleClient() *medspa.Client {
 		method billing.PaymentMethod
 	}{{10000, billing.MethodCard}, {5000, billing.MethodCash}} {
 		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
-			LineItems: []billing.LineItemParams{{Description: "Facial", Quantity: 1, UnitAmount: billing.Amount(sale.amount)}}})
+			LineItems: []billing.LineItemParams{{Description: "Facial", Quantity: 1, UnitAmount: medspa.Ptr[int64](sale.amount)}}})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func ExampleService_Custom() {
 // Any report downloads as CSV; the caller reads and closes the body.
 func ExampleService_CSV() {
 	c := exampleClient()
-	body, err := c.Reports.CSV(context.Background(), reports.Revenue, &reports.RevenueParams{
+	body, err := c.Reports.CSV(context.Background(), reports.NameRevenue, &reports.RevenueParams{
 		From: day, To: day.AddDate(0, 0, 1), GroupBy: reports.GroupByDay,
 	})
 	if err != nil {

@@ -16,12 +16,12 @@ import (
 	"github.com/medspa/medspa-go/client"
 )
 
-// Report names, for Service.CSV.
+// Report names, for Service.CSV; also the "report" field of every answer.
 const (
-	Revenue      = "revenue"
-	Appointments = "appointments"
-	Patients     = "patients"
-	Custom       = "custom"
+	NameRevenue      = "revenue"
+	NameAppointments = "appointments"
+	NamePatients     = "patients"
+	NameCustom       = "custom"
 )
 
 // Group-by values of the standard reports.
@@ -158,33 +158,33 @@ type PatientsReport struct {
 }
 
 // Service runs reports.
-type Service struct{ c *client.Client }
+type Service struct{ e *client.Engine }
 
-// NewService returns the reports service over c.
-func NewService(c *client.Client) *Service { return &Service{c: c} }
+// NewService returns the reports service over e (medspa.New does this for you).
+func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Revenue runs the revenue report.
 func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.Option) (*RevenueReport, error) {
-	return client.Call[RevenueReport](ctx, s.c, http.MethodGet, client.Path("reports", Revenue), params, opts...)
+	return client.Call[RevenueReport](ctx, s.e, http.MethodGet, client.Path("reports", NameRevenue), params, opts...)
 }
 
 // Appointments runs the appointments report.
 func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.Option) (*AppointmentsReport, error) {
-	return client.Call[AppointmentsReport](ctx, s.c, http.MethodGet, client.Path("reports", Appointments), params, opts...)
+	return client.Call[AppointmentsReport](ctx, s.e, http.MethodGet, client.Path("reports", NameAppointments), params, opts...)
 }
 
 // Patients runs the patients report.
 func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.Option) (*PatientsReport, error) {
-	return client.Call[PatientsReport](ctx, s.c, http.MethodGet, client.Path("reports", Patients), params, opts...)
+	return client.Call[PatientsReport](ctx, s.e, http.MethodGet, client.Path("reports", NamePatients), params, opts...)
 }
 
 // Custom runs a custom report.
 func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.Option) (*CustomReport, error) {
-	return client.Call[CustomReport](ctx, s.c, http.MethodGet, client.Path("reports", Custom), params, opts...)
+	return client.Call[CustomReport](ctx, s.e, http.MethodGet, client.Path("reports", NameCustom), params, opts...)
 }
 
-// CSV downloads report name (Revenue, Appointments, Patients or Custom) as CSV with params (a
+// CSV downloads report name (NameRevenue, NameAppointments, NamePatients or NameCustom) as CSV with params (a
 // *Params or *CustomParams). The caller reads and closes the body.
 func (s *Service) CSV(ctx context.Context, name string, params any, opts ...client.Option) (io.ReadCloser, error) {
-	return s.c.Stream(ctx, client.Path("reports", name), params, "text/csv", opts...)
+	return s.e.Stream(ctx, client.Path("reports", name), params, "text/csv", opts...)
 }

@@ -67,6 +67,7 @@ func newPatients(r *reports.PatientsReport) map[string]int64 {
 }
 
 func TestPatientsReportDSTDays(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	newPatientsAt(t, env,
 		// DST starts 2026-03-08 in New York (EST −5 → EDT −4).
@@ -125,6 +126,7 @@ func TestPatientsReportDSTDays(t *testing.T) {
 }
 
 func TestPatientsReportISOWeeks(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	newPatientsAt(t, env,
 		"2020-12-28T00:00:00Z", // Monday of 2020-W53
@@ -158,6 +160,7 @@ func TestPatientsReportISOWeeks(t *testing.T) {
 }
 
 func TestReportWindowDefaultAndEdges(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	now := at("2026-11-22T12:00:00Z")
 	newPatientsAt(t, env,
@@ -210,6 +213,7 @@ func fieldCodes(t *testing.T, err error) []string {
 }
 
 func TestReportParamErrors(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	_, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2024-01-01T00:00:00Z"), To: at("2025-01-01T00:00:01Z")})
 	if diff := cmp.Diff([]string{"to:out_of_range"}, fieldCodes(t, err)); diff != "" {
@@ -225,23 +229,24 @@ func TestReportParamErrors(t *testing.T) {
 	}
 	// Every invalid parameter at once, unknown ones too.
 	q := url.Values{"from": {"last week"}, "to": {"2026-02-30"}, "timezone": {""}, "groupBy": {"year"}, "page": {"2"}, "sort": {"x"}}
-	err = env.Client.Engine.Do(badCtx, http.MethodGet, "/api/v1/reports/revenue", q, nil)
+	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "revenue"), q, nil)
 	want := []string{"page:unknown_parameter", "sort:unknown_parameter", "timezone:invalid_value", "from:invalid_format",
 		"to:invalid_format", "groupBy:invalid_value"}
 	if diff := cmp.Diff(want, fieldCodes(t, err)); diff != "" {
 		t.Errorf("all at once (-want +got):\n%s", diff)
 	}
-	err = env.Client.Engine.Do(badCtx, http.MethodGet, "/api/v1/reports/patients", url.Values{"groupBy": {"status"}, "source": {"patients"}}, nil)
+	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "patients"), url.Values{"groupBy": {"status"}, "source": {"patients"}}, nil)
 	if diff := cmp.Diff([]string{"source:unknown_parameter", "groupBy:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("patients (-want +got):\n%s", diff)
 	}
-	err = env.Client.Engine.Do(badCtx, http.MethodGet, "/api/v1/reports/appointments", url.Values{"groupBy": {"day", "week"}}, nil)
+	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "appointments"), url.Values{"groupBy": {"day", "week"}}, nil)
 	if diff := cmp.Diff([]string{"groupBy:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("repeated groupBy (-want +got):\n%s", diff)
 	}
 }
 
 func TestCustomReportErrors(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	for _, c := range []struct {
 		name   string
@@ -285,6 +290,7 @@ func TestCustomReportErrors(t *testing.T) {
 }
 
 func TestCustomReportOnPatients(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ids := newPatientsAt(t, env, "2026-11-02T10:00:00Z", "2026-11-02T11:00:00Z", "2026-11-05T10:00:00Z")
 	env.Server.SetTime(env.Key.Account, at("2026-11-22T12:00:00Z"))
@@ -349,6 +355,7 @@ func readCSV(t *testing.T, env *testenv.Env, name string, params any) [][]string
 }
 
 func TestCSVEqualsJSON(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	newPatientsAt(t, env, "2026-11-02T10:00:00Z", "2026-11-02T11:00:00Z", "2026-11-10T10:00:00Z", "2026-11-20T10:00:00Z")
 	env.Server.SetTime(env.Key.Account, at("2026-11-22T12:00:00Z"))
@@ -364,15 +371,15 @@ func TestCSVEqualsJSON(t *testing.T) {
 	if len(want) != 4 {
 		t.Fatalf("JSON rows %+v, want 3 weeks", js.Data)
 	}
-	if diff := cmp.Diff(want, readCSV(t, env, reports.Patients, p)); diff != "" {
+	if diff := cmp.Diff(want, readCSV(t, env, reports.NamePatients, p)); diff != "" {
 		t.Errorf("patients CSV (-json +csv):\n%s", diff)
 	}
 	// Headers of the other reports, in the protocol's order.
-	if diff := cmp.Diff([][]string{{"key", "collected", "payments", "invoiced", "invoices"}}, readCSV(t, env, reports.Revenue, nil)); diff != "" {
+	if diff := cmp.Diff([][]string{{"key", "collected", "payments", "invoiced", "invoices"}}, readCSV(t, env, reports.NameRevenue, nil)); diff != "" {
 		t.Errorf("revenue CSV header (-want +got):\n%s", diff)
 	}
 	wantHeader := []string{"key", "total", "scheduled", "confirmed", "checkedIn", "inProgress", "completed", "cancelled", "noShow", "noShowRate", "cancellationRate"}
-	if diff := cmp.Diff([][]string{wantHeader}, readCSV(t, env, reports.Appointments, nil)); diff != "" {
+	if diff := cmp.Diff([][]string{wantHeader}, readCSV(t, env, reports.NameAppointments, nil)); diff != "" {
 		t.Errorf("appointments CSV header (-want +got):\n%s", diff)
 	}
 
@@ -388,7 +395,7 @@ func TestCSVEqualsJSON(t *testing.T) {
 	if len(cwant) != 5 {
 		t.Fatalf("custom rows %+v", cr.Rows)
 	}
-	if diff := cmp.Diff(cwant, readCSV(t, env, reports.Custom, cp)); diff != "" {
+	if diff := cmp.Diff(cwant, readCSV(t, env, reports.NameCustom, cp)); diff != "" {
 		t.Errorf("custom CSV (-json +csv):\n%s", diff)
 	}
 
@@ -411,6 +418,7 @@ func TestCSVEqualsJSON(t *testing.T) {
 }
 
 func TestReportsScope(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"patients:read"}, Account: env.Key.Account})
 	c := env.ClientFor(t, k.Key)
@@ -419,7 +427,7 @@ func TestReportsScope(t *testing.T) {
 		"appointments": func() error { _, err := c.Reports.Appointments(ctx, nil); return err },
 		"patients":     func() error { _, err := c.Reports.Patients(ctx, nil); return err },
 		"custom":       func() error { _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: "patients"}); return err },
-		"csv":          func() error { _, err := c.Reports.CSV(ctx, reports.Revenue, nil); return err },
+		"csv":          func() error { _, err := c.Reports.CSV(ctx, reports.NameRevenue, nil); return err },
 	} {
 		if err := call(); !errors.Is(err, medspa.ErrInsufficientScope) {
 			t.Errorf("%s without reports:read: %v", name, err)
@@ -432,6 +440,7 @@ func TestReportsScope(t *testing.T) {
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	r := &reports.CustomReport{
 		Columns: []string{"status", "count", "avg:amount", "max:amount", "extra"},
 		Rows:    [][]any{{"paid", int64(3), 12.5, int64(40)}, {"open", int64(0), nil, nil, "x"}},

@@ -39,7 +39,7 @@ func revenueFixture(t *testing.T, env *testenv.Env) {
 		return in.ID
 	}
 	line := func(qty, unit int64) []billing.LineItemParams {
-		return []billing.LineItemParams{{Description: "treatment", Quantity: qty, UnitAmount: billing.Amount(unit)}}
+		return []billing.LineItemParams{{Description: "treatment", Quantity: qty, UnitAmount: medspa.Ptr[int64](unit)}}
 	}
 	i1 := invoice("2026-11-01T03:30:00Z", billing.InvoiceCreateParams{PatientID: pats[0], AppointmentID: a1, LineItems: line(2, 15000)}) // 10-31 23:30 EDT: outside
 	i2 := invoice("2026-11-01T04:30:00Z", billing.InvoiceCreateParams{PatientID: pats[1], AppointmentID: a2, LineItems: line(1, 50000), TaxRateBps: 825})
@@ -75,6 +75,7 @@ func revenueFixture(t *testing.T, env *testenv.Env) {
 }
 
 func TestRevenueReportOverAPI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	revenueFixture(t, env)
 	type row = reports.RevenueRow
@@ -134,7 +135,7 @@ func TestRevenueReportOverAPI(t *testing.T) {
 	// CSV rows equal the JSON rows.
 	p := window
 	p.GroupBy = "provider"
-	got := readCSV(t, env, reports.Revenue, &p)
+	got := readCSV(t, env, reports.NameRevenue, &p)
 	want := [][]string{
 		{"key", "collected", "payments", "invoiced", "invoices"},
 		{"prv_a", "30000", "1", "10000", "1"}, {"prv_b", "20000", "1", "54125", "1"}, {"unassigned", "2500", "1", "2500", "1"},
@@ -145,6 +146,7 @@ func TestRevenueReportOverAPI(t *testing.T) {
 }
 
 func TestCustomReportOverBilling(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	revenueFixture(t, env)
 	ny, _ := time.LoadLocation("America/New_York")
@@ -185,6 +187,7 @@ func TestCustomReportOverBilling(t *testing.T) {
 }
 
 func TestCustomReportOverInventory(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, at("2026-11-01T12:00:00Z"))
 	prod, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 50000})
@@ -233,6 +236,7 @@ func TestCustomReportOverInventory(t *testing.T) {
 // TestReportsCarryNoPHI runs every report, as JSON and CSV, over records full of PHI and
 // free text, grouped by every dimension a source allows: none of it comes out.
 func TestReportsCarryNoPHI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, at("2026-11-02T12:00:00Z"))
 	p, err := env.Client.Patients.Create(ctx, &patients.CreateParams{
@@ -251,7 +255,7 @@ func TestReportsCarryNoPHI(t *testing.T) {
 	}
 	inv, err := env.Client.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: p.ID, AppointmentID: ap.ID, Notes: "phi-invoice-note",
-		LineItems: []billing.LineItemParams{{Description: "peel", Quantity: 1, UnitAmount: billing.Amount(100)}},
+		LineItems: []billing.LineItemParams{{Description: "peel", Quantity: 1, UnitAmount: medspa.Ptr[int64](100)}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"github.com/medspa/medspa-go/internal/safetext"
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // EventType names a kind of event, as it appears in an event's "type" field
@@ -97,10 +100,6 @@ type EventData interface {
 	ObjectType() string
 	eventData()
 }
-
-// wireTime formats t the way the protocol writes every timestamp: RFC 3339,
-// UTC, second precision. The mock and the SDK must agree byte for byte.
-func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // inRange reports whether t, in UTC, has the four-digit year RFC 3339 needs.
 // An offset can push year 0000 or 9999 out of range once converted, and such
@@ -261,8 +260,8 @@ func (*UnknownData) eventData()             {}
 
 // MarshalJSON writes the wire shape with "object":"patient".
 func (d PatientData) MarshalJSON() ([]byte, error) {
-	type wire PatientData // drops the methods, so no recursion
-	w := wire(d)
+	type plain PatientData // drops the methods, so no recursion
+	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
 }
@@ -270,57 +269,57 @@ func (d PatientData) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the wire shape with "object":"appointment" and
 // timestamps in RFC 3339 UTC, second precision.
 func (d AppointmentData) MarshalJSON() ([]byte, error) {
-	type wire AppointmentData
-	w := wire(d)
+	type plain AppointmentData
+	w := plain(d)
 	w.Object = d.ObjectType()
-	w.StartAt, w.EndAt = wireTime(d.StartAt), wireTime(d.EndAt)
+	w.StartAt, w.EndAt = wire.Time(d.StartAt), wire.Time(d.EndAt)
 	return json.Marshal(w)
 }
 
 // MarshalJSON writes the wire shape with "object":"invoice".
 func (d InvoiceData) MarshalJSON() ([]byte, error) {
-	type wire InvoiceData
-	w := wire(d)
+	type plain InvoiceData
+	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
 }
 
 // MarshalJSON writes the wire shape with "object":"payment".
 func (d PaymentData) MarshalJSON() ([]byte, error) {
-	type wire PaymentData
-	w := wire(d)
+	type plain PaymentData
+	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
 }
 
 // MarshalJSON writes the wire shape with "object":"product".
 func (d ProductData) MarshalJSON() ([]byte, error) {
-	type wire ProductData
-	w := wire(d)
+	type plain ProductData
+	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
 }
 
 // MarshalJSON writes the wire shape with "object":"inventory_adjustment".
 func (d InventoryAdjustmentData) MarshalJSON() ([]byte, error) {
-	type wire InventoryAdjustmentData
-	w := wire(d)
+	type plain InventoryAdjustmentData
+	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
 }
 
 // MarshalJSON writes the wire shape with "object":"inventory".
 func (d LowStockData) MarshalJSON() ([]byte, error) {
-	type wire LowStockData
-	w := wire(d)
+	type plain LowStockData
+	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
 }
 
 // MarshalJSON writes the wire shape with "object":"webhook".
 func (d TestData) MarshalJSON() ([]byte, error) {
-	type wire TestData
-	w := wire(d)
+	type plain TestData
+	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
 }
@@ -435,7 +434,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(wireEvent{
 		ID:        e.ID,
 		Type:      e.Type,
-		CreatedAt: wireTime(e.CreatedAt).Format(time.RFC3339),
+		CreatedAt: wire.FormatTime(e.CreatedAt),
 		Data:      data,
 	})
 }
@@ -448,7 +447,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 func (e *Event) UnmarshalJSON(b []byte) error {
 	var w wireEvent
 	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("%w: %s", errBadEvent, describeJSONError(err))
+		return fmt.Errorf("%w: %s", errBadEvent, safetext.JSONError(err))
 	}
 	switch {
 	case w.ID == "":
@@ -472,7 +471,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		Object string `json:"object"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		return fmt.Errorf("%w: data: %s", errBadEvent, describeJSONError(err))
+		return fmt.Errorf("%w: data: %s", errBadEvent, safetext.JSONError(err))
 	}
 	var data EventData
 	if mk, known := newData[w.Type]; known {
@@ -481,7 +480,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("%w: data object does not match type %s", errBadEvent, w.Type)
 		}
 		if err := json.Unmarshal(raw, data); err != nil {
-			return fmt.Errorf("%w: data: %s", errBadEvent, describeJSONError(err))
+			return fmt.Errorf("%w: data: %s", errBadEvent, safetext.JSONError(err))
 		}
 		if err := normalizeTimes(data); err != nil {
 			return err
@@ -491,22 +490,4 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	*e = Event{ID: w.ID, Type: w.Type, CreatedAt: created.UTC(), Data: data, Raw: raw}
 	return nil
-}
-
-// describeJSONError keeps the structural part of a decoding error (where,
-// which field, which Go type) and drops anything that could echo the value.
-func describeJSONError(err error) string {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	var tim *time.ParseError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Sprintf("invalid JSON at offset %d", syn.Offset)
-	case errors.As(err, &typ):
-		return fmt.Sprintf("field %q: want %s", typ.Field, typ.Type)
-	case errors.As(err, &tim):
-		return "timestamp is not RFC 3339"
-	default:
-		return "invalid JSON"
-	}
 }

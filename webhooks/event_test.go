@@ -59,6 +59,7 @@ func mustMarshal(t testing.TB, e webhooks.Event) []byte {
 }
 
 func TestEventTypes(t *testing.T) {
+	t.Parallel()
 	all := webhooks.AllEventTypes()
 	if len(all) != 13 {
 		t.Fatalf("AllEventTypes has %d types, want 13", len(all))
@@ -90,6 +91,7 @@ func TestEventTypes(t *testing.T) {
 // MarshalJSON, Sign, then Verify on the receiver, and expects the typed data
 // back unchanged.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	secret := webhooks.NewSecret()
 	for _, want := range sampleEvents() {
 		t.Run(string(want.Type), func(t *testing.T) {
@@ -115,6 +117,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestWireShape(t *testing.T) {
+	t.Parallel()
 	e := sampleEvents()[3]
 	// Local time with nanoseconds must still go out as UTC seconds with Z.
 	tokyo := time.FixedZone("JST", 9*3600)
@@ -136,6 +139,7 @@ func TestWireShape(t *testing.T) {
 }
 
 func TestUnknownEventType(t *testing.T) {
+	t.Parallel()
 	const body = `{"id":"evt_9","type":"membership.renewed","createdAt":"2026-11-22T14:03:00Z",` +
 		`"data":{"object":"membership","id":"mem_1","tier":"gold"},"extra":true}`
 	var e webhooks.Event
@@ -170,6 +174,7 @@ func TestUnknownEventType(t *testing.T) {
 }
 
 func TestDecodeIgnoresUnknownFields(t *testing.T) {
+	t.Parallel()
 	const body = `{"id":"evt_1","type":"patient.created","createdAt":"2026-11-22T14:03:00Z","livemode":false,` +
 		`"data":{"object":"patient","id":"pat_1","futureField":[1,2]}}`
 	var e webhooks.Event
@@ -182,6 +187,7 @@ func TestDecodeIgnoresUnknownFields(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"not an object":      `[]`,
 		"missing id":         `{"type":"patient.created","createdAt":"2026-11-22T14:03:00Z","data":{}}`,
@@ -206,6 +212,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestMarshalErrors(t *testing.T) {
+	t.Parallel()
 	good := sampleEvents()[0]
 	for name, e := range map[string]webhooks.Event{
 		"no id":         {Type: good.Type, CreatedAt: t0, Data: good.Data},
@@ -231,6 +238,7 @@ func TestMarshalErrors(t *testing.T) {
 }
 
 func TestAccessors(t *testing.T) {
+	t.Parallel()
 	for _, e := range sampleEvents() {
 		hits := 0
 		for _, ok := range []bool{
@@ -268,6 +276,7 @@ func objectOf(t *testing.T, e webhooks.Event) string {
 // data type may even have a field that could carry patient identity or
 // clinical text, so nobody can fill one in by accident later.
 func TestNoPHIFields(t *testing.T) {
+	t.Parallel()
 	forbidden := []string{"name", "email", "phone", "birth", "dob", "address", "note"}
 	for _, d := range []webhooks.EventData{
 		&webhooks.PatientData{}, &webhooks.AppointmentData{}, &webhooks.InvoiceData{}, &webhooks.PaymentData{},
@@ -296,6 +305,7 @@ func TestNoPHIFields(t *testing.T) {
 }
 
 func TestMarshalDoesNotMutate(t *testing.T) {
+	t.Parallel()
 	d := &webhooks.AppointmentData{ID: "apt_1", StartAt: t0.Add(time.Nanosecond)}
 	e := webhooks.Event{ID: "evt_1", Type: webhooks.EventAppointmentCreated, CreatedAt: t0, Data: d}
 	_ = mustMarshal(t, e)
@@ -307,6 +317,7 @@ func TestMarshalDoesNotMutate(t *testing.T) {
 // TestDecodeNormalizesToUTC: a sender's offset is accepted but receivers
 // always see UTC, as the protocol writes it.
 func TestDecodeNormalizesToUTC(t *testing.T) {
+	t.Parallel()
 	const body = `{"id":"evt_1","type":"appointment.created","createdAt":"2026-11-22T23:03:00+09:00",` +
 		`"data":{"object":"appointment","id":"apt_1","startAt":"2026-11-23T09:00:00+09:00","endAt":"2026-11-23T09:30:00+09:00"}}`
 	var e webhooks.Event

@@ -62,9 +62,10 @@ func WithLogger(l *slog.Logger) HandlerOption {
 //   - 400 with a short plain-text reason when headers are missing, the
 //     signature doesn't match, the timestamp is outside the tolerance or
 //     the body is not an event;
-//   - 500 when secret is invalid (a configuration error on the receiver's
-//     side: the sender keeps retrying until it is fixed) or when fn returns
-//     an error, so the sender retries the delivery later;
+//   - 500 when secret is invalid or its key shorter than MinSecretBytes (a
+//     configuration error on the receiver's side: the sender keeps retrying
+//     until it is fixed) or when fn returns an error, so the sender retries
+//     the delivery later;
 //   - 204 when fn returns nil.
 //
 // Delivery is at least once: fn may see the same event again (same ID) and
@@ -92,7 +93,7 @@ func NewHandler(secret string, fn func(ctx context.Context, e *Event) error, opt
 	// Decoded once here rather than per request; an invalid secret is
 	// reported on every delivery instead of panicking at start-up, matching
 	// how the rest of the SDK reports configuration errors as errors.
-	h.key, h.keyErr = decodeSecret(secret)
+	h.key, h.keyErr = receiverKey(secret)
 	return h
 }
 

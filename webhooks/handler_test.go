@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -110,6 +111,7 @@ func (r *receiver) signed(t *testing.T, e webhooks.Event, ts time.Time) (http.He
 }
 
 func TestHandlerSuccess(t *testing.T) {
+	t.Parallel()
 	r := newReceiver(t)
 	h, body := r.signed(t, sampleEvents()[2], time.Now())
 	status, _, reply := r.deliver(t, http.MethodPost, h, body)
@@ -130,6 +132,7 @@ func TestHandlerSuccess(t *testing.T) {
 }
 
 func TestHandlerRejections(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	tests := []struct {
 		name       string
@@ -207,6 +210,7 @@ func TestHandlerRejections(t *testing.T) {
 }
 
 func TestHandlerMovedClock(t *testing.T) {
+	t.Parallel()
 	mockNow := time.Now().Add(48 * time.Hour) // as if the mock's admin clock moved
 	r := newReceiver(t, webhooks.WithNow(func() time.Time { return mockNow }), webhooks.WithTolerance(time.Minute))
 	h, body := r.signed(t, sampleEvents()[0], mockNow)
@@ -216,6 +220,7 @@ func TestHandlerMovedClock(t *testing.T) {
 }
 
 func TestHandlerFnError(t *testing.T) {
+	t.Parallel()
 	r := newReceiver(t)
 	r.fail.Store(true)
 	h, body := r.signed(t, sampleEvents()[7], time.Now())
@@ -245,25 +250,35 @@ func TestHandlerFnError(t *testing.T) {
 }
 
 func TestHandlerInvalidSecret(t *testing.T) {
-	var called atomic.Bool
-	srv := httptest.NewServer(webhooks.NewHandler("whsec_not base64!", func(context.Context, *webhooks.Event) error {
-		called.Store(true)
-		return nil
-	}))
-	defer srv.Close()
-	resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusInternalServerError || called.Load() {
-		t.Fatalf("status %d, called %v", resp.StatusCode, called.Load())
+	t.Parallel()
+	short := "whsec_" + base64.StdEncoding.EncodeToString([]byte("sixteen byte key"))
+	for _, secret := range []string{"whsec_not base64!", short} {
+		var called atomic.Bool
+		srv := httptest.NewServer(webhooks.NewHandler(secret, func(context.Context, *webhooks.Event) error {
+			called.Store(true)
+			return nil
+		}))
+		defer srv.Close()
+		// Signed with the very secret the handler holds: only its length is wrong.
+		body := []byte(`{}`)
+		h, _ := webhooks.SignHeaders(secret, "evt_1", time.Now(), body)
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header = h
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusInternalServerError || called.Load() {
+			t.Fatalf("secret %q: status %d, called %v", secret, resp.StatusCode, called.Load())
+		}
 	}
 }
 
 // TestHandlerConcurrent delivers every event kind many times in parallel; run
 // with -race. fn must be called exactly once per delivery.
 func TestHandlerConcurrent(t *testing.T) {
+	t.Parallel()
 	r := newReceiver(t)
 	events := sampleEvents()
 	const rounds = 8
@@ -308,6 +323,7 @@ func TestHandlerConcurrent(t *testing.T) {
 // TestHandlerLogsMetadataOnly checks every log record's keys: nothing but
 // metadata, and never the body.
 func TestHandlerLogsMetadataOnly(t *testing.T) {
+	t.Parallel()
 	r := newReceiver(t)
 	h, body := r.signed(t, sampleEvents()[8], time.Now())
 	r.deliver(t, http.MethodPost, h, body)
@@ -336,6 +352,7 @@ func TestHandlerLogsMetadataOnly(t *testing.T) {
 }
 
 func TestNewHandlerNilFnPanics(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic")

@@ -53,37 +53,37 @@ type TestResult struct {
 }
 
 // Service calls the webhooks endpoints. Get one from medspa.New, or NewService.
-type Service struct{ c *client.Client }
+type Service struct{ e *client.Engine }
 
-// NewService returns a Service sending through c.
-func NewService(c *client.Client) *Service { return &Service{c: c} }
+// NewService returns a Service sending through e (medspa.New does this for you).
+func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create registers an endpoint; the result carries its Secret, shown only this once.
 func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Endpoint, error) {
-	return client.Call[Endpoint](ctx, s.c, http.MethodPost, client.Path("webhooks"), params, opts...)
+	return client.Call[Endpoint](ctx, s.e, http.MethodPost, client.Path("webhooks"), params, opts...)
 }
 
 // Get returns the endpoint with the given id (without its secret).
 func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Endpoint, error) {
-	return client.Call[Endpoint](ctx, s.c, http.MethodGet, client.Path("webhooks", id), nil, opts...)
+	return client.Call[Endpoint](ctx, s.e, http.MethodGet, client.Path("webhooks", id), nil, opts...)
 }
 
 // List returns one page of endpoints.
 func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Endpoint], error) {
-	return client.List[Endpoint](ctx, s.c, client.Path("webhooks"), params, opts...)
+	return client.List[Endpoint](ctx, s.e, client.Path("webhooks"), params, opts...)
 }
 
 // All iterates over every endpoint, fetching pages as needed.
 func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Endpoint, error] {
-	return client.All[Endpoint](ctx, s.c, client.Path("webhooks"), params, opts...)
+	return client.All[Endpoint](ctx, s.e, client.Path("webhooks"), params, opts...)
 }
 
 // Delete removes the endpoint; its pending retries are dropped.
 func (s *Service) Delete(ctx context.Context, id string, opts ...client.Option) error {
-	return s.c.Do(ctx, http.MethodDelete, client.Path("webhooks", id), nil, nil, opts...)
+	return s.e.Do(ctx, http.MethodDelete, client.Path("webhooks", id), nil, nil, opts...)
 }
 
 // Test sends a webhook.test event to the endpoint at once (no retries) and reports the outcome.
 func (s *Service) Test(ctx context.Context, id string, opts ...client.Option) (*TestResult, error) {
-	return client.Call[TestResult](ctx, s.c, http.MethodPost, client.Path("webhooks", id, "test"), nil, opts...)
+	return client.Call[TestResult](ctx, s.e, http.MethodPost, client.Path("webhooks", id, "test"), nil, opts...)
 }

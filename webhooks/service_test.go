@@ -122,6 +122,7 @@ func createPatient(t *testing.T, env *testenv.Env) *patients.Patient {
 }
 
 func TestEndpointCRUD(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	rc := newTestReceiver(t, answer(200))
@@ -178,10 +179,18 @@ func TestEndpointCRUD(t *testing.T) {
 	if err := env.Client.Webhooks.Delete(ctx, e.ID); !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
-	for _, id := range []string{"whk_nope", "pat_0193a6b0c1d27e3f8a9b0c1d2e3f4a5b", "../x"} {
+	for _, id := range []string{"whk_nope", "pat_0193a6b0c1d27e3f8a9b0c1d2e3f4a5b"} {
 		if _, err := env.Client.Webhooks.Get(oapitest.WithoutRequestValidation(ctx), id); !errors.Is(err, medspa.ErrNotFound) {
 			t.Fatalf("get %q: %v", id, err)
 		}
+	}
+	// An id that is not one path segment never leaves the SDK (issue 16); the server answers
+	// 404 to one sent anyway.
+	if _, err := env.Client.Webhooks.Get(ctx, "../x"); !errors.Is(err, medspa.ErrInvalidArgument) {
+		t.Fatalf(`get "../x": %v`, err)
+	}
+	if resp, _ := env.DoInvalid(t, "GET", "/api/v1/webhooks/..%2Fx", ""); resp.StatusCode != 404 {
+		t.Fatalf("raw ..%%2Fx: %d", resp.StatusCode)
 	}
 	if resp, _ := env.DoInvalid(t, "GET", "/api/v1/webhooks?foo=1", ""); resp.StatusCode != 422 {
 		t.Fatalf("unknown parameter: %d", resp.StatusCode)
@@ -218,6 +227,7 @@ func TestEndpointCRUD(t *testing.T) {
 // TestEventsArriveSignedWithoutPHI: every event kind arrives signed with the endpoint's secret
 // at the (moved) account clock, and no delivery carries PHI.
 func TestEventsArriveSignedWithoutPHI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	c := env.Client
@@ -253,7 +263,7 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 	out, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: -6, Reason: inventory.ReasonUsed, Note: "used on Adalind"})
 	must(err)
 	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
-		LineItems: []billing.LineItemParams{{Description: "Consult for Adalind Quixotica", Quantity: 1, UnitAmount: billing.Amount(10000)}},
+		LineItems: []billing.LineItemParams{{Description: "Consult for Adalind Quixotica", Quantity: 1, UnitAmount: medspa.Ptr[int64](10000)}},
 		Notes:     "Hidden Lane, Springfield"})
 	must(err)
 	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCard, CardToken: billing.TokenDecline})
@@ -353,6 +363,7 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 // TestRetrySchedule: a receiver failing twice then succeeding gets exactly three attempts, at
 // the scheduled times on the account clock.
 func TestRetrySchedule(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	env.Server.SetTime("", t0) // the server-wide clock this time
@@ -404,6 +415,7 @@ func TestRetrySchedule(t *testing.T) {
 
 // TestRetryGivesUp: ten attempts in all, on the protocol's schedule, then nothing.
 func TestRetryGivesUp(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	t0 := time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC)
 	acct := env.Key.Account
@@ -434,6 +446,7 @@ func TestRetryGivesUp(t *testing.T) {
 }
 
 func TestRetryAfterHonoured(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		status     int
@@ -482,6 +495,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 }
 
 func TestGoneDisablesEndpoint(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	env.Server.SetTime(env.Key.Account, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -510,6 +524,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 }
 
 func TestDeleteDropsPendingRetries(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	env.Server.SetTime(env.Key.Account, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -530,6 +545,7 @@ func TestDeleteDropsPendingRetries(t *testing.T) {
 }
 
 func TestRedirectIsFailure(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	target := newTestReceiver(t, answer(200))
@@ -551,6 +567,7 @@ func TestRedirectIsFailure(t *testing.T) {
 // TestHangingReceiverDoesNotSlowAPI: deliveries never run on request goroutines, and a
 // receiver that never answers holds up neither API calls nor other endpoints.
 func TestHangingReceiverDoesNotSlowAPI(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, []mockserver.Option{mockserver.WithWebhookTimeout(time.Minute)})
 	hang := newTestReceiver(t, nil)
 	hang.answer = func(_ int, _ http.ResponseWriter, r *http.Request) {
@@ -581,6 +598,7 @@ func TestHangingReceiverDoesNotSlowAPI(t *testing.T) {
 
 // TestDeliveryTimeout: an attempt that exceeds the timeout fails with the error class "timeout".
 func TestDeliveryTimeout(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, []mockserver.Option{mockserver.WithWebhookTimeout(100 * time.Millisecond)})
 	ctx := context.Background()
 	rc := newTestReceiver(t, nil)
@@ -609,6 +627,7 @@ func deref(s *string) string {
 
 // TestManyEventsManyEndpoints: 1,000 events to 5 healthy endpoints arrive exactly once each.
 func TestManyEventsManyEndpoints(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	key := env.NewKey(t, mockserver.APIKeyParams{Plan: "custom", RatePerMinute: 1e6, Burst: 1e6, Scopes: []string{"*"}, Account: env.Key.Account})
@@ -667,6 +686,7 @@ func TestManyEventsManyEndpoints(t *testing.T) {
 }
 
 func TestTestEndpoint(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	ok := newTestReceiver(t, answer(200))
@@ -724,6 +744,7 @@ func TestTestEndpoint(t *testing.T) {
 }
 
 func TestAdminDeliveries(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	rc := newTestReceiver(t, answer(200))
 	register(t, env, rc.URL, webhooks.EventAll)
@@ -749,6 +770,7 @@ func TestAdminDeliveries(t *testing.T) {
 }
 
 func TestURLValidation(t *testing.T) {
+	t.Parallel()
 	long := "https://example.com/" + strings.Repeat("a", 2049-len("https://example.com/"))
 	cases := []struct {
 		name, body string
@@ -835,6 +857,7 @@ func TestURLValidation(t *testing.T) {
 }
 
 func TestCloseIsSafe(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	rc := newTestReceiver(t, answer(500))
 	register(t, env, rc.URL, webhooks.EventAll)
@@ -853,6 +876,7 @@ func TestCloseIsSafe(t *testing.T) {
 // TestTLSFailuresDescribed: an https receiver with an untrusted certificate, or a plain-HTTP
 // server behind an https URL, fails with the error class "tls".
 func TestTLSFailuresDescribed(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	ctx := context.Background()
 	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -875,6 +899,7 @@ func TestTLSFailuresDescribed(t *testing.T) {
 // TestAdminClockRunsRetries: moving an account's clock through POST /__admin/clock runs the
 // retries that fall due, as the Go methods do.
 func TestAdminClockRunsRetries(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	acct := env.Key.Account
 	admin := func(body string) {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/medspa/medspa-go/internal/safetext"
 )
 
 // Standard Webhooks header names. http.Header canonicalizes keys, so these
@@ -35,7 +37,9 @@ var (
 	// ErrMissingHeaders: webhook-id, webhook-timestamp or webhook-signature
 	// is absent or empty.
 	ErrMissingHeaders = errors.New("webhooks: missing webhook headers")
-	// ErrInvalidSecret: the secret is empty or not base64 after "whsec_".
+	// ErrInvalidSecret: the secret is empty or not base64 after "whsec_", or
+	// (for Verify, VerifySignature and NewHandler) its key is shorter than
+	// MinSecretBytes.
 	ErrInvalidSecret = errors.New("webhooks: invalid secret")
 	// ErrInvalidSignature: no v1 signature in webhook-signature matches.
 	ErrInvalidSignature = errors.New("webhooks: no matching signature")
@@ -96,6 +100,24 @@ func decodeSecret(secret string) ([]byte, error) {
 	return key, nil
 }
 
+// MinSecretBytes is the shortest key (the base64-decoded part of a secret) a
+// receiver accepts: the API's secrets have 24 random bytes (docs/protocol.md §9),
+// and a shorter one could be guessed.
+const MinSecretBytes = 24
+
+// receiverKey is decodeSecret for the receiving side (Verify, VerifySignature,
+// NewHandler), which also refuses keys shorter than MinSecretBytes.
+func receiverKey(secret string) ([]byte, error) {
+	key, err := decodeSecret(secret)
+	if err != nil {
+		return nil, err
+	}
+	if len(key) < MinSecretBytes {
+		return nil, fmt.Errorf("%w: the key has %d bytes, fewer than %d", ErrInvalidSecret, len(key), MinSecretBytes)
+	}
+	return key, nil
+}
+
 // mac computes HMAC-SHA256(key, "<id>.<timestamp>.<body>"), the Standard
 // Webhooks signed content.
 func mac(key []byte, msgID, timestamp string, body []byte) []byte {
@@ -117,7 +139,7 @@ func mac(key []byte, msgID, timestamp string, body []byte) []byte {
 // "v1," one passes and other versions are ignored. It does not look at the
 // body's content; use Verify to also decode it.
 func VerifySignature(secret string, header http.Header, body []byte, opts ...VerifyOption) error {
-	key, err := decodeSecret(secret)
+	key, err := receiverKey(secret)
 	if err != nil {
 		return err
 	}
@@ -184,7 +206,7 @@ func parseTimestamp(ts string) (int64, error) {
 // wrapping ErrInvalidPayload when the signature is valid but the body is not
 // an event. The returned error never quotes the body.
 func Verify(secret string, header http.Header, body []byte, opts ...VerifyOption) (*Event, error) {
-	key, err := decodeSecret(secret)
+	key, err := receiverKey(secret)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +222,7 @@ func verifyAndDecode(key []byte, c *verifyConfig, header http.Header, body []byt
 	if err := json.Unmarshal(body, &e); err != nil {
 		// Unmarshal may fail before reaching Event.UnmarshalJSON (a syntax
 		// error in the outer value); both paths get a value-free message.
-		msg := describeJSONError(err)
+		msg := safetext.JSONError(err)
 		if errors.Is(err, errBadEvent) {
 			msg = strings.TrimPrefix(err.Error(), errBadEvent.Error()+": ")
 		}

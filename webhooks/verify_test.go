@@ -34,6 +34,7 @@ func vecHeader() http.Header {
 }
 
 func TestStandardWebhooksVector(t *testing.T) {
+	t.Parallel()
 	sig, err := webhooks.Sign(vecSecret, vecID, vecTime, []byte(vecBody))
 	if err != nil || sig != vecSig {
 		t.Fatalf("Sign = %q, %v; want %q", sig, err, vecSig)
@@ -54,6 +55,7 @@ func TestStandardWebhooksVector(t *testing.T) {
 }
 
 func TestSignHeaders(t *testing.T) {
+	t.Parallel()
 	h, err := webhooks.SignHeaders(vecSecret, vecID, vecTime, []byte(vecBody))
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +80,7 @@ func TestSignHeaders(t *testing.T) {
 }
 
 func TestNewSecret(t *testing.T) {
+	t.Parallel()
 	a, b := webhooks.NewSecret(), webhooks.NewSecret()
 	if a == b {
 		t.Fatal("two secrets are equal")
@@ -106,6 +109,7 @@ func signed(t *testing.T, secret, id string, ts time.Time, body []byte) http.Hea
 }
 
 func TestVerifySentinels(t *testing.T) {
+	t.Parallel()
 	secret := webhooks.NewSecret()
 	other := webhooks.NewSecret()
 	now := time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC)
@@ -176,6 +180,7 @@ func TestVerifySentinels(t *testing.T) {
 }
 
 func TestVerifyRotation(t *testing.T) {
+	t.Parallel()
 	oldSecret, newSecret := webhooks.NewSecret(), webhooks.NewSecret()
 	now := time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC)
 	body := mustMarshal(t, sampleEvents()[0])
@@ -211,6 +216,7 @@ func TestVerifyRotation(t *testing.T) {
 }
 
 func TestVerifyTolerance(t *testing.T) {
+	t.Parallel()
 	secret := webhooks.NewSecret()
 	sent := time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC)
 	body := mustMarshal(t, sampleEvents()[0])
@@ -249,6 +255,7 @@ func TestVerifyTolerance(t *testing.T) {
 // TestVerifyErrorsDoNotQuotePayload guards the PHI rule: a rejected body must
 // not reappear in the error text, which callers tend to log.
 func TestVerifyErrorsDoNotQuotePayload(t *testing.T) {
+	t.Parallel()
 	secret := webhooks.NewSecret()
 	now := time.Unix(vecTS, 0)
 	for _, body := range []string{
@@ -300,4 +307,28 @@ func BenchmarkVerify(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestShortSecretsRefused: a receiver refuses a secret whose key is shorter than 24 bytes (the
+// API's secrets have 24 random bytes; a short one could be guessed), with ErrInvalidSecret,
+// before looking at the delivery. Senders (Sign) are not the receiver's concern.
+func TestShortSecretsRefused(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_763_820_180, 0)
+	body := []byte(`{"id":"evt_1","type":"webhook.test","createdAt":"2025-11-22T14:03:00Z","data":{"object":"webhook"}}`)
+	for _, n := range []int{1, 16, webhooks.MinSecretBytes - 1, webhooks.MinSecretBytes, 32} {
+		secret := "whsec_" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", n)))
+		h := signed(t, secret, "evt_1", now, body)
+		ok := n >= webhooks.MinSecretBytes
+		err := webhooks.VerifySignature(secret, h, body, at(now))
+		if (err == nil) != ok || (!ok && !errors.Is(err, webhooks.ErrInvalidSecret)) {
+			t.Errorf("VerifySignature with a %d-byte key: %v", n, err)
+		}
+		if !ok && !strings.Contains(err.Error(), "fewer than 24") {
+			t.Errorf("the error does not say why: %v", err)
+		}
+		if _, err := webhooks.Verify(secret, h, body, at(now)); (err == nil) != ok || (!ok && !errors.Is(err, webhooks.ErrInvalidSecret)) {
+			t.Errorf("Verify with a %d-byte key: %v", n, err)
+		}
+	}
 }

@@ -125,7 +125,7 @@ func seedInvoices(ctx context.Context, c *medspa.Client, patient string, n int) 
 	err := parallel(n, func(i int) error {
 		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 			PatientID: patient,
-			LineItems: []billing.LineItemParams{{Description: "load", Quantity: 10_000, UnitAmount: billing.Amount(hugeUnitAmount)}},
+			LineItems: []billing.LineItemParams{{Description: "load", Quantity: 10_000, UnitAmount: medspa.Ptr[int64](hugeUnitAmount)}},
 		})
 		if err == nil {
 			ids[i] = inv.ID

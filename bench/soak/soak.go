@@ -225,7 +225,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		return rep, err
 	}
 	hotInvoice, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: hotPatient.ID,
-		LineItems: []billing.LineItemParams{{Description: "hot", Quantity: 1, UnitAmount: billing.Amount(int64(units) * 100)}}})
+		LineItems: []billing.LineItemParams{{Description: "hot", Quantity: 1, UnitAmount: medspa.Ptr[int64](int64(units) * 100)}}})
 	if fail("create hot invoice", err) {
 		return rep, err
 	}
@@ -299,7 +299,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		in.mu.Unlock()
 		maybeFault(http.MethodPost, "/api/v1/invoices")
 		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, LineItems: []billing.LineItemParams{
-			{Description: desc, Quantity: 1, UnitAmount: billing.Amount(10_000)},
+			{Description: desc, Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)},
 			{Description: "product", Quantity: 2, ProductID: prd},
 		}})
 		if fail("create invoice", err) {

@@ -116,7 +116,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// Bill the visit and take a card payment for it.
 	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: apt.PatientID, AppointmentID: apt.ID, TaxRateBps: 825,
-		LineItems: []billing.LineItemParams{{Description: apt.Service, Quantity: 1, UnitAmount: billing.Amount(45000)}},
+		LineItems: []billing.LineItemParams{{Description: apt.Service, Quantity: 1, UnitAmount: medspa.Ptr[int64](45000)}},
 	})
 	if err != nil {
 		return err

@@ -67,7 +67,7 @@ func run(ctx context.Context, out io.Writer) error {
 		PatientID: pat.ID,
 		LineItems: []billing.LineItemParams{
 			{Description: "Vitamin C serum", Quantity: 2, ProductID: serum.ID}, // the product's price
-			{Description: "HydraFacial", Quantity: 1, UnitAmount: billing.Amount(19900)},
+			{Description: "HydraFacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)},
 		},
 		TaxRateBps:     825, // 8.25%
 		DiscountAmount: 2500,

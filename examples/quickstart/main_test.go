@@ -8,6 +8,7 @@ import (
 )
 
 func TestQuickstartRuns(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := run(context.Background(), &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())

@@ -119,7 +119,7 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 	}
 
 	// The revenue report as CSV, streamed to a file.
-	body, err := c.Reports.CSV(ctx, reports.Revenue, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByDay})
+	body, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByDay})
 	if err != nil {
 		return "", err
 	}
@@ -212,7 +212,7 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 		// part (the rest in cash a week later).
 		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 			PatientID: v.patientID, AppointmentID: v.id, TaxRateBps: 825,
-			LineItems: []billing.LineItemParams{{Description: v.service, Quantity: 1, UnitAmount: billing.Amount(prices[v.service])}},
+			LineItems: []billing.LineItemParams{{Description: v.service, Quantity: 1, UnitAmount: medspa.Ptr[int64](prices[v.service])}},
 		})
 		if err != nil {
 			return err

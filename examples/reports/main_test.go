@@ -11,6 +11,7 @@ import (
 )
 
 func TestReportsExampleRuns(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	dir := t.TempDir()
 	path, err := run(context.Background(), &out, dir)

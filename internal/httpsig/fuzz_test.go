@@ -8,7 +8,7 @@ import (
 
 var sentinels = []error{
 	ErrMissingSignature, ErrMalformed, ErrMissingComponent, ErrUnknownKey,
-	ErrBadSignature, ErrDigestMismatch, ErrUnsupportedAlg,
+	ErrBadSignature, ErrDigestMismatch, ErrUnsupportedAlg, ErrStale,
 }
 
 func isSentinel(err error) bool {

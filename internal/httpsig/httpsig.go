@@ -46,7 +46,14 @@ var (
 	ErrDigestMismatch = errors.New("httpsig: content digest mismatch")
 	// ErrUnsupportedAlg: alg is absent or not hmac-sha256.
 	ErrUnsupportedAlg = errors.New("httpsig: unsupported algorithm")
+	// ErrStale: the signature's created time is more than MaxSkew from the
+	// verifier's clock.
+	ErrStale = errors.New("httpsig: signature too old or too new")
 )
+
+// MaxSkew is how far a signature's created time may be from the verifier's
+// clock, in either direction (docs/protocol.md §6).
+const MaxSkew = 300 * time.Second
 
 // Covered component sets of the profile, as serialized component identifiers.
 var (
@@ -629,21 +636,45 @@ func SignResponse(h http.Header, status int, body []byte, reqMethod, reqTargetUR
 // VerifyResponse verifies the sig1 signature of a response to the request
 // made with reqMethod and reqTargetURI: alg, created, the response covered
 // set, the HMAC under key and the body digest. The keyid is not consulted,
-// because the client knows the one key it signs with.
+// because the client knows the one key it signs with. It does not judge how
+// old the signature is; VerifyResponseAt does.
 func VerifyResponse(status int, h http.Header, body []byte, reqMethod, reqTargetURI string, key []byte) error {
-	s, err := findSignature(h)
+	_, err := verifyResponse(status, h, body, reqMethod, reqTargetURI, key)
+	return err
+}
+
+// VerifyResponseAt is VerifyResponse that also refuses a signature whose
+// created parameter is more than MaxSkew from now (the client's clock), so
+// that a captured answer cannot be replayed later. Such a signature is
+// ErrStale.
+func VerifyResponseAt(status int, h http.Header, body []byte, reqMethod, reqTargetURI string, key []byte, now time.Time) error {
+	p, err := verifyResponse(status, h, body, reqMethod, reqTargetURI, key)
 	if err != nil {
 		return err
 	}
+	if skew := p.Created.Sub(now); skew > MaxSkew || skew < -MaxSkew {
+		return fmt.Errorf("%w: created %d s from now", ErrStale, int64(skew/time.Second))
+	}
+	return nil
+}
+
+func verifyResponse(status int, h http.Header, body []byte, reqMethod, reqTargetURI string, key []byte) (Params, error) {
+	s, err := findSignature(h)
+	if err != nil {
+		return Params{}, err
+	}
 	if err := s.checkProfile(responseComponents); err != nil {
-		return err
+		return Params{}, err
 	}
 	if len(key) == 0 {
-		return fmt.Errorf("%w: empty key", ErrUnknownKey)
+		return Params{}, fmt.Errorf("%w: empty key", ErrUnknownKey)
 	}
 	m := &message{status: status, header: h, request: &message{method: reqMethod, targetURI: reqTargetURI}}
 	if err := s.verifyMAC(m, key); err != nil {
-		return err
+		return Params{}, err
 	}
-	return VerifyContentDigest(headerValue(h.Values("Content-Digest")), body)
+	if err := VerifyContentDigest(headerValue(h.Values("Content-Digest")), body); err != nil {
+		return Params{}, err
+	}
+	return s.params, nil
 }

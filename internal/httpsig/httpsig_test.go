@@ -28,6 +28,7 @@ const rfcRequest = "POST /foo?param=Value&Pet=dog HTTP/1.1\r\n" +
 // TestRFC9421AppendixB25 reproduces the HMAC-SHA256 example of RFC 9421
 // Appendix B.2.5 with the shared secret of Appendix B.1.5.
 func TestRFC9421AppendixB25(t *testing.T) {
+	t.Parallel()
 	const (
 		sharedSecret = "uzvJfB4u3N0Jy4T7NZ75MDVcr8zSTInedJtkgcu46YW4XByzNJjxBdtjUkdJPBtbmHhIDi6pcl8jsasjlTMtDQ=="
 		sigInput     = `sig-b25=("date" "@authority" "content-type");created=1618884473;keyid="test-shared-secret"`
@@ -92,6 +93,7 @@ func TestRFC9421AppendixB25(t *testing.T) {
 }
 
 func TestContentDigest(t *testing.T) {
+	t.Parallel()
 	// RFC 9530 §2 example.
 	const want = "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:"
 	body := []byte(`{"hello": "world"}`)
@@ -137,6 +139,7 @@ func TestContentDigest(t *testing.T) {
 }
 
 func TestSecrets(t *testing.T) {
+	t.Parallel()
 	s := NewSecret()
 	if !strings.HasPrefix(s, "mss_") || len(s) != 4+43 {
 		t.Fatalf("NewSecret = %q", s)
@@ -200,6 +203,7 @@ func newSignedRequest(t testing.TB, method, uri string, body []byte) *http.Reque
 var sigInputRE = regexp.MustCompile(`^sig1=\("@method" "@target-uri"( "content-type" "content-digest")? "authorization"\);created=1763820180;nonce="[A-Za-z0-9_-]{22}";keyid="key_test123";alg="hmac-sha256"$`)
 
 func TestRequestRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		method, uri string
 		body        []byte
@@ -242,6 +246,7 @@ func TestRequestRoundTrip(t *testing.T) {
 // TestSignRequestResign checks that signing twice (a retry) replaces the
 // signature and drops a digest that no longer applies.
 func TestSignRequestResign(t *testing.T) {
+	t.Parallel()
 	const uri = "https://api.medspa.dev/api/v1/patients"
 	req := newSignedRequest(t, "POST", uri, []byte(`{"a":1}`))
 	first := req.Header.Get("Signature")
@@ -258,6 +263,7 @@ func TestSignRequestResign(t *testing.T) {
 }
 
 func TestSignRequestErrors(t *testing.T) {
+	t.Parallel()
 	mk := func(uri string, auth bool) *http.Request {
 		req, _ := http.NewRequest("POST", uri, nil)
 		if auth {
@@ -293,6 +299,7 @@ func TestSignRequestErrors(t *testing.T) {
 // TestSignRequestStripsFragment: user info and fragment never reach the
 // server, so they must not be part of the signed target URI.
 func TestSignRequestStripsFragment(t *testing.T) {
+	t.Parallel()
 	req := newSignedRequest(t, "GET", "https://user:pw@api.medspa.dev/api/v1/x?q=1#frag", nil)
 	if _, err := VerifyRequest(req, nil, "https://api.medspa.dev/api/v1/x?q=1", keyFor); err != nil {
 		t.Fatal(err)
@@ -313,6 +320,7 @@ func resign(t *testing.T, req *http.Request, uri string, comps []string, params 
 }
 
 func TestVerifyRequestRejections(t *testing.T) {
+	t.Parallel()
 	const uri = "https://api.medspa.dev/api/v1/patients?limit=5"
 	body := []byte(`{"firstName":"Ada","lastName":"Lovelace"}`)
 	const nonce = "AAAAAAAAAAAAAAAAAAAAAA"
@@ -538,6 +546,7 @@ func TestVerifyRequestRejections(t *testing.T) {
 }
 
 func TestVerifyRequestNoBodyRejections(t *testing.T) {
+	t.Parallel()
 	const uri = "https://api.medspa.dev/api/v1/patients/pat_1"
 	req := newSignedRequest(t, "GET", uri, nil)
 	if _, err := VerifyRequest(req, nil, uri, keyFor); err != nil {
@@ -566,7 +575,32 @@ func newSignedResponse(status int, body []byte) http.Header {
 	return h
 }
 
+// TestVerifyResponseAt refuses a response signed more than MaxSkew from the client's clock, in
+// either direction, and accepts one signed within it (the bound included).
+func TestVerifyResponseAt(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"id":"pat_1"}`)
+	h := newSignedResponse(200, body) // created = testNow
+	for _, tc := range []struct {
+		clock time.Duration // client's clock minus the signature's created
+		ok    bool
+	}{
+		{0, true}, {MaxSkew, true}, {-MaxSkew, true}, {299 * time.Second, true},
+		{MaxSkew + time.Second, false}, {-MaxSkew - time.Second, false}, {3 * time.Hour, false},
+	} {
+		err := VerifyResponseAt(200, h, body, respReqMethod, respReqURI, testKey, testNow.Add(tc.clock))
+		if tc.ok != (err == nil) || (!tc.ok && !errors.Is(err, ErrStale)) {
+			t.Errorf("clock %v from created: %v", tc.clock, err)
+		}
+	}
+	// A bad signature is reported as such, whatever the clock.
+	if err := VerifyResponseAt(201, h, body, respReqMethod, respReqURI, testKey, testNow); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("wrong status: %v", err)
+	}
+}
+
 func TestResponseRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		status int
 		body   []byte
@@ -588,6 +622,7 @@ func TestResponseRoundTrip(t *testing.T) {
 // TestResponseSignatureBase pins the exact base of a response signature,
 // including the request-derived lines.
 func TestResponseSignatureBase(t *testing.T) {
+	t.Parallel()
 	h := newSignedResponse(201, []byte(`{}`))
 	s, err := findSignature(h)
 	if err != nil {
@@ -609,6 +644,7 @@ func TestResponseSignatureBase(t *testing.T) {
 }
 
 func TestVerifyResponseRejections(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"id":"pay_1","amount":1000}`)
 	type args struct {
 		status      int
@@ -665,6 +701,7 @@ func TestVerifyResponseRejections(t *testing.T) {
 }
 
 func TestSignResponseUnsignable(t *testing.T) {
+	t.Parallel()
 	h := http.Header{}
 	h.Set("Signature", "sig1=:stale:")
 	SignResponse(h, 200, nil, "GET", respReqURI, testKeyID, testKey, testNow) // no X-Request-Id
@@ -679,6 +716,7 @@ func TestSignResponseUnsignable(t *testing.T) {
 // TestSignVerifyProperty signs random requests and checks that they verify
 // and that flipping any single byte of the body breaks verification.
 func TestSignVerifyProperty(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	methods := []string{"GET", "POST", "PATCH", "DELETE", "PUT"}
 	for i := range 200 {
@@ -707,6 +745,7 @@ func TestSignVerifyProperty(t *testing.T) {
 }
 
 func TestSignatureBase(t *testing.T) {
+	t.Parallel()
 	vals := map[string]string{`"a"`: "1", `"b";req`: "2", `"c"`: "x\ny"}
 	look := func(id string) (string, error) {
 		v, ok := vals[id]
@@ -737,6 +776,7 @@ func TestSignatureBase(t *testing.T) {
 // TestDerivedAndKeyedComponents covers the generic component resolution
 // used by the RFC vector: @authority, @scheme, @path, @query and ;key.
 func TestDerivedAndKeyedComponents(t *testing.T) {
+	t.Parallel()
 	h := http.Header{}
 	h.Set("Example-Dict", " a=1, b=2;x=1;y=2, c=(a b c)")
 	h.Add("X-Multi", " one ")

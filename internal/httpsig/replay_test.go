@@ -9,6 +9,7 @@ import (
 )
 
 func TestReplayCache(t *testing.T) {
+	t.Parallel()
 	c := NewReplayCache(600 * time.Second)
 	t0 := time.Unix(1763820180, 0)
 	steps := []struct {
@@ -42,6 +43,7 @@ func TestReplayCache(t *testing.T) {
 // TestReplayCacheBounded checks that memory stays proportional to the live
 // window under a steady stream of unique nonces.
 func TestReplayCacheBounded(t *testing.T) {
+	t.Parallel()
 	c := NewReplayCache(10 * time.Second)
 	t0 := time.Unix(0, 0)
 	for i := range 100000 {
@@ -62,6 +64,7 @@ func TestReplayCacheBounded(t *testing.T) {
 }
 
 func TestReplayCacheFullFailsClosed(t *testing.T) {
+	t.Parallel()
 	c := NewReplayCache(time.Minute)
 	c.capacity = 3
 	now := time.Unix(0, 0)
@@ -79,6 +82,7 @@ func TestReplayCacheFullFailsClosed(t *testing.T) {
 }
 
 func TestReplayCacheConcurrent(t *testing.T) {
+	t.Parallel()
 	c := NewReplayCache(time.Minute)
 	now := time.Unix(0, 0)
 	var fresh atomic.Int64

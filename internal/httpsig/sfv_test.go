@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseDictionary(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // canonical serialization; "" with err
@@ -86,6 +87,7 @@ func TestParseDictionary(t *testing.T) {
 }
 
 func TestParseDictionaryLimits(t *testing.T) {
+	t.Parallel()
 	many := func(n int, item string, sep string) string {
 		s := ""
 		for i := range n {

@@ -14,10 +14,10 @@ import (
 
 func (a *API) reportRoutes() []route {
 	return []route{
-		{http.MethodGet, "/api/v1/reports/revenue", "reports:read", runReport(reports.Revenue)},
-		{http.MethodGet, "/api/v1/reports/appointments", "reports:read", runReport(reports.Appointments)},
-		{http.MethodGet, "/api/v1/reports/patients", "reports:read", runReport(reports.Patients)},
-		{http.MethodGet, "/api/v1/reports/custom", "reports:read", runReport(reports.Custom)},
+		{http.MethodGet, "/api/v1/reports/revenue", "reports:read", runReport(reports.NameRevenue)},
+		{http.MethodGet, "/api/v1/reports/appointments", "reports:read", runReport(reports.NameAppointments)},
+		{http.MethodGet, "/api/v1/reports/patients", "reports:read", runReport(reports.NamePatients)},
+		{http.MethodGet, "/api/v1/reports/custom", "reports:read", runReport(reports.NameCustom)},
 	}
 }
 
@@ -26,14 +26,14 @@ func (a *API) reportRoutes() []route {
 func runReport(name string) func(rq *request) (int, any, error) {
 	return func(rq *request) (int, any, error) {
 		allowed := []string{"from", "to", "timezone", "groupBy"}
-		if name == reports.Custom {
+		if name == reports.NameCustom {
 			allowed = append(allowed, "source", "metrics", "filter")
 		}
 		q := rq.parseQuery(allowed...)
 		in := store.ReportQuery{
 			From: q.nonEmpty("from"), To: q.nonEmpty("to"), Timezone: q.nonEmpty("timezone"),
 		}
-		if name == reports.Custom {
+		if name == reports.NameCustom {
 			in.GroupBy = q.str("groupBy", 1000) // empty: no dimensions
 			in.Source, in.Metrics = q.nonEmpty("source"), q.nonEmpty("metrics")
 			in.Filters = q.v["filter"]
@@ -48,13 +48,13 @@ func runReport(name string) func(rq *request) (int, any, error) {
 		var v any
 		var table [][]string
 		switch name {
-		case reports.Revenue:
+		case reports.NameRevenue:
 			r := rq.acct.RevenueReport(req)
 			v, table = r, revenueTable(r)
-		case reports.Appointments:
+		case reports.NameAppointments:
 			r := rq.acct.AppointmentsReport(req)
 			v, table = r, appointmentsTable(r)
-		case reports.Patients:
+		case reports.NamePatients:
 			r := rq.acct.PatientsReport(req)
 			v, table = r, patientsTable(r)
 		default:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/patients"
@@ -315,7 +316,7 @@ func TestReportAccessorsWindow(t *testing.T) {
 	var invs []string
 	for i := range 3 {
 		inv, err := a.CreateInvoice(billing.InvoiceCreateParams{PatientID: patID, Currency: "usd", Notes: "n",
-			LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: billing.Amount(100)}}}, t0.Add(time.Duration(i)*time.Hour))
+			LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: client.Ptr[int64](100)}}}, t0.Add(time.Duration(i)*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,9 +39,9 @@ type ReportRequest struct {
 
 // standardGroupBy lists each standard report's groupBy values, the default first.
 var standardGroupBy = map[string][]string{
-	reports.Revenue:      {"day", "week", "month", "provider", "service"},
-	reports.Appointments: {"status", "day", "week", "month", "provider", "service"},
-	reports.Patients:     {"month", "day", "week"},
+	reports.NameRevenue:      {"day", "week", "month", "provider", "service"},
+	reports.NameAppointments: {"status", "day", "week", "month", "provider", "service"},
+	reports.NamePatients:     {"month", "day", "week"},
 }
 
 // ParseReport validates q for report (revenue, appointments, patients or custom) with now as
@@ -83,7 +83,7 @@ func ParseReport(report string, q ReportQuery, now time.Time) (*ReportRequest, [
 			fail("to", "out_of_range", fmt.Sprintf("the window must be at most %d days", reportMaxDays))
 		}
 	}
-	if report == reports.Custom {
+	if report == reports.NameCustom {
 		r.custom = parseCustom(q, fail)
 	} else {
 		allowed := standardGroupBy[report]
@@ -289,7 +289,7 @@ func revenueReport(src *reportSources, r *ReportRequest) *reports.RevenueReport 
 		})
 	}
 	out := &reports.RevenueReport{
-		Report: reports.Revenue, From: r.from, To: r.to, Timezone: r.tz, GroupBy: r.groupBy, Currency: "usd",
+		Report: reports.NameRevenue, From: r.from, To: r.to, Timezone: r.tz, GroupBy: r.groupBy, Currency: "usd",
 		Data: []reports.RevenueRow{}, Totals: tot,
 	}
 	for _, k := range g.sorted() {
@@ -378,7 +378,7 @@ func appointmentsReport(src *reportSources, r *ReportRequest) *reports.Appointme
 		})
 	}
 	out := &reports.AppointmentsReport{
-		Report: reports.Appointments, From: r.from, To: r.to, Timezone: r.tz, GroupBy: r.groupBy, Currency: "usd",
+		Report: reports.NameAppointments, From: r.from, To: r.to, Timezone: r.tz, GroupBy: r.groupBy, Currency: "usd",
 		Data: []reports.AppointmentsRow{}, Totals: tot.totals(),
 	}
 	for _, k := range g.sorted() {
@@ -444,7 +444,7 @@ func patientsReport(src *reportSources, r *ReportRequest) *reports.PatientsRepor
 		}
 	}
 	out := &reports.PatientsReport{
-		Report: reports.Patients, From: r.from, To: r.to, Timezone: r.tz, GroupBy: r.groupBy, Currency: "usd",
+		Report: reports.NamePatients, From: r.from, To: r.to, Timezone: r.tz, GroupBy: r.groupBy, Currency: "usd",
 		Data: []reports.PatientsRow{}, Totals: tot,
 	}
 	for _, k := range g.sorted() {

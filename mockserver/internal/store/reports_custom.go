@@ -316,7 +316,7 @@ func (a *Account) CustomReport(r *ReportRequest) *reports.CustomReport {
 func customReport(src *reportSources, r *ReportRequest) *reports.CustomReport {
 	c := r.custom
 	out := &reports.CustomReport{
-		Report: reports.Custom, Source: c.source, From: r.from, To: r.to, Timezone: r.tz,
+		Report: reports.NameCustom, Source: c.source, From: r.from, To: r.to, Timezone: r.tz,
 		GroupBy: c.dims, Metrics: []string{}, Columns: slices.Clone(c.dims),
 	}
 	for _, m := range c.metrics {

@@ -156,7 +156,7 @@ func TestParseReportWindow(t *testing.T) {
 		{"only to", ReportQuery{To: "2026-02-01"}, "2026-01-02T00:00:00Z", "2026-02-01T00:00:00Z", "UTC"},
 		{"366 days", ReportQuery{From: "2024-01-01", To: "2025-01-01"}, "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z", "UTC"},
 	} {
-		r, errs := ParseReport(reports.Revenue, c.q, now)
+		r, errs := ParseReport(reports.NameRevenue, c.q, now)
 		if errs != nil {
 			t.Errorf("%s: %+v", c.name, errs)
 			continue
@@ -181,21 +181,21 @@ func TestParseReportErrors(t *testing.T) {
 		q      ReportQuery
 		want   []problem.FieldError
 	}{
-		{"367 days", reports.Revenue, ReportQuery{From: "2024-01-01", To: "2025-01-02"},
+		{"367 days", reports.NameRevenue, ReportQuery{From: "2024-01-01", To: "2025-01-02"},
 			[]problem.FieldError{{Pointer: "to", Code: "out_of_range"}}},
-		{"from after to", reports.Revenue, ReportQuery{From: "2026-02-01", To: "2026-01-01"},
+		{"from after to", reports.NameRevenue, ReportQuery{From: "2026-02-01", To: "2026-01-01"},
 			[]problem.FieldError{{Pointer: "from", Code: "invalid_value"}}},
-		{"from equals to", reports.Revenue, ReportQuery{From: "2026-02-01", To: "2026-02-01"},
+		{"from equals to", reports.NameRevenue, ReportQuery{From: "2026-02-01", To: "2026-02-01"},
 			[]problem.FieldError{{Pointer: "from", Code: "invalid_value"}}},
-		{"everything bad", reports.Appointments, ReportQuery{From: "yesterday", To: "2026-13-01", Timezone: "Mars/Olympus", GroupBy: "year"},
+		{"everything bad", reports.NameAppointments, ReportQuery{From: "yesterday", To: "2026-13-01", Timezone: "Mars/Olympus", GroupBy: "year"},
 			[]problem.FieldError{{Pointer: "timezone", Code: "invalid_value"}, {Pointer: "from", Code: "invalid_format"},
 				{Pointer: "to", Code: "invalid_format"}, {Pointer: "groupBy", Code: "invalid_value"}}},
-		{"Local is not a zone", reports.Patients, ReportQuery{Timezone: "Local"}, []problem.FieldError{{Pointer: "timezone", Code: "invalid_value"}}},
-		{"patients has no status", reports.Patients, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
-		{"revenue has no status", reports.Revenue, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
-		{"no source", reports.Custom, ReportQuery{}, []problem.FieldError{{Pointer: "source", Code: "required"}}},
-		{"unknown source", reports.Custom, ReportQuery{Source: "refunds"}, []problem.FieldError{{Pointer: "source", Code: "invalid_value"}}},
-		{"custom errors", reports.Custom, ReportQuery{Source: "payments", Metrics: "count,median:amount,sum:nope,count:amount,avg:status,count",
+		{"Local is not a zone", reports.NamePatients, ReportQuery{Timezone: "Local"}, []problem.FieldError{{Pointer: "timezone", Code: "invalid_value"}}},
+		{"patients has no status", reports.NamePatients, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
+		{"revenue has no status", reports.NameRevenue, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
+		{"no source", reports.NameCustom, ReportQuery{}, []problem.FieldError{{Pointer: "source", Code: "required"}}},
+		{"unknown source", reports.NameCustom, ReportQuery{Source: "refunds"}, []problem.FieldError{{Pointer: "source", Code: "invalid_value"}}},
+		{"custom errors", reports.NameCustom, ReportQuery{Source: "payments", Metrics: "count,median:amount,sum:nope,count:amount,avg:status,count",
 			GroupBy: "method,createdAt,amount,zzz", Filters: []string{"method", ":card", "method:", "zzz:a", "amount:5", "status:succeeded"}},
 			[]problem.FieldError{
 				{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "metrics", Code: "invalid_value"},
@@ -207,9 +207,9 @@ func TestParseReportErrors(t *testing.T) {
 				{Pointer: "filter", Code: "invalid_format"}, {Pointer: "filter", Code: "invalid_value"},
 				{Pointer: "filter", Code: "invalid_value"},
 			}},
-		{"PHI", reports.Custom, ReportQuery{Source: "patients", Metrics: "sum:dateOfBirth", GroupBy: "lastName", Filters: []string{"email:a@b.c"}},
+		{"PHI", reports.NameCustom, ReportQuery{Source: "patients", Metrics: "sum:dateOfBirth", GroupBy: "lastName", Filters: []string{"email:a@b.c"}},
 			[]problem.FieldError{{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "groupBy", Code: "invalid_value"}, {Pointer: "filter", Code: "invalid_value"}}},
-		{"duplicate dimension", reports.Custom, ReportQuery{Source: "appointments", GroupBy: "status,status"},
+		{"duplicate dimension", reports.NameCustom, ReportQuery{Source: "appointments", GroupBy: "status,status"},
 			[]problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
 	} {
 		r, errs := ParseReport(c.report, c.q, now)
@@ -227,7 +227,7 @@ func TestParseReportErrors(t *testing.T) {
 
 func TestCustomErrorDetails(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	_, errs := ParseReport(reports.Custom, ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
+	_, errs := ParseReport(reports.NameCustom, ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
 	for _, e := range errs {
 		if !strings.Contains(e.Detail, "PHI") {
 			t.Errorf("%s: detail %q does not say PHI", e.Pointer, e.Detail)
@@ -236,7 +236,7 @@ func TestCustomErrorDetails(t *testing.T) {
 			t.Errorf("%s: detail %q names a PHI field", e.Pointer, e.Detail)
 		}
 	}
-	_, errs = ParseReport(reports.Custom, ReportQuery{Source: "inventory_adjustments", GroupBy: "sku", Metrics: "sum:qty"}, now)
+	_, errs = ParseReport(reports.NameCustom, ReportQuery{Source: "inventory_adjustments", GroupBy: "sku", Metrics: "sum:qty"}, now)
 	want := map[string]string{
 		"groupBy": "day, week, month, id, productId, location, reason, lotNumber, reference",
 		"metrics": "delta, onHandAfter",
@@ -330,7 +330,7 @@ func TestRevenueReportEngine(t *testing.T) {
 			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1}},
 		}},
 	} {
-		got := revenueReport(src, mustParse(t, reports.Revenue, withGroupBy(november, c.groupBy)))
+		got := revenueReport(src, mustParse(t, reports.NameRevenue, withGroupBy(november, c.groupBy)))
 		if diff := cmp.Diff(c.want, got.Data); diff != "" {
 			t.Errorf("groupBy %s (-want +got):\n%s", c.groupBy, diff)
 		}
@@ -344,7 +344,7 @@ func TestAppointmentsReportEngine(t *testing.T) {
 	src := reportFixture().sources()
 	type row = reports.AppointmentsRow
 	type m = reports.AppointmentsTotals
-	got := appointmentsReport(src, mustParse(t, reports.Appointments, november))
+	got := appointmentsReport(src, mustParse(t, reports.NameAppointments, november))
 	want := []row{
 		{Key: "cancelled", AppointmentsTotals: m{Total: 1, Cancelled: 1, CancellationRate: 1}},
 		{Key: "completed", AppointmentsTotals: m{Total: 3, Completed: 3}},
@@ -359,7 +359,7 @@ func TestAppointmentsReportEngine(t *testing.T) {
 	if got.Totals != wantTot || got.GroupBy != "status" {
 		t.Errorf("totals %+v groupBy %s, want %+v", got.Totals, got.GroupBy, wantTot)
 	}
-	got = appointmentsReport(src, mustParse(t, reports.Appointments, withGroupBy(november, "provider")))
+	got = appointmentsReport(src, mustParse(t, reports.NameAppointments, withGroupBy(november, "provider")))
 	want = []row{
 		// prv_x: completed 2, cancelled 1, scheduled 1 → noShow 0/2 = 0, cancelled 1/4.
 		{Key: "prv_x", AppointmentsTotals: m{Total: 4, Scheduled: 1, Completed: 2, Cancelled: 1, CancellationRate: 0.25}},
@@ -369,11 +369,11 @@ func TestAppointmentsReportEngine(t *testing.T) {
 	if diff := cmp.Diff(want, got.Data); diff != "" {
 		t.Errorf("by provider (-want +got):\n%s", diff)
 	}
-	got = appointmentsReport(src, mustParse(t, reports.Appointments, ReportQuery{From: "2026-12-01", To: "2026-12-02"}))
+	got = appointmentsReport(src, mustParse(t, reports.NameAppointments, ReportQuery{From: "2026-12-01", To: "2026-12-02"}))
 	if len(got.Data) != 1 || got.Totals.Completed != 1 {
 		t.Errorf("from is inclusive: %+v", got)
 	}
-	got = appointmentsReport(src, mustParse(t, reports.Appointments, ReportQuery{From: "2026-01-01", To: "2026-02-01"}))
+	got = appointmentsReport(src, mustParse(t, reports.NameAppointments, ReportQuery{From: "2026-01-01", To: "2026-02-01"}))
 	if len(got.Data) != 0 || got.Totals != (m{}) {
 		t.Errorf("empty window: %+v", got)
 	}
@@ -383,7 +383,7 @@ func TestPatientsReportEngine(t *testing.T) {
 	src := reportFixture().sources()
 	type row = reports.PatientsRow
 	type m = reports.PatientsTotals
-	got := patientsReport(src, mustParse(t, reports.Patients, withGroupBy(november, "week")))
+	got := patientsReport(src, mustParse(t, reports.NamePatients, withGroupBy(november, "week")))
 	want := []row{
 		// W45 (Nov 2–8): pat_b new; pat_a completed (returning: completed 10-20).
 		{Key: "2026-W45", PatientsTotals: m{NewPatients: 1, ActivePatients: 1, ReturningPatients: 1}},
@@ -397,7 +397,7 @@ func TestPatientsReportEngine(t *testing.T) {
 	if wantTot := (m{NewPatients: 2, ActivePatients: 2, ReturningPatients: 1}); got.Totals != wantTot {
 		t.Errorf("totals %+v, want %+v", got.Totals, wantTot)
 	}
-	got = patientsReport(src, mustParse(t, reports.Patients, ReportQuery{From: "2026-10-01", To: "2026-12-01"}))
+	got = patientsReport(src, mustParse(t, reports.NamePatients, ReportQuery{From: "2026-10-01", To: "2026-12-01"}))
 	want = []row{
 		{Key: "2026-10", PatientsTotals: m{NewPatients: 1, ActivePatients: 1}},
 		{Key: "2026-11", PatientsTotals: m{NewPatients: 2, ActivePatients: 2, ReturningPatients: 1}},
@@ -452,7 +452,7 @@ func TestCustomReportEngine(t *testing.T) {
 	} {
 		q := c.q
 		q.From, q.To = november.From, november.To
-		got := customReport(src, mustParse(t, reports.Custom, q))
+		got := customReport(src, mustParse(t, reports.NameCustom, q))
 		if diff := cmp.Diff(c.cols, got.Columns); diff != "" {
 			t.Errorf("%s columns (-want +got):\n%s", c.name, diff)
 		}

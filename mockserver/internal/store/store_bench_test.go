@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -59,7 +60,7 @@ func BenchmarkStoreCreatePayment(b *testing.B) {
 		b.Fatal(err)
 	}
 	inv, err := a.CreateInvoice(billing.InvoiceCreateParams{PatientID: p.ID, Currency: "usd",
-		LineItems: []billing.LineItemParams{{Description: "bench", Quantity: 10_000, UnitAmount: billing.Amount(1_000_000_000_000)}}}, time.Time{})
+		LineItems: []billing.LineItemParams{{Description: "bench", Quantity: 10_000, UnitAmount: client.Ptr[int64](1_000_000_000_000)}}}, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}

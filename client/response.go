@@ -42,3 +42,19 @@ func parseRateLimit(h http.Header) RateLimit {
 	}
 	return rl
 }
+
+// Response is the metadata of a call's final HTTP response (see WithResponseInto).
+type Response struct {
+	// StatusCode is the HTTP status of the final attempt.
+	StatusCode int
+	// Header is the response header of the final attempt.
+	Header http.Header
+	// RequestID is the server's X-Request-Id.
+	RequestID string
+	// Attempts counts the HTTP attempts the call made (1 when it was not retried).
+	Attempts int
+	// RateLimit is the rate-limit state the server reported.
+	RateLimit RateLimit
+	// Replayed reports an idempotent replay (Idempotent-Replayed: true).
+	Replayed bool
+}
