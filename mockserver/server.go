@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
@@ -21,7 +19,6 @@ type Server struct {
 	clock *clock.Clock
 	store *store.Store
 	api   *httpapi.API
-	admin func() http.Handler // built on first use: most tests never call /__admin/
 	hooks *webhook.Dispatcher
 }
 
@@ -105,26 +102,18 @@ func New(opts ...Option) (*Server, error) {
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
-		JournalSize: o.journal, Strict: o.strict})
+		JournalSize: o.journal, Strict: o.strict, NoAdmin: o.noAdmin})
 	s.api = api
-	if !o.noAdmin {
-		s.admin = sync.OnceValue(api.AdminHandler)
-	}
 	if !o.start.IsZero() {
 		s.SetTime("", o.start)
 	}
 	return s, nil
 }
 
-// ServeHTTP serves the API, OAuth and (unless turned off) the admin surface. API and OAuth
-// requests pass the test tools first: injected faults, the journal and the log line.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/__admin/") && s.admin != nil {
-		s.admin().ServeHTTP(w, r)
-		return
-	}
-	s.api.ServeFront(w, r)
-}
+// ServeHTTP serves the API, OAuth, the OpenAPI documents and (unless turned off) the admin
+// surface. Every request takes one pipeline, in the protocol's order of checks; see
+// ARCHITECTURE.md ("The mock's request path").
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.api.ServeHTTP(w, r) }
 
 // APIKeyParams describe a key to create (see CreateAPIKey).
 type APIKeyParams = httpapi.APIKeyParams

@@ -147,9 +147,9 @@ func (a *API) InjectFault(f Fault) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	a.tools.faults.add(f)
+	a.armed.add(f)
 	return nil
 }
 
 // ClearFaults disarms every fault.
-func (a *API) ClearFaults() { a.tools.faults.clear() }
+func (a *API) ClearFaults() { a.armed.clear() }

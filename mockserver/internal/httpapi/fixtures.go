@@ -92,8 +92,8 @@ func (a *API) LoadFixtures(ctx context.Context, fx Fixtures) (FixtureIDs, error)
 		{"payments", "/api/v1/payments", fx.Payments, &out.Payments},
 	}
 	made := map[string][]string{}
-	a.tools.fixtureMu.Lock() // one load at a time, so a rollback never undoes another load
-	defer a.tools.fixtureMu.Unlock()
+	a.fixtureMu.Lock() // one load at a time, so a rollback never undoes another load
+	defer a.fixtureMu.Unlock()
 	before, err := acct.Export()
 	if err != nil {
 		return out, err
@@ -231,15 +231,14 @@ func (a *API) internalCall(ctx context.Context, cred *auth.Credential, acct *sto
 		r.Header.Set("Content-Type", "application/merge-patch+json")
 	}
 	r.RemoteAddr = "127.0.0.1:0"
-	if !a.routed(r) {
+	if _, pattern := a.mux.Handler(r); pattern == "" || pattern == unroutedPattern {
 		return 0, nil, problem.NotFound("route " + method + " " + path)
 	}
-	rq := &request{id: a.newRequestID(), started: time.Now(), cred: cred, acct: acct, body: body,
+	rq := &request{Request: r, id: a.newRequestID(), cred: cred, acct: acct, body: body,
 		addr: netip.AddrFrom4([4]byte{127, 0, 0, 1}), backdate: backdate}
-	r = r.WithContext(context.WithValue(ctx, requestKey{}, rq))
-	rq.Request = r
+	rq.withContext()
 	rec := httptest.NewRecorder()
-	a.mux.ServeHTTP(rec, r)
+	a.mux.ServeHTTP(rec, rq.Request)
 	return rec.Code, rec.Body.Bytes(), nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
-	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -16,18 +15,6 @@ func (a *API) webhookRoutes() []route {
 		{http.MethodGet, "/api/v1/webhooks/{id}", "webhooks:read", a.getWebhook},
 		{http.MethodDelete, "/api/v1/webhooks/{id}", "webhooks:write", a.deleteWebhook},
 		{http.MethodPost, "/api/v1/webhooks/{id}/test", "webhooks:write", a.testWebhook},
-	}
-}
-
-func (a *API) webhookAdminRoutes() []route {
-	return []route{
-		{http.MethodGet, "/__admin/deliveries", "", func(rq *request) (int, any, error) {
-			ds := a.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
-			if ds == nil {
-				ds = []webhook.Delivery{}
-			}
-			return ok, map[string]any{"deliveries": ds}, nil
-		}},
 	}
 }
 

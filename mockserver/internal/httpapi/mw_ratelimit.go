@@ -13,6 +13,9 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
+// rateLimits are the credentials' token buckets and daily quotas.
+type rateLimits struct{ byCredential sync.Map } // credential id → *limitState
+
 // limitState is one credential's token bucket and daily quota (docs/protocol.md §7), both evaluated on the
 // account's clock: the bucket is golang.org/x/time/rate driven with explicit times.
 type limitState struct {
@@ -25,8 +28,8 @@ type limitState struct {
 	policy, limit []string
 }
 
-func (s *security) limitFor(c *auth.Credential) *limitState {
-	if v, ok := s.limits.Load(c.ID); ok {
+func (l *rateLimits) limitFor(c *auth.Credential) *limitState {
+	if v, ok := l.byCredential.Load(c.ID); ok {
 		return v.(*limitState)
 	}
 	plan := c.Plan
@@ -37,7 +40,7 @@ func (s *security) limitFor(c *auth.Credential) *limitState {
 	}
 	st := &limitState{plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst),
 		policy: []string{policy}, limit: []string{itoa(plan.Burst)}}
-	v, _ := s.limits.LoadOrStore(c.ID, st)
+	v, _ := l.byCredential.LoadOrStore(c.ID, st)
 	return v.(*limitState)
 }
 
@@ -46,11 +49,19 @@ func ceilSeconds(d time.Duration) int64 {
 	return int64(math.Ceil(d.Seconds()))
 }
 
-// rateLimit takes a token from the credential's bucket and a unit of its daily quota, and sets
-// the rate-limit headers (on every answer from here on, errors included). A refused request
-// consumes nothing.
-func (s *security) rateLimit(w http.ResponseWriter, rq *request) *problem.Problem {
-	st := s.limitFor(rq.cred)
+// rateLimit takes a token from the credential's bucket and a unit of its daily quota
+// (docs/protocol.md §7) and sets the rate-limit headers, on every answer from here on, errors
+// included. Over a limit it answers 429; a refused request consumes nothing.
+func (a *API) rateLimit(w http.ResponseWriter, rq *request, next handler) {
+	if p := a.takeToken(w, rq); p != nil {
+		problem.Write(w, rq.id, p)
+		return
+	}
+	next(w, rq)
+}
+
+func (a *API) takeToken(w http.ResponseWriter, rq *request) *problem.Problem {
+	st := a.buckets.limitFor(rq.cred)
 	now := rq.acct.Clock().Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/medspa/medspa-go/api"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
@@ -20,6 +21,12 @@ func (a *API) account(id string) (*store.Account, error) {
 	return acct, nil
 }
 
+// snapshots are saved account states, by account and name.
+type snapshots struct {
+	mu     sync.Mutex
+	byName map[string][]byte // account + "\x00" + name → Account.Export
+}
+
 // Snapshot saves the account's whole state (data and idempotency keys) under name, replacing
 // an earlier snapshot of that name.
 func (a *API) Snapshot(account, name string) error {
@@ -34,10 +41,9 @@ func (a *API) Snapshot(account, name string) error {
 	if err != nil {
 		return err
 	}
-	t := a.tools
-	t.snapMu.Lock()
-	t.snapshots[account+"\x00"+name] = b
-	t.snapMu.Unlock()
+	a.snapshots.mu.Lock()
+	a.snapshots.byName[account+"\x00"+name] = b
+	a.snapshots.mu.Unlock()
 	return nil
 }
 
@@ -48,19 +54,28 @@ func (a *API) Restore(account, name string) error {
 	if err != nil {
 		return err
 	}
-	t := a.tools
-	t.snapMu.Lock()
-	b, ok := t.snapshots[account+"\x00"+name]
-	t.snapMu.Unlock()
+	a.snapshots.mu.Lock()
+	b, ok := a.snapshots.byName[account+"\x00"+name]
+	a.snapshots.mu.Unlock()
 	if !ok {
 		return problem.NotFound("snapshot")
 	}
 	return acct.Import(b)
 }
 
-// toolRoutes are the admin endpoints of the test tools.
-func (a *API) toolRoutes() []route {
+// adminToolRoutes are the admin endpoints of the test tools: faults, the journal, snapshots,
+// fixtures, and the admin OpenAPI document.
+func (a *API) adminToolRoutes() []route {
 	return []route{
+		{method: http.MethodPost, pattern: "/__admin/reset", handle: func(rq *request) (int, any, error) {
+			var p struct {
+				Account string `json:"account"`
+			}
+			if err := decodeAdmin(rq, &p); err != nil {
+				return 0, nil, err
+			}
+			return http.StatusNoContent, nil, a.Reset(p.Account)
+		}},
 		{method: http.MethodPost, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
 			var f Fault
 			if err := decodeAdmin(rq, &f); err != nil {

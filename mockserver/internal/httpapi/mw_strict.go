@@ -38,10 +38,21 @@ var schemaCodes = map[string]string{
 
 var unsupportedProperty = regexp.MustCompile(`^property "(.*)" is unsupported$`)
 
-// strictCheck validates the request against the OpenAPI document (strict mode); the findings
-// become the protocol's problems (422 with field errors, or 400 for a body that is not JSON).
-// Requests the document does not describe pass: the API answers them itself.
-func (a *API) strictCheck(rq *request) *problem.Problem {
+// strict validates the request against the OpenAPI document when the server was made with
+// WithStrictValidation: the findings become the protocol's problems (422 with field errors, or
+// 400 for a body that is not JSON). Requests the document does not describe pass: the API
+// answers them itself.
+func (a *API) strict(w http.ResponseWriter, rq *request, next handler) {
+	if a.opts.Strict {
+		if p := strictCheck(rq); p != nil {
+			problem.Write(w, rq.id, p)
+			return
+		}
+	}
+	next(w, rq)
+}
+
+func strictCheck(rq *request) *problem.Problem {
 	router, err := strictRouter()
 	if err != nil {
 		return problem.New(http.StatusInternalServerError, "internal_error", "the OpenAPI document did not load")
