@@ -21,7 +21,8 @@ type OAuthClient = httpapi.OAuthClient
 
 // CreateOAuthClient registers an OAuth client; without Account it gets a fresh, empty account.
 func (s *Server) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
-	return s.api.CreateOAuthClient(p)
+	c, err := s.api.CreateOAuthClient(p)
+	return c, httpapi.AsProblem(err)
 }
 
 // AuditEvent is one entry of an account's hash-chained audit log (docs/protocol.md §10).

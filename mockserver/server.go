@@ -122,7 +122,10 @@ type APIKeyParams = httpapi.APIKeyParams
 type APIKey = httpapi.APIKey
 
 // CreateAPIKey creates an API key; without Account it gets a fresh, empty account.
-func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) { return s.api.CreateAPIKey(p) }
+func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) {
+	k, err := s.api.CreateAPIKey(p)
+	return k, httpapi.AsProblem(err)
+}
 
 // Reset empties an account's data (every account's when account is ""); keys survive.
-func (s *Server) Reset(account string) error { return s.api.Reset(account) }
+func (s *Server) Reset(account string) error { return httpapi.AsProblem(s.api.Reset(account)) }

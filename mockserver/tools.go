@@ -22,7 +22,7 @@ type FixtureIDs = httpapi.FixtureIDs
 
 // InjectFault arms f: the next f.Times requests matching its account, method and path fail
 // that way. Faults apply to /api/v1 and /oauth requests, never to /__admin/.
-func (s *Server) InjectFault(f Fault) error { return s.api.InjectFault(f) }
+func (s *Server) InjectFault(f Fault) error { return httpapi.AsProblem(s.api.InjectFault(f)) }
 
 // ClearFaults disarms every fault.
 func (s *Server) ClearFaults() { s.api.ClearFaults() }
@@ -36,11 +36,16 @@ func (s *Server) Requests(account string) []JournalEntry { return s.api.Requests
 // pointers prefixed with the item's (/appointments/2/startAt).
 func (s *Server) LoadFixtures(account string, fx Fixtures) (FixtureIDs, error) {
 	fx.Account = account
-	return s.api.LoadFixtures(context.Background(), fx)
+	ids, err := s.api.LoadFixtures(context.Background(), fx)
+	return ids, httpapi.AsProblem(err)
 }
 
 // Snapshot saves account's whole state (data and idempotency keys) under name.
-func (s *Server) Snapshot(account, name string) error { return s.api.Snapshot(account, name) }
+func (s *Server) Snapshot(account, name string) error {
+	return httpapi.AsProblem(s.api.Snapshot(account, name))
+}
 
 // Restore puts back account's state saved under name (the snapshot stays, for more restores).
-func (s *Server) Restore(account, name string) error { return s.api.Restore(account, name) }
+func (s *Server) Restore(account, name string) error {
+	return httpapi.AsProblem(s.api.Restore(account, name))
+}

@@ -39,7 +39,7 @@ func (a *API) adminHandler() http.Handler {
 			rq := &request{Request: r, id: a.newRequestID()}
 			body, err := readAdminBody(r)
 			if err != nil {
-				problem.Write(w, rq.id, problem.As(err))
+				problem.Write(w, rq.id, problemFor(err))
 				return
 			}
 			rq.body = body
@@ -63,7 +63,7 @@ func readAdminBody(r *http.Request) ([]byte, error) {
 		n, err := r.Body.Read(buf)
 		b = append(b, buf[:n]...)
 		if len(b) > 16*MaxBodyBytes {
-			return nil, problem.New(http.StatusRequestEntityTooLarge, "payload_too_large", "the admin request body is too large")
+			return nil, problem.New("payload_too_large", "the admin request body is too large")
 		}
 		if err != nil {
 			return b, nil
@@ -84,7 +84,7 @@ func decodeAdmin(rq *request, dst any) error {
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 			return problem.Field("/"+name, "unknown_field", "is not a field of this request")
 		}
-		return problem.New(http.StatusBadRequest, "malformed_json", "the request body is not a valid JSON object of the expected shape")
+		return problem.New("malformed_json", "the request body is not a valid JSON object of the expected shape")
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
 // adminCredentialRoutes are POST /__admin/api-keys and POST /__admin/oauth-clients.
@@ -120,7 +120,7 @@ func checkScopes(f *form, scopes []string) {
 
 // CreateAPIKey validates p and registers a new key.
 func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
-	f := &form{obj: map[string]json.RawMessage{}, errs: &[]problem.FieldError{}}
+	f := &form{obj: map[string]json.RawMessage{}, errs: &store.FieldErrors{}}
 	plan := resolvePlan(f, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
 	checkScopes(f, p.Scopes)
 	var prefixes []netip.Prefix
@@ -201,7 +201,7 @@ type OAuthClient struct {
 
 // CreateOAuthClient validates p and registers a new OAuth client.
 func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
-	f := &form{obj: map[string]json.RawMessage{}, errs: &[]problem.FieldError{}}
+	f := &form{obj: map[string]json.RawMessage{}, errs: &store.FieldErrors{}}
 	plan := resolvePlan(f, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
 	checkScopes(f, p.Scopes)
 	for i, s := range p.RedirectURIs {

@@ -128,7 +128,7 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 	if err := dec.Decode(&obj); err != nil || obj == nil {
 		return "", problem.Field(at, "invalid_value", "must be a JSON object")
 	}
-	var errs []problem.FieldError
+	var errs store.FieldErrors
 	resolved := resolveRefs(obj, []string{k.name, strconv.Itoa(i)}, made, &errs)
 	obj = resolved.(map[string]any)
 	var backdate time.Time
@@ -136,7 +136,7 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 		delete(obj, "createdAt")
 		s, _ := v.(string)
 		if backdate, err = time.Parse(time.RFC3339, s); err != nil {
-			errs = append(errs, problem.FieldError{Pointer: at + "/createdAt", Code: "invalid_format", Detail: "must be an RFC 3339 timestamp"})
+			errs.Add(at+"/createdAt", "invalid_format", "must be an RFC 3339 timestamp")
 		}
 		backdate = backdate.UTC().Truncate(time.Second)
 	}
@@ -146,12 +146,11 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 		s, _ := v.(string)
 		var known bool
 		if steps, known = appointmentPath[s]; !known {
-			errs = append(errs, problem.FieldError{Pointer: at + "/status", Code: "invalid_value",
-				Detail: "must be one of scheduled, confirmed, checked_in, in_progress, completed, cancelled, no_show"})
+			errs.Add(at+"/status", "invalid_value", "must be one of scheduled, confirmed, checked_in, in_progress, completed, cancelled, no_show")
 		}
 	}
-	if len(errs) > 0 {
-		return "", problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return "", err
 	}
 	body, _ := json.Marshal(obj) // decoded JSON: cannot fail
 	status, resp, perr := a.internalCall(ctx, cred, acct, http.MethodPost, k.path, body, backdate)
@@ -165,7 +164,7 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(resp, &created); err != nil || created.ID == "" {
-		return "", problem.New(http.StatusInternalServerError, "internal_error", "the created record has no id")
+		return "", problem.New("internal_error", "the created record has no id")
 	}
 	for _, s := range steps {
 		b, _ := json.Marshal(map[string]string{"status": s})
@@ -182,7 +181,7 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 
 // resolveRefs replaces @<kind>.<index> references in every string of v (at path), recording
 // unknown ones.
-func resolveRefs(v any, path []string, made map[string][]string, errs *[]problem.FieldError) any {
+func resolveRefs(v any, path []string, made map[string][]string, errs *store.FieldErrors) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
@@ -212,7 +211,7 @@ func resolveRefs(v any, path []string, made map[string][]string, errs *[]problem
 			for _, p := range path {
 				ptr.WriteString("/" + escapePointer(p))
 			}
-			*errs = append(*errs, problem.FieldError{Pointer: ptr.String(), Code: "not_found", Detail: "names no earlier fixture"})
+			errs.Add(ptr.String(), "not_found", "names no earlier fixture")
 		}
 		return s
 	}
@@ -253,9 +252,9 @@ func fixtureProblem(body []byte, at string) error {
 		Errors []problem.FieldError `json:"errors"`
 	}
 	if json.Unmarshal(body, &members) != nil || json.Unmarshal(body, &p) != nil || p.Status == 0 {
-		return problem.New(http.StatusInternalServerError, "internal_error", "a fixture failed without a problem body")
+		return problem.New("internal_error", "a fixture failed without a problem body")
 	}
-	out := problem.New(p.Status, p.Code, "fixture "+at+": "+p.Detail)
+	out := problem.WithStatus(p.Status, p.Code, "fixture "+at+": "+p.Detail)
 	for _, e := range p.Errors {
 		e.Pointer = at + e.Pointer
 		out.Errors = append(out.Errors, e)

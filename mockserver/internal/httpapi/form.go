@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
 // maxJSONDepth bounds nesting so hostile bodies cannot exhaust the stack.
@@ -21,7 +21,7 @@ const maxJSONDepth = 32
 type form struct {
 	obj    map[string]json.RawMessage
 	prefix string
-	errs   *[]problem.FieldError
+	errs   *store.FieldErrors
 }
 
 // presence says how a field appeared in the body.
@@ -38,7 +38,7 @@ const (
 // anything else is 400 malformed_json.
 func (rq *request) parseForm() (*form, error) {
 	malformed := func(detail string) error {
-		return problem.New(http.StatusBadRequest, "malformed_json", detail)
+		return problem.New("malformed_json", detail)
 	}
 	if len(bytes.TrimSpace(rq.body)) == 0 {
 		return nil, malformed("the request body must be a JSON object")
@@ -53,7 +53,7 @@ func (rq *request) parseForm() (*form, error) {
 	if err := json.Unmarshal(rq.body, &obj); err != nil || obj == nil {
 		return nil, malformed("the request body must be a JSON object")
 	}
-	return &form{obj: obj, errs: &[]problem.FieldError{}}, nil
+	return &form{obj: obj, errs: &store.FieldErrors{}}, nil
 }
 
 // checkJSON checks one value, no duplicate keys in any object, bounded depth. Valid JSON (every
@@ -190,12 +190,12 @@ func escapePointer(s string) string {
 
 // fail records an invalid field.
 func (f *form) fail(name, code, detail string) {
-	*f.errs = append(*f.errs, problem.FieldError{Pointer: f.pointer(name), Code: code, Detail: detail})
+	f.errs.Add(f.pointer(name), code, detail)
 }
 
 // failItem records an invalid array item (pointer /name/i).
 func (f *form) failItem(name string, i int, code, detail string) {
-	*f.errs = append(*f.errs, problem.FieldError{Pointer: f.pointer(name) + "/" + itoa(i), Code: code, Detail: detail})
+	f.errs.Add(f.pointer(name)+"/"+itoa(i), code, detail)
 }
 
 // allow records unknown_field for every member not named (sorted, for stable answers).
@@ -239,12 +239,7 @@ func (f *form) nested(name string) *form {
 }
 
 // done returns the 422 listing every recorded error, or nil.
-func (f *form) done() error {
-	if len(*f.errs) == 0 {
-		return nil
-	}
-	return problem.Validation(*f.errs)
-}
+func (f *form) done() error { return f.errs.Err() }
 
 // field decodes member name into T, recording invalid_value for a wrong JSON type.
 func field[T any](f *form, name, typeDesc string) (T, presence) {

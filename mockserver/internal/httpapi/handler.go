@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
 // route is one endpoint: its scope, and a handler that returns the status and the value to
@@ -45,7 +43,7 @@ var (
 func (a *API) run(rq *request, rt route) (status int, header http.Header, body []byte, buf *[]byte) {
 	status, v, err := rt.handle(rq)
 	if err != nil {
-		p := problem.As(err)
+		p := problemFor(err)
 		h := make(http.Header, len(p.Header)+1)
 		for k, vs := range p.Header {
 			h[k] = vs
@@ -67,7 +65,7 @@ func (a *API) run(rq *request, rt route) (status int, header http.Header, body [
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {
-			p := problem.As(err)
+			p := problemFor(err)
 			return p.Status, http.Header{"Content-Type": {"application/problem+json"}}, p.Body(rq.id), nil
 		}
 		return status, jsonHeader, out, nil

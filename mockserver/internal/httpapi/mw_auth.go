@@ -17,13 +17,13 @@ func (a *API) authenticate(w http.ResponseWriter, rq *request, next handler) {
 		next(w, rq)
 	case callerTokenExpired:
 		rq.cred = rq.caller.cred // the client is known: the denial is audited in its account
-		a.deny(w, rq, problem.New(http.StatusUnauthorized, "token_expired", "the access token has expired").
+		a.deny(w, rq, problem.New("token_expired", "the access token has expired").
 			WithHeader("WWW-Authenticate", `Bearer error="invalid_token", error_description="token expired"`))
 	case callerTokenUnknown:
-		a.deny(w, rq, problem.New(http.StatusUnauthorized, "unauthorized", "the access token is unknown or revoked").
+		a.deny(w, rq, problem.New("unauthorized", "the access token is unknown or revoked").
 			WithHeader("WWW-Authenticate", `Bearer error="invalid_token"`))
 	default:
-		a.deny(w, rq, problem.New(http.StatusUnauthorized, "unauthorized", "missing or unknown credentials").
+		a.deny(w, rq, problem.New("unauthorized", "missing or unknown credentials").
 			WithHeader("WWW-Authenticate", `Bearer realm="medspa"`))
 	}
 }

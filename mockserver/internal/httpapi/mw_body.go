@@ -14,7 +14,7 @@ func (a *API) readBody(w http.ResponseWriter, rq *request, next handler) {
 	if b := rq.Body; b != nil && b != http.NoBody {
 		body, err := io.ReadAll(io.LimitReader(b, MaxBodyBytes+1))
 		if err != nil {
-			problem.Write(w, rq.id, problem.New(http.StatusBadRequest, "malformed_json", "the request body could not be read"))
+			problem.Write(w, rq.id, problem.New("malformed_json", "the request body could not be read"))
 			return
 		}
 		rq.body, rq.tooBig = body, len(body) > MaxBodyBytes

@@ -42,10 +42,10 @@ func (a *API) idempotency(w http.ResponseWriter, rq *request, next handler) {
 		writeAnswer(w, rq, entry.Status, header, entry.Body)
 		return
 	case store.IdempotencyInUse:
-		problem.Write(w, rq.id, problem.New(http.StatusConflict, "idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))
+		problem.Write(w, rq.id, problem.New("idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))
 		return
 	case store.IdempotencyReused:
-		problem.Write(w, rq.id, problem.New(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used with a different request"))
+		problem.Write(w, rq.id, problem.New("idempotency_key_reused", "this Idempotency-Key was used with a different request"))
 		return
 	}
 	held := &heldAnswer{status: http.StatusOK}

@@ -17,7 +17,7 @@ func (a *API) mediaType(w http.ResponseWriter, rq *request, next handler) {
 			return
 		}
 		if rq.tooBig {
-			problem.Write(w, rq.id, problem.New(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body exceeds 1 MiB"))
+			problem.Write(w, rq.id, problem.New("payload_too_large", "the request body exceeds 1 MiB"))
 			return
 		}
 	}
@@ -34,5 +34,5 @@ func checkMediaType(r *http.Request) *problem.Problem {
 	if r.Method == http.MethodPatch {
 		want += " or application/merge-patch+json"
 	}
-	return problem.New(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be "+want)
+	return problem.New("unsupported_media_type", "Content-Type must be "+want)
 }

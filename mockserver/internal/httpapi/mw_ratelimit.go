@@ -76,12 +76,12 @@ func (a *API) takeToken(w http.ResponseWriter, rq *request) *problem.Problem {
 	var p *problem.Problem
 	switch {
 	case plan.Daily > 0 && st.used >= plan.Daily:
-		p = problem.New(http.StatusTooManyRequests, "quota_exceeded", "the daily request quota is spent").
+		p = problem.New("quota_exceeded", "the daily request quota is spent").
 			WithHeader("Retry-After", strconv.FormatInt(max(ceilSeconds(toMidnight), 1), 10))
 	case !st.lim.AllowN(now, 1):
 		need := 1 - st.lim.TokensAt(now)
 		wait := max(int64(math.Ceil(need/perSecond)), 1)
-		p = problem.New(http.StatusTooManyRequests, "rate_limited", "the rate limit is exceeded").
+		p = problem.New("rate_limited", "the rate limit is exceeded").
 			WithHeader("Retry-After", strconv.FormatInt(wait, 10))
 	default:
 		st.used++

@@ -57,6 +57,6 @@ func unrouted(mux *http.ServeMux, r *http.Request) *problem.Problem {
 	if len(allow) == 0 {
 		return problem.NotFound("route")
 	}
-	return problem.New(http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed here").
+	return problem.New("method_not_allowed", r.Method+" is not allowed here").
 		WithHeader("Allow", strings.Join(allow, ", "))
 }

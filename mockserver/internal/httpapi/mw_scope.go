@@ -10,7 +10,7 @@ import (
 // insufficient_scope, naming the scope needed, audited as a denial.
 func (a *API) scope(w http.ResponseWriter, rq *request, next handler) {
 	if s := rq.route.scope; !rq.cred.Allows(s) {
-		a.deny(w, rq, problem.New(http.StatusForbidden, "insufficient_scope", "the credential lacks the scope "+s).
+		a.deny(w, rq, problem.New("insufficient_scope", "the credential lacks the scope "+s).
 			WithHeader("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+s+`"`))
 		return
 	}

@@ -51,7 +51,7 @@ func (a *API) checkSignature(rq *request) *problem.Problem {
 		return nil
 	}
 	invalid := func(detail string) *problem.Problem {
-		return problem.New(http.StatusUnauthorized, "invalid_signature", detail)
+		return problem.New("invalid_signature", detail)
 	}
 	uri := httpsig.ServerTargetURI(rq.Request)
 	signed := &signedRequest{keyID: c.ID, key: c.SigningKey, method: rq.Method, targetURI: uri}

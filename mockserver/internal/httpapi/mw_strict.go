@@ -55,7 +55,7 @@ func (a *API) strict(w http.ResponseWriter, rq *request, next handler) {
 func strictCheck(rq *request) *problem.Problem {
 	router, err := strictRouter()
 	if err != nil {
-		return problem.New(http.StatusInternalServerError, "internal_error", "the OpenAPI document did not load")
+		return problem.New("internal_error", "the OpenAPI document did not load")
 	}
 	r := rq.Request.Clone(rq.Context())
 	r.Body = io.NopCloser(bytes.NewReader(rq.body))
@@ -111,7 +111,7 @@ func strictCheck(rq *request) *problem.Problem {
 				errs = append(errs, problem.FieldError{Pointer: "/" + strings.Join(ptr, "/"), Code: code,
 					Detail: "does not match the OpenAPI document (" + se.SchemaField + ")"})
 			case re.RequestBody != nil:
-				return problem.New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
+				return problem.New("malformed_json", "the request body is not valid JSON")
 			}
 		}
 	}

@@ -34,7 +34,7 @@ func (a *API) surface(w http.ResponseWriter, rq *request) {
 // serveOpenAPI serves the public OpenAPI document, as YAML or JSON.
 func serveOpenAPI(w http.ResponseWriter, rq *request) {
 	if rq.Method != http.MethodGet && rq.Method != http.MethodHead {
-		problem.Write(w, rq.id, problem.New(http.StatusMethodNotAllowed, "method_not_allowed", rq.Method+" is not allowed here").
+		problem.Write(w, rq.id, problem.New("method_not_allowed", rq.Method+" is not allowed here").
 			WithHeader("Allow", "GET, HEAD"))
 		return
 	}

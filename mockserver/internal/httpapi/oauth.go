@@ -65,7 +65,7 @@ func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
 		return
 	}
 	if rq.Method != method {
-		problem.Write(w, rq.id, problem.New(http.StatusMethodNotAllowed, "method_not_allowed", rq.Method+" is not allowed here").
+		problem.Write(w, rq.id, problem.New("method_not_allowed", rq.Method+" is not allowed here").
 			WithHeader("Allow", method))
 		return
 	}

@@ -1,12 +1,11 @@
 package store
 
 import (
-	"net/http"
 	"slices"
 	"time"
 
 	"github.com/medspa/medspa-go/appointments"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -68,9 +67,6 @@ func SlotProblem(startAt, endAt time.Time) string {
 	return ""
 }
 
-// wireTime is a timestamp as the protocol writes it: UTC, second precision.
-func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
-
 func (a *Account) sealNotes(r *AppointmentRecord, notes string) {
 	r.Sealed = nil
 	if notes != "" {
@@ -130,12 +126,12 @@ func (a *Account) conflictWith(c *AppointmentRecord) string {
 }
 
 func conflict(id string) error {
-	return problem.New(http.StatusConflict, "appointment_conflict", "the time overlaps another active appointment of the same provider, room or patient").
-		With("conflictingId", id)
+	return breaks("appointment_conflict", "the time overlaps another active appointment of the same provider, room or patient",
+		map[string]any{"conflictingId": id})
 }
 
 func invalidTransition(from, to appointments.Status, detail string) error {
-	return problem.New(http.StatusConflict, "invalid_state_transition", detail).With("from", string(from)).With("to", string(to))
+	return breaks("invalid_state_transition", detail, map[string]any{"from": string(from), "to": string(to)})
 }
 
 // HasPatient reports whether the id names a patient of the account.
@@ -149,29 +145,29 @@ func (a *Account) HasPatient(id string) bool {
 // so) after checking, atomically, that the patient exists and nothing active overlaps it;
 // createdAt may be backdated (fixtures) when non-zero.
 func (a *Account) CreateAppointment(ap appointments.Appointment, createdAt time.Time) (appointments.Appointment, error) {
-	ap.StartAt, ap.EndAt = wireTime(ap.StartAt), wireTime(ap.EndAt)
+	ap.StartAt, ap.EndAt = wire.Time(ap.StartAt), wire.Time(ap.EndAt)
 	if ap.Status == "" {
 		ap.Status = appointments.StatusScheduled
 	}
-	var errs []problem.FieldError
+	var errs FieldErrors
 	if d := SlotProblem(ap.StartAt, ap.EndAt); d != "" {
-		errs = append(errs, problem.FieldError{Pointer: "/endAt", Code: "out_of_range", Detail: d})
+		errs.Add("/endAt", "out_of_range", d)
 	}
 	if !editable(ap.Status) {
-		errs = append(errs, problem.FieldError{Pointer: "/status", Code: "invalid_value", Detail: "must be scheduled or confirmed"})
+		errs.Add("/status", "invalid_value", "must be scheduled or confirmed")
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.patientExists(ap.PatientID) {
-		errs = append(errs, problem.FieldError{Pointer: "/patientId", Code: "not_found", Detail: "no such patient"})
+		errs.Add("/patientId", "not_found", "no such patient")
 	}
-	if len(errs) > 0 {
-		return appointments.Appointment{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return appointments.Appointment{}, err
 	}
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	createdAt = wireTime(createdAt)
+	createdAt = wire.Time(createdAt)
 	r := &AppointmentRecord{
 		ID: a.store.ids.New("apt", createdAt), PatientID: ap.PatientID, ProviderID: ap.ProviderID, Service: ap.Service,
 		StartAt: ap.StartAt, EndAt: ap.EndAt, RoomID: ap.RoomID, Status: ap.Status, CreatedAt: createdAt, UpdatedAt: createdAt,
@@ -191,7 +187,7 @@ func (a *Account) GetAppointment(id string) (appointments.Appointment, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Appointments.get(id)
 	if !ok {
-		return appointments.Appointment{}, problem.NotFound("appointment")
+		return appointments.Appointment{}, NotFound("appointment")
 	}
 	return a.openAppointment(r)
 }
@@ -229,7 +225,7 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 	defer a.mu.Unlock()
 	r, ok := a.data.Appointments.get(id)
 	if !ok {
-		return appointments.Appointment{}, problem.NotFound("appointment")
+		return appointments.Appointment{}, NotFound("appointment")
 	}
 	notes, err := a.openNotes(r)
 	if err != nil {
@@ -244,15 +240,15 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 	setIf(&next.CancellationReason, ch.CancellationReason)
 	setIf(&next.Status, ch.Status)
 	if ch.StartAt != nil {
-		next.StartAt = wireTime(*ch.StartAt)
+		next.StartAt = wire.Time(*ch.StartAt)
 	}
 	if ch.EndAt != nil {
-		next.EndAt = wireTime(*ch.EndAt)
+		next.EndAt = wire.Time(*ch.EndAt)
 	}
 
-	var errs []problem.FieldError
+	var errs FieldErrors
 	if next.PatientID != r.PatientID && !a.patientExists(next.PatientID) {
-		errs = append(errs, problem.FieldError{Pointer: "/patientId", Code: "not_found", Detail: "no such patient"})
+		errs.Add("/patientId", "not_found", "no such patient")
 	}
 	if ch.StartAt != nil || ch.EndAt != nil {
 		if d := SlotProblem(next.StartAt, next.EndAt); d != "" {
@@ -260,14 +256,14 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 			if ch.EndAt == nil {
 				ptr = "/startAt"
 			}
-			errs = append(errs, problem.FieldError{Pointer: ptr, Code: "out_of_range", Detail: d})
+			errs.Add(ptr, "out_of_range", d)
 		}
 	}
 	if next.CancellationReason != "" && next.CancellationReason != r.CancellationReason && next.Status != appointments.StatusCancelled {
-		errs = append(errs, problem.FieldError{Pointer: "/cancellationReason", Code: "invalid_value", Detail: "can only be set when the appointment is cancelled"})
+		errs.Add("/cancellationReason", "invalid_value", "can only be set when the appointment is cancelled")
 	}
-	if len(errs) > 0 {
-		return appointments.Appointment{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return appointments.Appointment{}, err
 	}
 
 	now := a.Now()
@@ -286,8 +282,8 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 	moved := !next.StartAt.Equal(r.StartAt) || !next.EndAt.Equal(r.EndAt) || next.ProviderID != r.ProviderID ||
 		next.RoomID != r.RoomID || next.PatientID != r.PatientID
 	if moved && !editable(from) {
-		return appointments.Appointment{}, problem.New(http.StatusConflict, "appointment_locked",
-			"time, provider, room and patient can change only while the appointment is scheduled or confirmed")
+		return appointments.Appointment{}, breaks("appointment_locked",
+			"time, provider, room and patient can change only while the appointment is scheduled or confirmed", nil)
 	}
 	if moved && to.Active() {
 		if cid := a.conflictWith(&next); cid != "" {

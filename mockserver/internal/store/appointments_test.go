@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -78,15 +76,6 @@ func (fx *fixture) reach(id string, status appointments.Status) {
 			fx.t.Fatalf("reach %s via %s: %v", status, s, err)
 		}
 	}
-}
-
-func asProblem(t *testing.T, err error) *problem.Problem {
-	t.Helper()
-	var p *problem.Problem
-	if !errors.As(err, &p) {
-		t.Fatalf("want a *problem.Problem, got %v", err)
-	}
-	return p
 }
 
 var allStatuses = []appointments.Status{"scheduled", "confirmed", "checked_in", "in_progress", "completed", "cancelled", "no_show"}
@@ -445,8 +434,7 @@ func TestConcurrentBookingsStore(t *testing.T) {
 				won = append(won, ap.ID)
 				return
 			}
-			var p *problem.Problem
-			if errors.As(err, &p) && p.Code == "appointment_conflict" {
+			if p, ok := viewOf(err); ok && p.Code == "appointment_conflict" {
 				conflicts = append(conflicts, p.Extra["conflictingId"].(string))
 			}
 		})

@@ -3,14 +3,12 @@ package store
 import (
 	"math"
 	"math/bits"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/inventory"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -46,12 +44,12 @@ func taxHalfUp(base, bps int64) int64 {
 // invoiceTotals computes the line amounts (in place), subtotal, tax and total, or names the
 // fields whose values make them impossible: an amount beyond int64 (out_of_range) or a discount
 // above the subtotal.
-func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax, total int64, errs []problem.FieldError) {
+func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax, total int64, errs FieldErrors) {
 	overflow := false
 	for i := range items {
 		amt, ok := lineAmount(items[i].Quantity, items[i].UnitAmount)
 		if !ok {
-			errs = append(errs, problem.FieldError{Pointer: "/lineItems/" + strconv.Itoa(i) + "/unitAmount", Code: "out_of_range", Detail: "quantity × unitAmount exceeds the largest amount"})
+			errs.Add("/lineItems/"+strconv.Itoa(i)+"/unitAmount", "out_of_range", "quantity × unitAmount exceeds the largest amount")
 			overflow = true
 			continue
 		}
@@ -63,32 +61,31 @@ func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax
 	}
 	if overflow {
 		if len(errs) == 0 {
-			errs = append(errs, problem.FieldError{Pointer: "/lineItems", Code: "out_of_range", Detail: "the subtotal exceeds the largest amount"})
+			errs.Add("/lineItems", "out_of_range", "the subtotal exceeds the largest amount")
 		}
 		return 0, 0, 0, errs
 	}
 	if discount > subtotal {
-		return 0, 0, 0, []problem.FieldError{{Pointer: "/discountAmount", Code: "out_of_range", Detail: "must not exceed the subtotal"}}
+		return 0, 0, 0, FieldErrors{{Pointer: "/discountAmount", Code: "out_of_range", Detail: "must not exceed the subtotal"}}
 	}
 	base := subtotal - discount
 	tax = taxHalfUp(base, bps)
 	if base > math.MaxInt64-tax {
-		return 0, 0, 0, []problem.FieldError{{Pointer: "/lineItems", Code: "out_of_range", Detail: "the total exceeds the largest amount"}}
+		return 0, 0, 0, FieldErrors{{Pointer: "/lineItems", Code: "out_of_range", Detail: "the total exceeds the largest amount"}}
 	}
 	return subtotal, tax, base + tax, nil
 }
 
 // checkAppointmentRef checks an invoice's appointmentId (the caller holds a.mu): an unknown
 // appointment is not_found; one of another patient is invalid_value.
-func (a *Account) checkAppointmentRef(appointmentID, patientID string) *problem.FieldError {
+func (a *Account) checkAppointmentRef(errs *FieldErrors, appointmentID, patientID string) {
 	r, ok := a.data.Appointments.get(appointmentID)
 	switch {
 	case !ok:
-		return &problem.FieldError{Pointer: "/appointmentId", Code: "not_found", Detail: "no such appointment"}
+		errs.Add("/appointmentId", "not_found", "no such appointment")
 	case r.PatientID != patientID:
-		return &problem.FieldError{Pointer: "/appointmentId", Code: "invalid_value", Detail: "the appointment is another patient's"}
+		errs.Add("/appointmentId", "invalid_value", "the appointment is another patient's")
 	}
-	return nil
 }
 
 // CreateInvoice stores a validated invoice (in has passed the shape checks): the patient and
@@ -101,17 +98,12 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	var errs []problem.FieldError
-	fail := func(ptr, code, detail string) {
-		errs = append(errs, problem.FieldError{Pointer: ptr, Code: code, Detail: detail})
-	}
+	var errs FieldErrors
 	if !a.patientExists(in.PatientID) {
-		fail("/patientId", "not_found", "no such patient")
+		errs.Add("/patientId", "not_found", "no such patient")
 	}
 	if in.AppointmentID != "" {
-		if e := a.checkAppointmentRef(in.AppointmentID, in.PatientID); e != nil {
-			errs = append(errs, *e)
-		}
+		a.checkAppointmentRef(&errs, in.AppointmentID, in.PatientID)
 	}
 	items := make([]billing.LineItem, len(in.LineItems))
 	products := make([]*inventory.Product, len(in.LineItems))
@@ -127,9 +119,9 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 		p, ok := a.data.Products.get(li.ProductID)
 		switch {
 		case !ok:
-			fail(ptr, "not_found", "no such product")
+			errs.Add(ptr, "not_found", "no such product")
 		case p.Currency != in.Currency:
-			fail(ptr, "invalid_value", "the product's currency differs from the invoice's")
+			errs.Add(ptr, "invalid_value", "the product's currency differs from the invoice's")
 		default:
 			products[i] = p
 			if li.UnitAmount == nil {
@@ -137,12 +129,12 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return billing.Invoice{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return billing.Invoice{}, err
 	}
 	subtotal, tax, total, errs := invoiceTotals(items, in.DiscountAmount, in.TaxRateBps)
-	if len(errs) > 0 {
-		return billing.Invoice{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return billing.Invoice{}, err
 	}
 	// All or none: every product's total quantity must be on hand at main before anything moves.
 	need := map[string]int64{}
@@ -160,7 +152,9 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 			have = s.OnHand
 		}
 		if have < need[p.ID] {
-			return billing.Invoice{}, insufficient(have).With("productId", p.ID)
+			e := insufficient(have)
+			e.Members["productId"] = p.ID
+			return billing.Invoice{}, e
 		}
 	}
 
@@ -218,7 +212,7 @@ func (a *Account) GetInvoice(id string) (billing.Invoice, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Invoices.get(id)
 	if !ok {
-		return billing.Invoice{}, problem.NotFound("invoice")
+		return billing.Invoice{}, NotFound("invoice")
 	}
 	return a.openInvoice(r), nil
 }
@@ -295,19 +289,19 @@ func (a *Account) CreatePayment(in billing.PaymentCreateParams, createdAt time.T
 	}
 	inv, ok := a.data.Invoices.get(in.InvoiceID)
 	if !ok {
-		return billing.Payment{}, problem.Field("/invoiceId", "not_found", "no such invoice")
+		return billing.Payment{}, Invalid("/invoiceId", "not_found", "no such invoice")
 	}
 	if in.Currency == "" {
 		in.Currency = inv.Currency
 	}
 	if in.Currency != inv.Currency {
-		return billing.Payment{}, problem.Field("/currency", "invalid_value", "must equal the invoice's currency")
+		return billing.Payment{}, Invalid("/currency", "invalid_value", "must equal the invoice's currency")
 	}
 	if inv.Status == billing.InvoicePaid {
-		return billing.Payment{}, problem.New(http.StatusConflict, "invoice_not_payable", "the invoice is already paid")
+		return billing.Payment{}, breaks("invoice_not_payable", "the invoice is already paid", nil)
 	}
 	if in.Amount > inv.AmountDue {
-		return billing.Payment{}, problem.New(http.StatusUnprocessableEntity, "amount_exceeds_balance", "the amount exceeds the invoice's amount due")
+		return billing.Payment{}, breaks("amount_exceeds_balance", "the amount exceeds the invoice's amount due", nil)
 	}
 	p := &billing.Payment{
 		ID: a.store.ids.New("pay", createdAt), InvoiceID: inv.ID, Amount: in.Amount, Currency: in.Currency,
@@ -327,8 +321,8 @@ func (a *Account) CreatePayment(in billing.PaymentCreateParams, createdAt time.T
 	}
 	if p.Status == billing.PaymentFailed {
 		a.emit(webhooks.EventPaymentFailed, data)
-		return paymentOut(p), problem.New(http.StatusPaymentRequired, "card_declined", "the card was declined").
-			With("paymentId", p.ID).With("declineCode", p.DeclineCode)
+		return paymentOut(p), breaks("card_declined", "the card was declined",
+			map[string]any{"paymentId": p.ID, "declineCode": p.DeclineCode})
 	}
 	inv.AmountPaid += p.Amount
 	inv.AmountDue = inv.Total - inv.AmountPaid
@@ -357,7 +351,7 @@ func (a *Account) GetPayment(id string) (billing.Payment, error) {
 	defer a.mu.RUnlock()
 	p, ok := a.data.Payments.get(id)
 	if !ok {
-		return billing.Payment{}, problem.NotFound("payment")
+		return billing.Payment{}, NotFound("payment")
 	}
 	return paymentOut(p), nil
 }

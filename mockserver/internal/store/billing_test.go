@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/inventory"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -136,11 +134,8 @@ func billingFixture(t *testing.T) (*Account, string, inventory.Product) {
 }
 
 func code(err error) string {
-	var p *problem.Problem
-	if errors.As(err, &p) {
-		return p.Code
-	}
-	return ""
+	p, _ := viewOf(err)
+	return p.Code
 }
 
 // TestEventsAreThin follows a checkout and checks every event's type and data: ids, statuses,

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"net/http"
 	"time"
 )
 
@@ -15,7 +14,8 @@ const IdempotencyRetention = 24 * time.Hour
 // answers it.
 type IdempotencyEntry struct {
 	Status int
-	Header http.Header
+	// Header is the answer's header lines (an http.Header; this entry's own copy).
+	Header map[string][]string
 	Body   []byte
 	// Audit is what the original request touched (action, resource type, id), so a replay that
 	// hands out the same PHI is audited like the original.
@@ -119,7 +119,7 @@ func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (Idempotency
 
 // FinishIdempotent stores the outcome of a claimed key; 5xx outcomes are forgotten so a retry
 // runs anew.
-func (a *Account) FinishIdempotent(key string, status int, header http.Header, body []byte, audit ...string) {
+func (a *Account) FinishIdempotent(key string, status int, header map[string][]string, body []byte, audit ...string) {
 	k := sha256.Sum256([]byte(key))
 	sealed := a.store.sealer.Seal(packAnswer(header, body, audit)) // the crypto, outside the lock
 	a.idemMu.Lock()
@@ -188,7 +188,7 @@ func (a *arena) get(r arenaRef) []byte {
 // packAnswer lays out the header (its line count, then each name and value length-prefixed),
 // the audit strings (count, then each length-prefixed) and then the body, for sealing as one
 // value.
-func packAnswer(header http.Header, body []byte, audit []string) []byte {
+func packAnswer(header map[string][]string, body []byte, audit []string) []byte {
 	n := 2*binary.MaxVarintLen64 + len(body)
 	for k, vs := range header {
 		for _, v := range vs {
@@ -249,10 +249,10 @@ func (r *answerReader) string() string {
 	return s
 }
 
-func unpackAnswer(b []byte) (header http.Header, body []byte, audit []string, err error) {
+func unpackAnswer(b []byte) (header map[string][]string, body []byte, audit []string, err error) {
 	r := answerReader{b: b}
 	lines := r.count(1024)
-	header = make(http.Header, lines)
+	header = make(map[string][]string, lines)
 	for range lines {
 		k := r.string()
 		header[k] = append(header[k], r.string())

@@ -87,7 +87,7 @@ func TestIdempotencyAnswerSealed(t *testing.T) {
 	a.idemMu.Unlock()
 	out, e := a.BeginIdempotent("k", fp("fp"))
 	if out != IdempotencyReplay || !bytes.Equal(e.Body, body) || !slices.Equal(e.Audit, []string{"create", "patient", "pat_1"}) ||
-		e.Status != http.StatusCreated || e.Header.Get("Content-Type") != "application/json" {
+		e.Status != http.StatusCreated || http.Header(e.Header).Get("Content-Type") != "application/json" {
 		t.Fatalf("replay: %v %+v", out, e)
 	}
 }
@@ -104,7 +104,7 @@ func TestUnpackAnswerRejectsMalformed(t *testing.T) {
 	}
 	h := http.Header{"Content-Type": {"application/problem+json"}, "Www-Authenticate": {"a", "b"}}
 	header, _, _, err = unpackAnswer(packAnswer(h, nil, []string{"x"}))
-	if err != nil || !reflect.DeepEqual(header, h) {
+	if err != nil || !reflect.DeepEqual(http.Header(header), h) {
 		t.Errorf("header: %v %v", header, err)
 	}
 }
@@ -153,7 +153,7 @@ func TestIdempotencySweepCompactsAnswers(t *testing.T) {
 	for i := range 100 {
 		k := "new" + strconv.Itoa(i)
 		out, e := a.BeginIdempotent(k, fp("fp"))
-		if out != IdempotencyReplay || string(e.Body) != `{"key":"`+k+`"}` || e.Header.Get("Content-Type") != "application/json" {
+		if out != IdempotencyReplay || string(e.Body) != `{"key":"`+k+`"}` || http.Header(e.Header).Get("Content-Type") != "application/json" {
 			t.Fatalf("%s after compaction: %v %+v", k, out, e)
 		}
 	}

@@ -2,14 +2,12 @@ package store
 
 import (
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -70,9 +68,7 @@ func (a *Account) CreateProduct(p inventory.Product, createdAt time.Time) (inven
 	return p, nil
 }
 
-func duplicateSKU() *problem.Problem {
-	return problem.New(http.StatusConflict, "duplicate_sku", "another product has this SKU")
-}
+func duplicateSKU() error { return breaks("duplicate_sku", "another product has this SKU", nil) }
 
 // GetProduct returns the product, or 404.
 func (a *Account) GetProduct(id string) (inventory.Product, error) {
@@ -80,7 +76,7 @@ func (a *Account) GetProduct(id string) (inventory.Product, error) {
 	defer a.mu.RUnlock()
 	p, ok := a.data.Products.get(id)
 	if !ok {
-		return inventory.Product{}, problem.NotFound("product")
+		return inventory.Product{}, NotFound("product")
 	}
 	return *p, nil
 }
@@ -94,7 +90,7 @@ func (a *Account) UpdateProduct(id string, change func(*inventory.Product)) (inv
 	defer a.mu.Unlock()
 	r, ok := a.data.Products.get(id)
 	if !ok {
-		return inventory.Product{}, problem.NotFound("product")
+		return inventory.Product{}, NotFound("product")
 	}
 	after := *r
 	change(&after)
@@ -114,8 +110,8 @@ func (a *Account) UpdateProduct(id string, change func(*inventory.Product)) (inv
 		}
 	}
 	if after.TrackLots != r.TrackLots && onHand != 0 {
-		return *r, problem.New(http.StatusConflict, "invalid_state_transition", "trackLots can change only while nothing is on hand").
-			With("from", boolString(r.TrackLots)).With("to", boolString(after.TrackLots))
+		return *r, breaks("invalid_state_transition", "trackLots can change only while nothing is on hand",
+			map[string]any{"from": boolString(r.TrackLots), "to": boolString(after.TrackLots)})
 	}
 	now := a.Now()
 	after.UpdatedAt = now
@@ -251,7 +247,7 @@ func (a *Account) Adjust(in inventory.AdjustParams, createdAt time.Time) (invent
 	}
 	p, ok := a.data.Products.get(in.ProductID)
 	if !ok {
-		return inventory.Adjustment{}, problem.Field("/productId", "not_found", "no such product")
+		return inventory.Adjustment{}, Invalid("/productId", "not_found", "no such product")
 	}
 	if err := a.checkLots(p, in); err != nil {
 		return inventory.Adjustment{}, err
@@ -265,59 +261,53 @@ func (a *Account) Adjust(in inventory.AdjustParams, createdAt time.Time) (invent
 
 // checkLots checks the lot fields of an adjustment against the product; the caller holds a.mu.
 func (a *Account) checkLots(p *inventory.Product, in inventory.AdjustParams) error {
-	var errs []problem.FieldError
-	fail := func(ptr, code, detail string) {
-		errs = append(errs, problem.FieldError{Pointer: ptr, Code: code, Detail: detail})
-	}
+	var errs FieldErrors
 	switch {
 	case !p.TrackLots:
 		if in.LotNumber != "" {
-			fail("/lotNumber", "invalid_value", "the product does not track lots")
+			errs.Add("/lotNumber", "invalid_value", "the product does not track lots")
 		}
 		if !in.ExpiresOn.IsZero() {
-			fail("/expiresOn", "invalid_value", "the product does not track lots")
+			errs.Add("/expiresOn", "invalid_value", "the product does not track lots")
 		}
 	case in.Delta > 0:
 		if in.LotNumber == "" {
-			fail("/lotNumber", "required", "is required to receive a lot-tracked product")
+			errs.Add("/lotNumber", "required", "is required to receive a lot-tracked product")
 		}
 		if in.ExpiresOn.IsZero() {
-			fail("/expiresOn", "required", "is required to receive a lot-tracked product")
+			errs.Add("/expiresOn", "required", "is required to receive a lot-tracked product")
 		}
 		if s := a.stock(p.ID, in.Location); s != nil && in.LotNumber != "" && !in.ExpiresOn.IsZero() {
 			if i := lotIndex(s.Lots, in.LotNumber); i >= 0 && s.Lots[i].ExpiresOn != in.ExpiresOn {
-				fail("/expiresOn", "invalid_value", "differs from the lot's expiry date")
+				errs.Add("/expiresOn", "invalid_value", "differs from the lot's expiry date")
 			}
 		}
 	case in.LotNumber != "":
 		if s := a.stock(p.ID, in.Location); s == nil || lotIndex(s.Lots, in.LotNumber) < 0 {
-			fail("/lotNumber", "not_found", "no such lot at this location")
+			errs.Add("/lotNumber", "not_found", "no such lot at this location")
 		}
 	}
-	if len(errs) > 0 {
-		return problem.Validation(errs)
-	}
-	return nil
+	return errs.Err()
 }
 
 func lotIndex(lots []inventory.Lot, number string) int {
 	return slices.IndexFunc(lots, func(l inventory.Lot) bool { return l.LotNumber == number })
 }
 
-// insufficient is the 409 for taking more than available.
-func insufficient(available int64) *problem.Problem {
-	return problem.New(http.StatusConflict, "insufficient_stock", "not enough stock on hand").With("available", available)
+// insufficient is the error of taking more than is available.
+func insufficient(available int64) *RuleError {
+	return breaks("insufficient_stock", "not enough stock on hand", map[string]any{"available": available})
 }
 
 // planLots returns the lots after the delta, or the problem: a named lot gives or takes alone,
 // otherwise a removal takes first-expiring-first-out. Emptied lots are dropped. lots is not
 // modified.
-func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int64) ([]inventory.Lot, *problem.Problem) {
+func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int64) ([]inventory.Lot, error) {
 	out := slices.Clone(lots)
 	if delta > 0 {
 		if i := lotIndex(out, lot); i >= 0 {
 			if out[i].Quantity > math.MaxInt64-delta {
-				return nil, problem.Field("/delta", "out_of_range", "the lot would exceed the largest quantity")
+				return nil, Invalid("/delta", "out_of_range", "the lot would exceed the largest quantity")
 			}
 			out[i].Quantity += delta
 			return out, nil
@@ -369,10 +359,10 @@ func (a *Account) applyAdjustment(p *inventory.Product, in inventory.AdjustParam
 		return nil, nil, insufficient(onHand)
 	}
 	if in.Delta > 0 && onHand > math.MaxInt64-in.Delta {
-		return nil, nil, problem.Field("/delta", "out_of_range", "the stock would exceed the largest quantity")
+		return nil, nil, Invalid("/delta", "out_of_range", "the stock would exceed the largest quantity")
 	}
 	if p.TrackLots {
-		var err *problem.Problem
+		var err error
 		if lots, err = planLots(lots, in.LotNumber, in.ExpiresOn, in.Delta); err != nil {
 			return nil, nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -66,7 +65,7 @@ func (a *Account) GetPatient(id string) (patients.Patient, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Patients.get(id)
 	if !ok {
-		return patients.Patient{}, problem.NotFound("patient")
+		return patients.Patient{}, NotFound("patient")
 	}
 	return a.openPatient(r)
 }
@@ -84,7 +83,7 @@ func (a *Account) UpdatePatient(id string, change func(*patients.Patient)) (pati
 	defer a.mu.Unlock()
 	r, ok := a.data.Patients.get(id)
 	if !ok {
-		return patients.Patient{}, problem.NotFound("patient")
+		return patients.Patient{}, NotFound("patient")
 	}
 	before, err := a.openPatient(r)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/reports"
 )
 
@@ -179,25 +178,25 @@ func TestParseReportErrors(t *testing.T) {
 		name   string
 		report string
 		q      ReportQuery
-		want   []problem.FieldError
+		want   FieldErrors
 	}{
 		{"367 days", reports.Revenue, ReportQuery{From: "2024-01-01", To: "2025-01-02"},
-			[]problem.FieldError{{Pointer: "to", Code: "out_of_range"}}},
+			FieldErrors{{Pointer: "to", Code: "out_of_range"}}},
 		{"from after to", reports.Revenue, ReportQuery{From: "2026-02-01", To: "2026-01-01"},
-			[]problem.FieldError{{Pointer: "from", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "from", Code: "invalid_value"}}},
 		{"from equals to", reports.Revenue, ReportQuery{From: "2026-02-01", To: "2026-02-01"},
-			[]problem.FieldError{{Pointer: "from", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "from", Code: "invalid_value"}}},
 		{"everything bad", reports.Appointments, ReportQuery{From: "yesterday", To: "2026-13-01", Timezone: "Mars/Olympus", GroupBy: "year"},
-			[]problem.FieldError{{Pointer: "timezone", Code: "invalid_value"}, {Pointer: "from", Code: "invalid_format"},
+			FieldErrors{{Pointer: "timezone", Code: "invalid_value"}, {Pointer: "from", Code: "invalid_format"},
 				{Pointer: "to", Code: "invalid_format"}, {Pointer: "groupBy", Code: "invalid_value"}}},
-		{"Local is not a zone", reports.Patients, ReportQuery{Timezone: "Local"}, []problem.FieldError{{Pointer: "timezone", Code: "invalid_value"}}},
-		{"patients has no status", reports.Patients, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
-		{"revenue has no status", reports.Revenue, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
-		{"no source", reports.Custom, ReportQuery{}, []problem.FieldError{{Pointer: "source", Code: "required"}}},
-		{"unknown source", reports.Custom, ReportQuery{Source: "refunds"}, []problem.FieldError{{Pointer: "source", Code: "invalid_value"}}},
+		{"Local is not a zone", reports.Patients, ReportQuery{Timezone: "Local"}, FieldErrors{{Pointer: "timezone", Code: "invalid_value"}}},
+		{"patients has no status", reports.Patients, ReportQuery{GroupBy: "status"}, FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
+		{"revenue has no status", reports.Revenue, ReportQuery{GroupBy: "status"}, FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
+		{"no source", reports.Custom, ReportQuery{}, FieldErrors{{Pointer: "source", Code: "required"}}},
+		{"unknown source", reports.Custom, ReportQuery{Source: "refunds"}, FieldErrors{{Pointer: "source", Code: "invalid_value"}}},
 		{"custom errors", reports.Custom, ReportQuery{Source: "payments", Metrics: "count,median:amount,sum:nope,count:amount,avg:status,count",
 			GroupBy: "method,createdAt,amount,zzz", Filters: []string{"method", ":card", "method:", "zzz:a", "amount:5", "status:succeeded"}},
-			[]problem.FieldError{
+			FieldErrors{
 				{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "metrics", Code: "invalid_value"},
 				{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "metrics", Code: "invalid_value"},
 				{Pointer: "metrics", Code: "invalid_value"},
@@ -208,9 +207,9 @@ func TestParseReportErrors(t *testing.T) {
 				{Pointer: "filter", Code: "invalid_value"},
 			}},
 		{"PHI", reports.Custom, ReportQuery{Source: "patients", Metrics: "sum:dateOfBirth", GroupBy: "lastName", Filters: []string{"email:a@b.c"}},
-			[]problem.FieldError{{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "groupBy", Code: "invalid_value"}, {Pointer: "filter", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "groupBy", Code: "invalid_value"}, {Pointer: "filter", Code: "invalid_value"}}},
 		{"duplicate dimension", reports.Custom, ReportQuery{Source: "appointments", GroupBy: "status,status"},
-			[]problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
 	} {
 		r, errs := ParseReport(c.report, c.q, now)
 		if r != nil {

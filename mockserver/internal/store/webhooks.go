@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -57,7 +56,7 @@ func (a *Account) GetWebhook(id string) (webhooks.Endpoint, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Webhooks.get(id)
 	if !ok {
-		return webhooks.Endpoint{}, problem.NotFound("webhook")
+		return webhooks.Endpoint{}, NotFound("webhook")
 	}
 	return r.endpoint(), nil
 }
@@ -80,7 +79,7 @@ func (a *Account) DeleteWebhook(id string) error {
 	defer a.mu.Unlock()
 	r, ok := a.data.Webhooks.get(id)
 	if !ok {
-		return problem.NotFound("webhook")
+		return NotFound("webhook")
 	}
 	a.data.Webhooks.reorder(r) // takes it out of the list order; not re-inserted
 	delete(a.data.Webhooks.byID, id)
