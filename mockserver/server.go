@@ -97,7 +97,11 @@ func New(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("mockserver: the PHI key must be 32 bytes (AES-256), not %d", len(o.phiKey))
 	}
 	clk := clock.New()
-	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
+	if o.webhooks.Policy == nil {
+		o.webhooks.Policy = &webhook.Policy{}
+	}
+	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey),
+		WebhookURLs: o.webhooks.Policy.CheckURL})
 	hooks := webhook.New(st, o.webhooks)
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,

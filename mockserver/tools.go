@@ -1,8 +1,6 @@
 package mockserver
 
 import (
-	"context"
-
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
 )
 
@@ -36,7 +34,7 @@ func (s *Server) Requests(account string) []JournalEntry { return s.api.Requests
 // pointers prefixed with the item's (/appointments/2/startAt).
 func (s *Server) LoadFixtures(account string, fx Fixtures) (FixtureIDs, error) {
 	fx.Account = account
-	ids, err := s.api.LoadFixtures(context.Background(), fx)
+	ids, err := s.api.LoadFixtures(fx)
 	return ids, httpapi.AsProblem(err)
 }
 

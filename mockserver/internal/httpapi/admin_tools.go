@@ -114,7 +114,7 @@ func (a *API) adminToolRoutes() []route {
 			if err := decodeAdmin(rq, &fx); err != nil {
 				return 0, nil, err
 			}
-			ids, err := a.LoadFixtures(rq.Context(), fx)
+			ids, err := a.LoadFixtures(fx)
 			return http.StatusCreated, ids, err
 		}},
 		{method: http.MethodGet, pattern: "/__admin/openapi.yaml", handle: func(rq *request) (int, any, error) {

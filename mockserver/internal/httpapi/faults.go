@@ -59,29 +59,29 @@ func faultCode(status int) string {
 
 // validate checks a fault, naming every invalid field.
 func (f *Fault) validate() error {
-	v := &form{errs: &store.FieldErrors{}}
+	var errs store.FieldErrors
 	if f.Times < 1 {
-		v.fail("times", "out_of_range", "must be at least 1")
+		errs.Add("/times", "out_of_range", "must be at least 1")
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
-		v.fail("status", "out_of_range", "must be an error status, 400–599")
+		errs.Add("/status", "out_of_range", "must be an error status, 400–599")
 	}
 	if f.RetryAfter != nil && *f.RetryAfter < 0 {
-		v.fail("retryAfter", "out_of_range", "must be 0 or more seconds")
+		errs.Add("/retryAfter", "out_of_range", "must be 0 or more seconds")
 	}
 	if f.DelayMs < 0 || f.DelayMs > 600_000 {
-		v.fail("delayMs", "out_of_range", "must be 0–600000 milliseconds")
+		errs.Add("/delayMs", "out_of_range", "must be 0–600000 milliseconds")
 	}
 	if f.Status != 0 && f.DropConnection {
-		v.fail("dropConnection", "invalid_value", "cannot be combined with status")
+		errs.Add("/dropConnection", "invalid_value", "cannot be combined with status")
 	}
 	if f.Status == 0 && !f.DropConnection && (f.DelayMs == 0 || f.AfterCommit) {
-		v.fail("status", "required", "one of status, dropConnection or delayMs (without afterCommit) is required")
+		errs.Add("/status", "required", "one of status, dropConnection or delayMs (without afterCommit) is required")
 	}
 	if f.Path != "" && !strings.HasPrefix(f.Path, "/") {
-		v.fail("path", "invalid_format", "must start with /")
+		errs.Add("/path", "invalid_format", "must start with /")
 	}
-	return v.done()
+	return errs.Err()
 }
 
 // matches reports whether the fault applies to a request.

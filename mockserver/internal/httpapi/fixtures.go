@@ -2,19 +2,18 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/patients"
 )
 
 // Fixtures are records to create in one account (docs/protocol.md §12 "POST /__admin/fixtures"). Each item is
@@ -42,11 +41,23 @@ type FixtureIDs struct {
 	Payments     []string `json:"payments"`
 }
 
-// fixtureKind is where a kind of fixture is created.
+// fixtureKind is a kind of fixture and how one is made from its body.
 type fixtureKind struct {
-	name, path string
-	items      []any
-	ids        *[]string
+	name  string
+	items []any
+	ids   *[]string
+	make  func(acct *store.Account, body []byte, createdAt time.Time) (id string, err error)
+}
+
+// made adapts a creator to fixtureKind.make.
+func made[T any](create func(*store.Account, []byte, time.Time) (T, error), id func(T) string) func(*store.Account, []byte, time.Time) (string, error) {
+	return func(acct *store.Account, body []byte, createdAt time.Time) (string, error) {
+		v, err := create(acct, body, createdAt)
+		if err != nil {
+			return "", err
+		}
+		return id(v), nil
+	}
 }
 
 // appointmentPath is how a fixture appointment reaches a status from scheduled.
@@ -64,19 +75,11 @@ var appointmentPath = map[string][]string{
 // (so user@patients.example is no reference).
 var fixtureRef = regexp.MustCompile(`(^|[^A-Za-z0-9._%+\-])@(patients|products|adjustments|appointments|invoices|payments)\.([0-9]+)`)
 
-// FixtureCredentialID is the id of the internal credential fixtures are created with (scope *).
-// Its requests skip authentication, IP, signature and rate-limit checks (they never pass
-// serveAPI), and the audit log leaves them out.
-const FixtureCredentialID = "fixtures"
-
-func fixtureCredential(account string) *auth.Credential {
-	return &auth.Credential{ID: FixtureCredentialID, Account: account, Plan: auth.Plans["enterprise"], Scopes: []string{"*"}}
-}
-
-// LoadFixtures creates fx's records in order through the API's own handlers, so every rule and
-// validation applies. A failing item answers its problem, its pointers prefixed with
-// /<kind>/<index>, and the account is put back as it was.
-func (a *API) LoadFixtures(ctx context.Context, fx Fixtures) (FixtureIDs, error) {
+// LoadFixtures creates fx's records in order, each from its body as the API's POST would
+// (decoded as a request body, then validated and stored by the store), so every rule applies. A
+// failing item answers its problem, its pointers prefixed with /<kind>/<index>, and the account
+// is put back as it was.
+func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
 	out := FixtureIDs{Patients: []string{}, Products: []string{}, Adjustments: []string{},
 		Appointments: []string{}, Invoices: []string{}, Payments: []string{}}
 	acct, err := a.account(fx.Account)
@@ -84,31 +87,30 @@ func (a *API) LoadFixtures(ctx context.Context, fx Fixtures) (FixtureIDs, error)
 		return out, err
 	}
 	kinds := []fixtureKind{
-		{"patients", "/api/v1/patients", fx.Patients, &out.Patients},
-		{"products", "/api/v1/products", fx.Products, &out.Products},
-		{"adjustments", "/api/v1/inventory/adjust", fx.Adjustments, &out.Adjustments},
-		{"appointments", "/api/v1/appointments", fx.Appointments, &out.Appointments},
-		{"invoices", "/api/v1/invoices", fx.Invoices, &out.Invoices},
-		{"payments", "/api/v1/payments", fx.Payments, &out.Payments},
+		{"patients", fx.Patients, &out.Patients, made(newPatient, func(p patients.Patient) string { return p.ID })},
+		{"products", fx.Products, &out.Products, made(newProduct, func(p inventory.Product) string { return p.ID })},
+		{"adjustments", fx.Adjustments, &out.Adjustments, made(newAdjustment, func(a inventory.Adjustment) string { return a.ID })},
+		{"appointments", fx.Appointments, &out.Appointments, made(newAppointment, func(a appointments.Appointment) string { return a.ID })},
+		{"invoices", fx.Invoices, &out.Invoices, made(newInvoice, func(i billing.Invoice) string { return i.ID })},
+		{"payments", fx.Payments, &out.Payments, made(newPayment, func(p billing.Payment) string { return p.ID })},
 	}
-	made := map[string][]string{}
+	ids := map[string][]string{}
 	a.fixtureMu.Lock() // one load at a time, so a rollback never undoes another load
 	defer a.fixtureMu.Unlock()
 	before, err := acct.Export()
 	if err != nil {
 		return out, err
 	}
-	cred := fixtureCredential(fx.Account)
 	for _, k := range kinds {
 		for i, item := range k.items {
-			id, err := a.loadFixture(ctx, cred, acct, k, i, item, made)
+			id, err := loadFixture(acct, k, i, item, ids)
 			if err != nil {
 				if rerr := acct.Import(before); rerr != nil {
 					return out, rerr
 				}
 				return out, err
 			}
-			made[k.name] = append(made[k.name], id)
+			ids[k.name] = append(ids[k.name], id)
 			*k.ids = append(*k.ids, id)
 		}
 	}
@@ -116,7 +118,7 @@ func (a *API) LoadFixtures(ctx context.Context, fx Fixtures) (FixtureIDs, error)
 }
 
 // loadFixture creates one item and returns its id.
-func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *store.Account, k fixtureKind, i int, item any, made map[string][]string) (string, error) {
+func loadFixture(acct *store.Account, k fixtureKind, i int, item any, made map[string][]string) (string, error) {
 	at := "/" + k.name + "/" + strconv.Itoa(i)
 	raw, err := json.Marshal(item)
 	if err != nil {
@@ -153,30 +155,16 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 		return "", err
 	}
 	body, _ := json.Marshal(obj) // decoded JSON: cannot fail
-	status, resp, perr := a.internalCall(ctx, cred, acct, http.MethodPost, k.path, body, backdate)
-	if perr != nil {
-		return "", perr
-	}
-	if status != http.StatusCreated {
-		return "", fixtureProblem(resp, at)
-	}
-	var created struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(resp, &created); err != nil || created.ID == "" {
-		return "", problem.New("internal_error", "the created record has no id")
+	id, err := k.make(acct, body, backdate)
+	if err != nil {
+		return "", fixtureProblem(err, at)
 	}
 	for _, s := range steps {
-		b, _ := json.Marshal(map[string]string{"status": s})
-		status, resp, perr := a.internalCall(ctx, cred, acct, http.MethodPatch, k.path+"/"+created.ID, b, time.Time{})
-		if perr != nil {
-			return "", perr
-		}
-		if status != http.StatusOK {
-			return "", fixtureProblem(resp, at+"/status")
+		if _, err := acct.UpdateAppointment(id, store.AppointmentInput{Status: store.Given(s)}); err != nil {
+			return "", fixtureProblem(err, at+"/status")
 		}
 	}
-	return created.ID, nil
+	return id, nil
 }
 
 // resolveRefs replaces @<kind>.<index> references in every string of v (at path), recording
@@ -209,7 +197,7 @@ func resolveRefs(v any, path []string, made map[string][]string, errs *store.Fie
 		if bad {
 			var ptr strings.Builder
 			for _, p := range path {
-				ptr.WriteString("/" + escapePointer(p))
+				ptr.WriteString("/" + store.EscapePointer(p))
 			}
 			errs.Add(ptr.String(), "not_found", "names no earlier fixture")
 		}
@@ -218,53 +206,17 @@ func resolveRefs(v any, path []string, made map[string][]string, errs *store.Fie
 	return v
 }
 
-// internalCall runs one request through the API's routes as cred, past authentication, IP,
-// signature and rate-limit checks, and returns the answer.
-func (a *API) internalCall(ctx context.Context, cred *auth.Credential, acct *store.Account, method, path string, body []byte, backdate time.Time) (int, []byte, error) {
-	r, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	r.Header.Set("Content-Type", "application/json")
-	if method == http.MethodPatch {
-		r.Header.Set("Content-Type", "application/merge-patch+json")
-	}
-	r.RemoteAddr = "127.0.0.1:0"
-	if _, pattern := a.mux.Handler(r); pattern == "" || pattern == unroutedPattern {
-		return 0, nil, problem.NotFound("route " + method + " " + path)
-	}
-	rq := &request{Request: r, id: a.newRequestID(), cred: cred, acct: acct, body: body,
-		addr: netip.AddrFrom4([4]byte{127, 0, 0, 1}), backdate: backdate}
-	rq.withContext()
-	rec := httptest.NewRecorder()
-	a.mux.ServeHTTP(rec, rq.Request)
-	return rec.Code, rec.Body.Bytes(), nil
-}
-
-// fixtureProblem turns a failed item's problem body into the load's problem, with the item's
-// pointer in front of every field pointer (or as "pointer" when there are none).
-func fixtureProblem(body []byte, at string) error {
-	var members map[string]json.RawMessage
-	var p struct {
-		Status int                  `json:"status"`
-		Code   string               `json:"code"`
-		Detail string               `json:"detail"`
-		Errors []problem.FieldError `json:"errors"`
-	}
-	if json.Unmarshal(body, &members) != nil || json.Unmarshal(body, &p) != nil || p.Status == 0 {
-		return problem.New("internal_error", "a fixture failed without a problem body")
-	}
+// fixtureProblem is the problem of a failed item: the item's pointer in front of every field
+// pointer (or as "pointer" when there are none), and in the detail.
+func fixtureProblem(err error, at string) error {
+	p := problemFor(err)
 	out := problem.WithStatus(p.Status, p.Code, "fixture "+at+": "+p.Detail)
 	for _, e := range p.Errors {
 		e.Pointer = at + e.Pointer
 		out.Errors = append(out.Errors, e)
 	}
-	for k, v := range members {
-		switch k {
-		case "type", "title", "status", "code", "detail", "requestId", "errors":
-		default:
-			out.With(k, v)
-		}
+	for k, v := range p.Extra {
+		out.With(k, v)
 	}
 	if len(out.Errors) == 0 {
 		out.With("pointer", at)

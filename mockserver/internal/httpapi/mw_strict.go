@@ -16,6 +16,7 @@ import (
 
 	"github.com/medspa/medspa-go/api"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
 // strictRouter loads the OpenAPI document once per process, on the first strict request.
@@ -106,7 +107,7 @@ func strictCheck(rq *request) *problem.Problem {
 					ptr = append(ptr, m[1])
 				}
 				for i, p := range ptr {
-					ptr[i] = escapePointer(p)
+					ptr[i] = store.EscapePointer(p)
 				}
 				errs = append(errs, problem.FieldError{Pointer: "/" + strings.Join(ptr, "/"), Code: code,
 					Detail: "does not match the OpenAPI document (" + se.SchemaField + ")"})

@@ -137,5 +137,4 @@ func (q *query) window(sortable bool) store.Window {
 // done returns the 422 listing every invalid parameter, or nil.
 func (q *query) done() error { return q.errs.Err() }
 
-func itoa(n int) string     { return strconv.Itoa(n) }
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
-	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -39,8 +38,6 @@ type request struct {
 	fault string
 	// status is the status of the answer the route's steps wrote (audit).
 	status int
-	// backdate is the createdAt a fixture asks for (zero: now); handlers pass it to the store.
-	backdate time.Time
 }
 
 // auditInfo is what a request did, as the audit log records it.

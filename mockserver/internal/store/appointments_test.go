@@ -32,7 +32,7 @@ func newFixture(t *testing.T) *fixture {
 	a := st.Account("acct")
 	fx := &fixture{t: t, clk: clk, acct: a}
 	for i, dst := range []*string{&fx.p1, &fx.p2} {
-		p, err := a.CreatePatient(patients.Patient{FirstName: "P", LastName: fmt.Sprint(i), Email: "p@example.com"}, time.Time{})
+		p, err := a.createPatient(patients.Patient{FirstName: "P", LastName: fmt.Sprint(i), Email: "p@example.com"}, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 // book creates an appointment starting at t0+startMin for durMin minutes.
 func (fx *fixture) book(patient, provider, room string, startMin, durMin int) (appointments.Appointment, error) {
 	start := t0.Add(time.Duration(startMin) * time.Minute)
-	return fx.acct.CreateAppointment(appointments.Appointment{
+	return fx.acct.createAppointment(appointments.Appointment{
 		PatientID: patient, ProviderID: provider, Service: "Facial", RoomID: room, Notes: "secret clinical note",
 		StartAt: start, EndAt: start.Add(time.Duration(durMin) * time.Minute),
 	}, time.Time{})
@@ -72,7 +72,7 @@ func (fx *fixture) reach(id string, status appointments.Status) {
 		appointments.StatusNoShow:     {"no_show"},
 	}[status]
 	for _, s := range path {
-		if _, err := fx.acct.UpdateAppointment(id, AppointmentChange{Status: &s}); err != nil {
+		if _, err := fx.acct.updateAppointment(id, AppointmentChange{Status: &s}); err != nil {
 			fx.t.Fatalf("reach %s via %s: %v", status, s, err)
 		}
 	}
@@ -104,7 +104,7 @@ func TestStateMachineMatrix(t *testing.T) {
 				before, _ := fx.acct.GetAppointment(ap.ID)
 				nEvents := len(fx.acct.Events())
 				fx.clk.Advance(time.Minute)
-				got, err := fx.acct.UpdateAppointment(ap.ID, AppointmentChange{Status: &to})
+				got, err := fx.acct.updateAppointment(ap.ID, AppointmentChange{Status: &to})
 				switch {
 				case from == to:
 					if err != nil {
@@ -146,13 +146,13 @@ func TestNoShowOnlyOnceStarted(t *testing.T) {
 	noShow := appointments.StatusNoShow
 	for _, now := range []time.Time{t0, t0.Add(59*time.Minute + 59*time.Second)} {
 		fx.clk.Set(now)
-		_, err := fx.acct.UpdateAppointment(ap.ID, AppointmentChange{Status: &noShow})
+		_, err := fx.acct.updateAppointment(ap.ID, AppointmentChange{Status: &noShow})
 		if p := asProblem(t, err); p.Code != "invalid_state_transition" || p.Extra["from"] != "scheduled" || p.Extra["to"] != "no_show" {
 			t.Fatalf("no_show at %v: %v %v", now, p, p.Extra)
 		}
 	}
 	fx.clk.Set(t0.Add(time.Hour)) // now == startAt
-	got, err := fx.acct.UpdateAppointment(ap.ID, AppointmentChange{Status: &noShow})
+	got, err := fx.acct.updateAppointment(ap.ID, AppointmentChange{Status: &noShow})
 	if err != nil || got.Status != noShow {
 		t.Fatalf("no_show at start: %v %v", got.Status, err)
 	}
@@ -215,7 +215,7 @@ func TestRescheduleAndLocks(t *testing.T) {
 	str := func(s string) *string { return &s }
 
 	// Into a conflict: refused, nothing changes.
-	_, err := fx.acct.UpdateAppointment(a2.ID, AppointmentChange{ProviderID: str("prv_a"), StartAt: at(90), EndAt: at(120)})
+	_, err := fx.acct.updateAppointment(a2.ID, AppointmentChange{ProviderID: str("prv_a"), StartAt: at(90), EndAt: at(120)})
 	if p := asProblem(t, err); p.Code != "appointment_conflict" || p.Extra["conflictingId"] != a1.ID {
 		t.Fatalf("reschedule into conflict: %v %v", p, p.Extra)
 	}
@@ -223,12 +223,12 @@ func TestRescheduleAndLocks(t *testing.T) {
 		t.Fatalf("a refused reschedule changed the appointment")
 	}
 	// Moving within its own slot never conflicts with itself.
-	got, err := fx.acct.UpdateAppointment(a1.ID, AppointmentChange{StartAt: at(70)})
+	got, err := fx.acct.updateAppointment(a1.ID, AppointmentChange{StartAt: at(70)})
 	if err != nil || !got.StartAt.Equal(*at(70)) || !got.EndAt.Equal(*at(120)) {
 		t.Fatalf("self overlap: %+v %v", got, err)
 	}
 	// Reschedule before a2: the list order follows startAt.
-	if _, err := fx.acct.UpdateAppointment(a2.ID, AppointmentChange{StartAt: at(0), EndAt: at(30)}); err != nil {
+	if _, err := fx.acct.updateAppointment(a2.ID, AppointmentChange{StartAt: at(0), EndAt: at(30)}); err != nil {
 		t.Fatal(err)
 	}
 	list, _, _ := fx.acct.ListAppointments(AppointmentFilter{}, Window{Page: 1, PerPage: 10})
@@ -236,7 +236,7 @@ func TestRescheduleAndLocks(t *testing.T) {
 		t.Fatalf("order after reschedule: %v", list)
 	}
 	// Only one of the times, checked against the stored other one.
-	_, err = fx.acct.UpdateAppointment(a1.ID, AppointmentChange{StartAt: at(119)})
+	_, err = fx.acct.updateAppointment(a1.ID, AppointmentChange{StartAt: at(119)})
 	if p := asProblem(t, err); p.Status != 422 || len(p.Errors) != 1 || p.Errors[0].Pointer != "/startAt" {
 		t.Fatalf("startAt past endAt: %v %v", p, p.Errors)
 	}
@@ -250,13 +250,13 @@ func TestRescheduleAndLocks(t *testing.T) {
 		"roomId":     {RoomID: str("room_9")},
 		"patientId":  {PatientID: &fx.p2},
 	} {
-		_, err := fx.acct.UpdateAppointment(a1.ID, ch)
+		_, err := fx.acct.updateAppointment(a1.ID, ch)
 		if p := asProblem(t, err); p.Status != 409 || p.Code != "appointment_locked" {
 			t.Errorf("%s: %v", name, p)
 		}
 	}
 	// Same values are no change, and other fields stay editable.
-	got, err = fx.acct.UpdateAppointment(a1.ID, AppointmentChange{StartAt: at(70), Service: str("Peel"), Notes: str("")})
+	got, err = fx.acct.updateAppointment(a1.ID, AppointmentChange{StartAt: at(70), Service: str("Peel"), Notes: str("")})
 	if err != nil || got.Service != "Peel" || got.Notes != "" {
 		t.Fatalf("edit of a checked-in appointment: %+v %v", got, err)
 	}
@@ -292,12 +292,12 @@ func TestCancel(t *testing.T) {
 	// A reason goes with the cancellation, not before it.
 	c := fx.mustBook(fx.p2, "prv_c", "", 60, 60)
 	reason := "patient unwell"
-	_, err := fx.acct.UpdateAppointment(c.ID, AppointmentChange{CancellationReason: &reason})
+	_, err := fx.acct.updateAppointment(c.ID, AppointmentChange{CancellationReason: &reason})
 	if p := asProblem(t, err); p.Status != 422 || p.Errors[0].Pointer != "/cancellationReason" {
 		t.Fatalf("%v", p)
 	}
 	cancelled := appointments.StatusCancelled
-	got, err = fx.acct.UpdateAppointment(c.ID, AppointmentChange{Status: &cancelled, CancellationReason: &reason})
+	got, err = fx.acct.updateAppointment(c.ID, AppointmentChange{Status: &cancelled, CancellationReason: &reason})
 	if err != nil || got.CancellationReason != reason || got.CancelledAt.IsZero() {
 		t.Fatalf("%+v %v", got, err)
 	}
@@ -319,7 +319,7 @@ func TestCreateRules(t *testing.T) {
 		_ = fx.acct.CancelAppointment(ap.ID)
 	}
 	backdated := t0.Add(-30 * 24 * time.Hour)
-	ap, err := fx.acct.CreateAppointment(appointments.Appointment{
+	ap, err := fx.acct.createAppointment(appointments.Appointment{
 		PatientID: fx.p1, ProviderID: "prv", Service: "s", StartAt: t0, EndAt: t0.Add(time.Hour), Status: "confirmed",
 	}, backdated)
 	if err != nil || !ap.CreatedAt.Equal(backdated) || ap.Status != "confirmed" {
@@ -339,7 +339,7 @@ func TestNotesSealedAndEvents(t *testing.T) {
 		{Status: &cancelled},
 	}
 	for _, ch := range steps {
-		if _, err := fx.acct.UpdateAppointment(ap.ID, ch); err != nil {
+		if _, err := fx.acct.updateAppointment(ap.ID, ch); err != nil {
 			t.Fatal(err)
 		}
 	}

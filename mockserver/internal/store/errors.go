@@ -49,8 +49,8 @@ func (e *ValidationError) Error() string {
 	return strconv.Itoa(len(e.Fields)) + " fields are invalid"
 }
 
-// Invalid returns the ValidationError of one field.
-func Invalid(pointer, code, detail string) error {
+// InvalidField returns the ValidationError of one field.
+func InvalidField(pointer, code, detail string) error {
 	return &ValidationError{Fields: []FieldError{{Pointer: pointer, Code: code, Detail: detail}}}
 }
 

@@ -54,7 +54,7 @@ func TestErrors(t *testing.T) {
 	if !errors.Is(nf, ErrNotFound) || nf.Error() != "patient not found" {
 		t.Errorf("NotFound: %v, Is %t", nf, errors.Is(nf, ErrNotFound))
 	}
-	if errors.Is(Invalid("/x", "required", "is required"), ErrNotFound) {
+	if errors.Is(InvalidField("/x", "required", "is required"), ErrNotFound) {
 		t.Error("a validation error matches ErrNotFound")
 	}
 	var fe FieldErrors

@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"time"
 )
@@ -136,6 +137,7 @@ func (a *Account) FinishIdempotent(key string, status int, header map[string][]s
 	e.inFlight, e.status, e.storedAt = false, int32(status), a.Clock().Now().UnixNano()
 	e.answer = s.arena.add(sealed)
 	s.entries[k] = e
+	a.commitLocked(Change{Account: a.ID, Writes: []Write{{Kind: "idempotency", ID: hex.EncodeToString(k[:])}}})
 }
 
 // replay opens a completed entry's answer.

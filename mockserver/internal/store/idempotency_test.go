@@ -112,7 +112,7 @@ func TestUnpackAnswerRejectsMalformed(t *testing.T) {
 // A snapshot whose idempotency entry is not keyed by a digest is refused and changes nothing.
 func TestImportRejectsBadIdempotencyEntry(t *testing.T) {
 	a := New(Options{}).Account("import")
-	if _, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.example"}, time.Time{}); err != nil {
+	if _, err := a.createPatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.example"}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, doc := range []string{

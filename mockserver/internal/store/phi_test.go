@@ -15,7 +15,7 @@ import (
 func TestStoreDumpHasNoPlaintextPHI(t *testing.T) {
 	s := New(Options{})
 	a := s.Account("acct_test")
-	p, err := a.CreatePatient(patients.Patient{
+	p, err := a.createPatient(patients.Patient{
 		FirstName: "Zenobia", LastName: "Quixotica", Email: "zenobia.q@example.org", Phone: "+15557654321",
 		DateOfBirth: client.NewDate(1971, time.March, 14), Gender: patients.GenderOther,
 		Address:   &patients.Address{Line1: "77 Sunset Boulevard", City: "Tamworth", PostalCode: "NSW2340", Country: "AU"},
@@ -24,7 +24,7 @@ func TestStoreDumpHasNoPlaintextPHI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.UpdatePatient(p.ID, func(x *patients.Patient) { x.Notes = "Second confidential narrative" }); err != nil {
+	if _, err := a.updatePatient(p.ID, func(x *patients.Patient) { x.Notes = "Second confidential narrative" }); err != nil {
 		t.Fatal(err)
 	}
 	dump, err := json.Marshal(a.data)

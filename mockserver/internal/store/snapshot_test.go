@@ -12,7 +12,7 @@ import (
 func TestExportImportRoundTrip(t *testing.T) {
 	s := New(Options{})
 	a := s.Account("acct_a")
-	p, err := a.CreatePatient(patients.Patient{FirstName: "Ex", LastName: "Port", Email: "e@example.com", Tags: []string{"t"}}, time.Time{})
+	p, err := a.createPatient(patients.Patient{FirstName: "Ex", LastName: "Port", Email: "e@example.com", Tags: []string{"t"}}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	// The copy is deep: changing the original leaves the import alone.
-	if _, err := a.UpdatePatient(p.ID, func(x *patients.Patient) { x.Tags = []string{"changed"} }); err != nil {
+	if _, err := a.updatePatient(p.ID, func(x *patients.Patient) { x.Tags = []string{"changed"} }); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := c.GetPatient(p.ID); len(got.Tags) != 1 || got.Tags[0] != "t" {

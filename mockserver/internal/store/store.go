@@ -14,15 +14,18 @@ import (
 
 // Store is every account's state.
 type Store struct {
-	clock  *clock.Clock
-	ids    *IDGen
-	sealer *Sealer
+	clock    *clock.Clock
+	ids      *IDGen
+	sealer   *Sealer
+	checkURL URLCheck
 
 	mu       sync.RWMutex
 	accounts map[string]*Account
 
 	// onEvent is called (under the account's lock, so it must not block) for every domain event.
 	onEvent func(*Account, Event)
+	// onCommit is called (under the account's lock) for every committed change (commit.go).
+	onCommit func(*Account, Change)
 }
 
 // Options configure a Store.
@@ -33,6 +36,9 @@ type Options struct {
 	IDs *IDGen
 	// Sealer encrypts PHI at rest (default: a random key per process).
 	Sealer *Sealer
+	// WebhookURLs judges webhook endpoint URLs (the network policy: SSRF guard); nil allows
+	// every absolute URL.
+	WebhookURLs URLCheck
 }
 
 // New returns an empty store.
@@ -46,7 +52,7 @@ func New(o Options) *Store {
 	if o.Sealer == nil {
 		o.Sealer = NewSealer(nil)
 	}
-	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, accounts: map[string]*Account{}}
+	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, accounts: map[string]*Account{}}
 }
 
 // Clock returns the server-wide clock.
@@ -168,9 +174,10 @@ func (a *Account) Now() time.Time { return a.Clock().Now().Truncate(time.Second)
 
 // Reset empties the account's data and idempotency keys; credentials survive.
 func (a *Account) Reset() {
-	a.mu.Lock()
+	t := a.begin()
 	a.data = newData()
-	a.mu.Unlock()
+	t.change.Replaced = true
+	t.end()
 	a.idemMu.Lock()
 	a.idem = newIdemStore()
 	a.idemMu.Unlock()

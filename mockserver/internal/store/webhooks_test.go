@@ -14,7 +14,7 @@ import (
 
 func newWebhook(t *testing.T, a *Account, enabled bool, events ...webhooks.EventType) webhooks.Endpoint {
 	t.Helper()
-	e, err := a.CreateWebhook(webhooks.Endpoint{URL: "https://hooks.example.com/x", Events: events, Enabled: enabled}, time.Time{})
+	e, err := a.createWebhook(webhooks.Endpoint{URL: "https://hooks.example.com/x", Events: events, Enabled: enabled}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestWebhookSubscribers(t *testing.T) {
 	created := newWebhook(t, a, true, webhooks.EventPatientCreated)
 	off := newWebhook(t, a, false, webhooks.EventAll)
 	updated := newWebhook(t, a, true, webhooks.EventPatientUpdated)
-	p, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}, time.Time{})
+	p, err := a.createPatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestWebhookSubscribers(t *testing.T) {
 	if got := a.WebhookSubscribers(ev); !slices.Equal(got, []string{all.ID, created.ID}) {
 		t.Fatalf("subscribers of patient.created = %v, want %v (not %s, %s, %s)", got, []string{all.ID, created.ID}, off.ID, updated.ID, late.ID)
 	}
-	if _, err := a.UpdatePatient(p.ID, func(p *patients.Patient) { p.Notes = "x" }); err != nil {
+	if _, err := a.updatePatient(p.ID, func(p *patients.Patient) { p.Notes = "x" }); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.WebhookSubscribers(a.Events()[1]); !slices.Equal(got, []string{all.ID, updated.ID, late.ID}) {
