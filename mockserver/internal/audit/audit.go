@@ -45,7 +45,8 @@ func ComputeHash(e Event) string {
 
 // computeSum is ComputeHash's digest with prevHash given apart (the log stores events without
 // it). The canonical JSON is appended to a stack buffer in the field order of canonical; values
-// encoding/json would escape go through it, so the bytes are exactly its output.
+// encoding/json would escape go through it, so the bytes are exactly its output. A fenced
+// optimisation kept by BenchmarkFenceAuditHash (BENCHMARKS.md).
 func computeSum(e *Event, prevHash string) [sha256.Size]byte {
 	var buf [512]byte
 	b := append(buf[:0], prevHash...)
@@ -87,7 +88,8 @@ func Verify(events []Event) bool {
 
 // Log holds one chain per account. It is safe for concurrent use.
 //
-// Every event is kept (the chain is verifiable from the genesis hash), in a compact form that
+// Its layout is a fenced optimisation (BENCHMARKS.md "Fenced optimisations") kept by
+// BenchmarkFenceAuditLog. Every event is kept (the chain is verifiable from the genesis hash), in a compact form that
 // holds no pointers, so the garbage collector never scans it however long the log grows: the
 // hash as 32 bytes rather than 64 hex digits, no prevHash (it is the previous event's hash),
 // the time as Unix seconds, ids of the server's form as their 16 bytes, and every other string

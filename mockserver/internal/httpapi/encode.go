@@ -1,31 +1,18 @@
 package httpapi
 
 import (
-	"sync"
-
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/patients"
 )
 
-// answerBuffers holds the buffers of self-encoded answers: an answer is written (copied) and
-// then dead, so its buffer serves the next one.
-var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+// A fenced optimisation (BENCHMARKS.md "Fenced optimisations"), kept by BenchmarkFenceEncoders:
+// the busiest answers (patients, one or a page) encode themselves, byte for byte as
+// encoding/json would, skipping reflection. TestEncodersMatchEncodingJSON and
+// FuzzPatientEncoding hold each to encoding/json's output.
 
-// recycle returns an answer's buffer to the pool (buf nil: the answer was not pooled). Buffers
-// grown past 64 KiB (a large page) are left to the collector rather than kept.
-func recycle(buf *[]byte, body []byte) {
-	if buf == nil || cap(body) > 64<<10 {
-		return
-	}
-	*buf = body[:0]
-	answerBuffers.Put(buf)
-}
-
-// jsonAppender is a handler result that encodes itself, byte for byte as encoding/json would:
-// the busiest answers (patients, one or a page) skip reflection. TestEncodersMatchEncodingJSON
-// holds each to encoding/json's output.
+// jsonAppender is a handler result that encodes itself.
 type jsonAppender interface {
 	appendJSON(b []byte) []byte
 }

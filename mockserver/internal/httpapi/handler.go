@@ -29,17 +29,8 @@ func (a *API) serveRoute(rt route) handler {
 	}
 }
 
-// jsonHeader and noHeader are the headers of most answers, made once: run's callers and
-// writeAnswer only read them (writeAnswer shares the value slices with the response, whose
-// users replace values with Set rather than editing them), and idempotency entries keep them
-// without a copy per entry.
-var (
-	jsonHeader = http.Header{"Content-Type": {"application/json"}}
-	noHeader   = http.Header{}
-)
-
-// run calls the handler and encodes its answer. The returned header must not be modified; buf,
-// when not nil, holds the body and goes back to the pool (recycle) once the body is written.
+// run calls the handler and encodes its answer. buf, when not nil, holds the body and goes back
+// to the pool (recycle) once the body is written.
 func (a *API) run(rq *request, rt route) (status int, header http.Header, body []byte, buf *[]byte) {
 	status, v, err := rt.handle(rq)
 	if err != nil {
@@ -56,21 +47,23 @@ func (a *API) run(rq *request, rt route) (status int, header http.Header, body [
 	}
 	switch b := v.(type) {
 	case nil:
-		return status, noHeader, nil, nil
+		return status, nil, nil, nil
 	case rawBody:
 		return status, http.Header{"Content-Type": {b.contentType}}, b.body, nil
 	case jsonAppender:
 		buf := answerBuffers.Get().(*[]byte)
-		return status, jsonHeader, b.appendJSON((*buf)[:0]), buf
+		return status, jsonHeader(), b.appendJSON((*buf)[:0]), buf
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {
 			p := problemFor(err)
 			return p.Status, http.Header{"Content-Type": {"application/problem+json"}}, p.Body(rq.id), nil
 		}
-		return status, jsonHeader, out, nil
+		return status, jsonHeader(), out, nil
 	}
 }
+
+func jsonHeader() http.Header { return http.Header{"Content-Type": {"application/json"}} }
 
 // writeAnswer writes an answer and records its status for the steps above (audit).
 func writeAnswer(w http.ResponseWriter, rq *request, status int, header http.Header, body []byte) {

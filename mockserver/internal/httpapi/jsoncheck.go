@@ -7,6 +7,13 @@ import (
 	"io"
 )
 
+// A request body is checked for the JSON that encoding/json lets through: a duplicate key
+// (which one wins?) and nesting deep enough to exhaust a stack. checkJSONTokens walks the
+// tokens; checkValidJSON, a fenced optimisation (BENCHMARKS.md "Fenced optimisations") kept by
+// BenchmarkFenceCheckJSON, scans the bytes of a body already known to be valid JSON (every
+// well-formed request), and TestCheckValidJSONMatchesTokens and FuzzCheckValidJSON hold it to
+// the token walk's answers.
+
 // maxJSONDepth bounds nesting so hostile bodies cannot exhaust the stack.
 const maxJSONDepth = 32
 

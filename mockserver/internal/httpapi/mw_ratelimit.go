@@ -24,8 +24,19 @@ type limitState struct {
 	lim  *rate.Limiter
 	day  time.Time // UTC midnight starting the counted day
 	used int       // requests admitted that day
-	// policy and limit are the constant header values of the plan, made once.
+	// policy and limit are the constant header values of the plan, made once: a fenced
+	// optimisation kept by BenchmarkFenceRateLimitHeaders (BENCHMARKS.md).
 	policy, limit []string
+}
+
+// constantHeaders are the RateLimit-Policy and X-RateLimit-Limit values of a plan.
+func constantHeaders(plan auth.Plan) (policy, limit []string) {
+	refill := int64(math.Ceil(float64(plan.Burst) / (plan.RatePerMinute / 60)))
+	p := `"burst";q=` + itoa(plan.Burst) + `;w=` + strconv.FormatInt(refill, 10)
+	if plan.Daily > 0 {
+		p += `, "daily";q=` + itoa(plan.Daily) + `;w=86400`
+	}
+	return []string{p}, []string{itoa(plan.Burst)}
 }
 
 func (l *rateLimits) limitFor(c *auth.Credential) *limitState {
@@ -33,13 +44,8 @@ func (l *rateLimits) limitFor(c *auth.Credential) *limitState {
 		return v.(*limitState)
 	}
 	plan := c.Plan
-	refill := int64(math.Ceil(float64(plan.Burst) / (plan.RatePerMinute / 60)))
-	policy := `"burst";q=` + itoa(plan.Burst) + `;w=` + strconv.FormatInt(refill, 10)
-	if plan.Daily > 0 {
-		policy += `, "daily";q=` + itoa(plan.Daily) + `;w=86400`
-	}
-	st := &limitState{plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst),
-		policy: []string{policy}, limit: []string{itoa(plan.Burst)}}
+	st := &limitState{plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst)}
+	st.policy, st.limit = constantHeaders(plan)
 	v, _ := l.byCredential.LoadOrStore(c.ID, st)
 	return v.(*limitState)
 }
@@ -53,15 +59,17 @@ func ceilSeconds(d time.Duration) int64 {
 // (docs/protocol.md §7) and sets the rate-limit headers, on every answer from here on, errors
 // included. Over a limit it answers 429; a refused request consumes nothing.
 func (a *API) rateLimit(w http.ResponseWriter, rq *request, next handler) {
-	if p := a.takeToken(w, rq); p != nil {
+	if p := a.buckets.take(w, rq); p != nil {
 		problem.Write(w, rq.id, p)
 		return
 	}
 	next(w, rq)
 }
 
-func (a *API) takeToken(w http.ResponseWriter, rq *request) *problem.Problem {
-	st := a.buckets.limitFor(rq.cred)
+// take takes a token and a unit of quota for rq's credential, sets the headers, and returns the
+// 429 problem when either is spent.
+func (l *rateLimits) take(w http.ResponseWriter, rq *request) *problem.Problem {
+	st := l.limitFor(rq.cred)
 	now := rq.acct.Clock().Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
