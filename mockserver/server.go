@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
@@ -20,6 +21,10 @@ type Server struct {
 	store *store.Store
 	api   *httpapi.API
 	hooks *webhook.Dispatcher
+
+	closeMu sync.Mutex
+	closed  bool
+	closers []func() error // what the server started besides the dispatcher (NewTest's listener), in order
 }
 
 // Option configures a Server.
@@ -80,7 +85,7 @@ func WithStrictValidation() Option { return func(o *options) { o.strict = true }
 
 // DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize
 // says otherwise.
-const DefaultJournalSize = httpapi.DefaultJournalSize
+const DefaultJournalSize = 10_000
 
 // WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
@@ -106,7 +111,7 @@ func New(opts ...Option) (*Server, error) {
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
-		JournalSize: o.journal, Strict: o.strict, NoAdmin: o.noAdmin})
+		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin})
 	s.api = api
 	if !o.start.IsZero() {
 		s.SetTime("", o.start)
@@ -114,22 +119,55 @@ func New(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
+// Close releases everything the server started: webhook delivery stops (workers end, in-flight
+// attempts are cancelled, pending deliveries and retries are abandoned, idle connections to
+// receivers close), and a listener NewTest started closes. No goroutine of the server is left.
+// The handler still answers requests made to it directly. Close is safe to call twice; it
+// returns the first error met.
+func (s *Server) Close() error {
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	closers := s.closers
+	s.closers = nil
+	s.closeMu.Unlock()
+	var first error
+	for i := len(closers) - 1; i >= 0; i-- {
+		if err := closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.hooks.Close()
+	return first
+}
+
+// onClose makes Close release what f releases; after Close, f runs at once.
+func (s *Server) onClose(f func() error) {
+	s.closeMu.Lock()
+	if !s.closed {
+		s.closers = append(s.closers, f)
+		s.closeMu.Unlock()
+		return
+	}
+	s.closeMu.Unlock()
+	_ = f()
+}
+
+// journalSize is the journal bound an option asked for: 0 (not set) is the default, < 0 off.
+func journalSize(n int) int {
+	if n == 0 {
+		return DefaultJournalSize
+	}
+	return max(n, 0)
+}
+
 // ServeHTTP serves the API, OAuth, the OpenAPI documents and (unless turned off) the admin
 // surface. Every request takes one pipeline, in the protocol's order of checks; see
 // ARCHITECTURE.md ("The mock's request path").
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.api.ServeHTTP(w, r) }
-
-// APIKeyParams describe a key to create (see CreateAPIKey).
-type APIKeyParams = httpapi.APIKeyParams
-
-// APIKey is a created API key.
-type APIKey = httpapi.APIKey
-
-// CreateAPIKey creates an API key; without Account it gets a fresh, empty account.
-func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) {
-	k, err := s.api.CreateAPIKey(p)
-	return k, httpapi.AsProblem(err)
-}
 
 // Reset empties an account's data (every account's when account is ""); keys survive.
 func (s *Server) Reset(account string) error { return httpapi.AsProblem(s.api.Reset(account)) }

@@ -38,7 +38,7 @@ type Options struct {
 	Strict bool
 	// NoAdmin turns the /__admin/ surface off.
 	NoAdmin bool
-	// JournalSize bounds the request journal per account (0: DefaultJournalSize; < 0: off).
+	// JournalSize bounds the request journal per account (<= 0: off).
 	JournalSize int
 	// AccessTokenTTL and RefreshTokenTTL are the OAuth token lifetimes (0: 1 h and 30 days).
 	AccessTokenTTL, RefreshTokenTTL time.Duration
@@ -91,9 +91,6 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 		a.refreshTTL = DefaultRefreshTokenTTL
 	}
 	a.requests.size = opts.JournalSize
-	if a.requests.size == 0 {
-		a.requests.size = DefaultJournalSize
-	}
 	a.buildPipeline()
 	return a
 }

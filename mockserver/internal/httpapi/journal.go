@@ -7,9 +7,6 @@ import (
 	"time"
 )
 
-// DefaultJournalSize is how many requests the journal keeps per account by default.
-const DefaultJournalSize = 10_000
-
 // JournalEntry is one journalled request. Bodies, the Authorization header and query values
 // are never stored (they may carry credentials or PHI): only query parameter names.
 type JournalEntry struct {
