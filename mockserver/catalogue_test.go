@@ -291,6 +291,7 @@ func catalogue() []badCase {
 // against the OpenAPI document) and checks the exact status, code and invalid fields, and that
 // the account's state dump is identical before and after.
 func TestBadInputCatalogue(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	w := seedWorld(t, env.Server)
 	cs := catalogue()
@@ -304,6 +305,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		}
 		seen[c.name] = true
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // every case is refused and changes nothing, so the cases share the world
 			before := w.dump(t)
 			headers := []string{"Authorization: Bearer " + w.key.Key}
 			for _, h := range c.headers {

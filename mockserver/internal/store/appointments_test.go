@@ -82,6 +82,7 @@ var allStatuses = []appointments.Status{"scheduled", "confirmed", "checked_in", 
 
 // TestStateMachineMatrix tries every (from, to) pair of the seven statuses.
 func TestStateMachineMatrix(t *testing.T) {
+	t.Parallel()
 	allowed := map[[2]appointments.Status]bool{}
 	for _, p := range [][2]appointments.Status{
 		{"scheduled", "confirmed"}, {"scheduled", "checked_in"}, {"scheduled", "cancelled"}, {"scheduled", "no_show"},
@@ -141,6 +142,7 @@ func TestStateMachineMatrix(t *testing.T) {
 }
 
 func TestNoShowOnlyOnceStarted(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	ap := fx.mustBook(fx.p1, "prv_1", "", 60, 30) // starts at t0+1h
 	noShow := appointments.StatusNoShow
@@ -159,6 +161,7 @@ func TestNoShowOnlyOnceStarted(t *testing.T) {
 }
 
 func TestConflicts(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	base := fx.mustBook(fx.p1, "prv_a", "room_1", 60, 60) // [60, 120)
 	cases := []struct {
@@ -196,6 +199,7 @@ func TestConflicts(t *testing.T) {
 }
 
 func TestInactiveAppointmentsDoNotBlock(t *testing.T) {
+	t.Parallel()
 	for _, st := range []appointments.Status{"cancelled", "no_show", "completed"} {
 		t.Run(string(st), func(t *testing.T) {
 			fx := newFixture(t)
@@ -208,6 +212,7 @@ func TestInactiveAppointmentsDoNotBlock(t *testing.T) {
 }
 
 func TestRescheduleAndLocks(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	a1 := fx.mustBook(fx.p1, "prv_a", "", 60, 60)
 	a2 := fx.mustBook(fx.p2, "prv_b", "room_1", 180, 30)
@@ -263,6 +268,7 @@ func TestRescheduleAndLocks(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	ap := fx.mustBook(fx.p1, "prv_a", "", 60, 60)
 	fx.clk.Advance(time.Minute)
@@ -304,6 +310,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestCreateRules(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	_, err := fx.book("pat_00000000000000000000000000000000", "prv", "", 0, 30)
 	if p := asProblem(t, err); p.Status != 422 || p.Errors[0].Pointer != "/patientId" || p.Errors[0].Code != "not_found" {
@@ -328,6 +335,7 @@ func TestCreateRules(t *testing.T) {
 }
 
 func TestNotesSealedAndEvents(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	ap := fx.mustBook(fx.p1, "prv_a", "room_1", 60, 60)
 	confirmed, cancelled := appointments.StatusConfirmed, appointments.StatusCancelled
@@ -396,6 +404,7 @@ func TestNotesSealedAndEvents(t *testing.T) {
 }
 
 func TestAppointmentsBetween(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	var ids []string
 	for i := range 5 {
@@ -420,6 +429,7 @@ func TestAppointmentsBetween(t *testing.T) {
 
 // TestConcurrentBookingsStore races creates for one slot straight at the store.
 func TestConcurrentBookingsStore(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex

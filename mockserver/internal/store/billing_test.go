@@ -25,6 +25,7 @@ func bigTax(base, bps int64) *big.Int {
 }
 
 func TestTaxHalfUp(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		base, bps, want int64
 	}{
@@ -63,6 +64,7 @@ func TestTaxHalfUp(t *testing.T) {
 }
 
 func TestInvoiceTotals(t *testing.T) {
+	t.Parallel()
 	type line struct{ q, u int64 }
 	cases := []struct {
 		name     string
@@ -141,6 +143,7 @@ func code(err error) string {
 // TestEventsAreThin follows a checkout and checks every event's type and data: ids, statuses,
 // amounts and counts, and no free text.
 func TestEventsAreThin(t *testing.T) {
+	t.Parallel()
 	a, patID, prod := billingFixture(t)
 	adj, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 5, Reason: inventory.ReasonReceived, Note: "SECRET-NOTE", Reference: "PO-7"}, time.Time{})
 	if err != nil {
@@ -208,6 +211,7 @@ func TestEventsAreThin(t *testing.T) {
 // TestBillingDumpSealsNotesAndRestores: invoice notes and adjustment notes never appear in the
 // serialized state; a restore from it keeps every rule (SKU index, stock keys, amounts).
 func TestBillingDumpSealsNotesAndRestores(t *testing.T) {
+	t.Parallel()
 	a, patID, prod := billingFixture(t)
 	if _, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 3, Reason: inventory.ReasonReceived, Note: "Hush-adjustment-note"}, time.Time{}); err != nil {
 		t.Fatal(err)
@@ -253,6 +257,7 @@ func TestBillingDumpSealsNotesAndRestores(t *testing.T) {
 // TestConcurrentSalesAndAdjustments mixes invoices selling a product with adjustments on its
 // record: every sale is all-or-nothing and onHand ends at the exact sum, never below zero.
 func TestConcurrentSalesAndAdjustments(t *testing.T) {
+	t.Parallel()
 	a, patID, prod := billingFixture(t)
 	if _, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 50, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
 		t.Fatal(err)
@@ -305,6 +310,7 @@ func TestConcurrentSalesAndAdjustments(t *testing.T) {
 }
 
 func TestReportAccessorsWindow(t *testing.T) {
+	t.Parallel()
 	a, patID, _ := billingFixture(t)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var invs []string
@@ -332,6 +338,7 @@ func TestReportAccessorsWindow(t *testing.T) {
 // TestReorderPointPatchCrossesToLow: raising a reorder point over the stock on hand is a crossing
 // too (one event per record), and every record of the product follows.
 func TestReorderPointPatchCrossesToLow(t *testing.T) {
+	t.Parallel()
 	a, _, prod := billingFixture(t)
 	for _, loc := range []string{MainLocation, "annex"} {
 		if _, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: loc, Delta: 5, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {

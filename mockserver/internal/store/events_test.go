@@ -10,6 +10,7 @@ import (
 
 // The event log keeps between EventLogSize and twice as many of the newest events.
 func TestEventLogBounded(t *testing.T) {
+	t.Parallel()
 	a := New(Options{}).Account("bound")
 	var last string
 	for i := range 2*EventLogSize + 5 {

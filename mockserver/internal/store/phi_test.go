@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/patients"
 )
 
 // TestStoreDumpHasNoPlaintextPHI serializes an account's whole state (what snapshots and -data
 // files hold) and looks for every PHI value written into it.
 func TestStoreDumpHasNoPlaintextPHI(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_test")
 	p, err := a.createPatient(patients.Patient{
@@ -46,6 +48,7 @@ func TestStoreDumpHasNoPlaintextPHI(t *testing.T) {
 }
 
 func TestSealerUsesFreshNonces(t *testing.T) {
+	t.Parallel()
 	s := NewSealer(nil)
 	a, b := s.Seal([]byte("same")), s.Seal([]byte("same"))
 	if bytes.Equal(a, b) {
@@ -66,12 +69,13 @@ func TestSealerUsesFreshNonces(t *testing.T) {
 }
 
 func TestIDsAreOrderedAndWellFormed(t *testing.T) {
+	t.Parallel()
 	g := NewIDGen(0)
 	at := time.Now()
 	prev := ""
 	for range 10000 {
 		id := g.New("pat", at) // same millisecond: the counter keeps them ordered
-		if !ValidID("pat", id) {
+		if !wire.IsID(id, "pat") {
 			t.Fatalf("malformed %q", id)
 		}
 		if id <= prev {

@@ -74,6 +74,7 @@ func utc(s string) time.Time {
 }
 
 func TestRate(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		num, den int64
 		want     float64
@@ -90,6 +91,7 @@ func TestRate(t *testing.T) {
 }
 
 func TestBucketKeys(t *testing.T) {
+	t.Parallel()
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +142,7 @@ func TestBucketKeys(t *testing.T) {
 }
 
 func TestParseReportWindow(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		name     string
@@ -173,6 +176,7 @@ func TestParseReportWindow(t *testing.T) {
 }
 
 func TestParseReportErrors(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		name   string
@@ -225,6 +229,7 @@ func TestParseReportErrors(t *testing.T) {
 }
 
 func TestCustomErrorDetails(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	_, errs := ParseReport(reports.Custom, ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
 	for _, e := range errs {
@@ -299,6 +304,7 @@ var november = ReportQuery{From: "2026-11-01", To: "2026-12-01"}
 func withGroupBy(q ReportQuery, g string) ReportQuery { q.GroupBy = g; return q }
 
 func TestRevenueReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	type row = reports.RevenueRow
 	type m = reports.RevenueTotals
@@ -340,6 +346,7 @@ func TestRevenueReportEngine(t *testing.T) {
 }
 
 func TestAppointmentsReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	type row = reports.AppointmentsRow
 	type m = reports.AppointmentsTotals
@@ -379,6 +386,7 @@ func TestAppointmentsReportEngine(t *testing.T) {
 }
 
 func TestPatientsReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	type row = reports.PatientsRow
 	type m = reports.PatientsTotals
@@ -410,6 +418,7 @@ func TestPatientsReportEngine(t *testing.T) {
 }
 
 func TestCustomReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	for _, c := range []struct {
 		name string

@@ -10,6 +10,7 @@ import (
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_a")
 	p, err := a.createPatient(patients.Patient{FirstName: "Ex", LastName: "Port", Email: "e@example.com", Tags: []string{"t"}}, time.Time{})
@@ -71,6 +72,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestIDGenStateContinues(t *testing.T) {
+	t.Parallel()
 	g := NewIDGen(9)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	g.New("pat", now)

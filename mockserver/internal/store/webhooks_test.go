@@ -22,6 +22,7 @@ func newWebhook(t *testing.T, a *Account, enabled bool, events ...webhooks.Event
 }
 
 func TestWebhookSubscribers(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_1")
 	all := newWebhook(t, a, true, webhooks.EventAll)
@@ -67,6 +68,7 @@ func TestWebhookSubscribers(t *testing.T) {
 
 // TestWebhookSecretSealed: the secret is shown once, kept sealed, and survives a snapshot.
 func TestWebhookSecretSealed(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_1")
 	e := newWebhook(t, a, true, webhooks.EventAll)
