@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
 )
 
@@ -121,8 +122,9 @@ type entry struct {
 	hash                                     [sha256.Size]byte
 }
 
-// compactID holds an id of the server's form, prefix + "_" + 32 lowercase hex digits, as the
-// prefix's symbol and the 16 bytes the digits spell; any other id as the symbol of the whole.
+// compactID holds an id of the server's form (wire.WellFormedID: a prefix, "_", 32 lowercase hex
+// digits) as the prefix's symbol and the 16 bytes the digits spell; any other id as the symbol
+// of the whole.
 type compactID struct {
 	raw   [16]byte
 	sym   uint32 // the prefix's symbol when isRaw, else the whole id's
@@ -131,24 +133,15 @@ type compactID struct {
 
 // compact returns id's compact form; the caller holds l.mu.
 func (l *Log) compact(id string) compactID {
-	prefix, hexPart, ok := strings.Cut(id, "_")
 	var c compactID
-	if ok && len(hexPart) == 32 && isLowerHex(hexPart) {
+	if wire.WellFormedID(id) {
+		prefix, hexPart, _ := strings.Cut(id, "_")
 		if _, err := hex.Decode(c.raw[:], []byte(hexPart)); err == nil {
 			c.sym, c.isRaw = l.intern(prefix), true
 			return c
 		}
 	}
 	return compactID{sym: l.intern(id)}
-}
-
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // string rebuilds the id; the caller holds l.mu.
