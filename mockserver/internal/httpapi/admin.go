@@ -71,6 +71,24 @@ func readAdminBody(r *http.Request) ([]byte, error) {
 	}
 }
 
+// withBody is the handler of an admin route that takes a JSON body: the body decoded into B
+// (strictly, decodeAdmin), then do, whose result is the answer's body (nil: none).
+func withBody[B any](status int, do func(rq *request, b B) (any, error)) func(rq *request) (int, any, error) {
+	return func(rq *request) (int, any, error) {
+		var b B
+		if err := decodeAdmin(rq, &b); err != nil {
+			return 0, nil, err
+		}
+		v, err := do(rq, b)
+		return status, v, err
+	}
+}
+
+// accountBody is an admin body that names an account.
+type accountBody struct {
+	Account string `json:"account"`
+}
+
 // decodeAdmin decodes an admin body strictly (unknown fields are errors); an empty body is {}.
 func decodeAdmin(rq *request, dst any) error {
 	if len(strings.TrimSpace(string(rq.body))) == 0 {

@@ -17,22 +17,10 @@ import (
 // adminCredentialRoutes are POST /__admin/api-keys and POST /__admin/oauth-clients.
 func (a *API) adminCredentialRoutes() []route {
 	return []route{
-		{method: http.MethodPost, pattern: "/__admin/api-keys", handle: func(rq *request) (int, any, error) {
-			var p APIKeyParams
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			k, err := a.CreateAPIKey(p)
-			return http.StatusCreated, k, err
-		}},
-		{method: http.MethodPost, pattern: "/__admin/oauth-clients", handle: func(rq *request) (int, any, error) {
-			var p OAuthClientParams
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			c, err := a.CreateOAuthClient(p)
-			return http.StatusCreated, c, err
-		}},
+		{method: http.MethodPost, pattern: "/__admin/api-keys", handle: withBody(http.StatusCreated,
+			func(_ *request, p APIKeyParams) (any, error) { return a.CreateAPIKey(p) })},
+		{method: http.MethodPost, pattern: "/__admin/oauth-clients", handle: withBody(http.StatusCreated,
+			func(_ *request, p OAuthClientParams) (any, error) { return a.CreateOAuthClient(p) })},
 	}
 }
 

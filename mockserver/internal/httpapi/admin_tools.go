@@ -67,22 +67,10 @@ func (a *API) Restore(account, name string) error {
 // fixtures, and the admin OpenAPI document.
 func (a *API) adminToolRoutes() []route {
 	return []route{
-		{method: http.MethodPost, pattern: "/__admin/reset", handle: func(rq *request) (int, any, error) {
-			var p struct {
-				Account string `json:"account"`
-			}
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			return http.StatusNoContent, nil, a.Reset(p.Account)
-		}},
-		{method: http.MethodPost, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
-			var f Fault
-			if err := decodeAdmin(rq, &f); err != nil {
-				return 0, nil, err
-			}
-			return http.StatusNoContent, nil, a.InjectFault(f)
-		}},
+		{method: http.MethodPost, pattern: "/__admin/reset", handle: withBody(http.StatusNoContent,
+			func(_ *request, p accountBody) (any, error) { return nil, a.Reset(p.Account) })},
+		{method: http.MethodPost, pattern: "/__admin/faults", handle: withBody(http.StatusNoContent,
+			func(_ *request, f Fault) (any, error) { return nil, a.InjectFault(f) })},
 		{method: http.MethodDelete, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
 			a.ClearFaults()
 			return http.StatusNoContent, nil, nil
@@ -90,33 +78,17 @@ func (a *API) adminToolRoutes() []route {
 		{method: http.MethodGet, pattern: "/__admin/requests", handle: func(rq *request) (int, any, error) {
 			return http.StatusOK, map[string]any{"requests": a.Requests(rq.URL.Query().Get("account"))}, nil
 		}},
-		{method: http.MethodPost, pattern: "/__admin/snapshots", handle: func(rq *request) (int, any, error) {
-			var p struct {
+		{method: http.MethodPost, pattern: "/__admin/snapshots", handle: withBody(http.StatusNoContent,
+			func(_ *request, p struct {
 				Account string `json:"account"`
 				Name    string `json:"name"`
-			}
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			return http.StatusNoContent, nil, a.Snapshot(p.Account, p.Name)
-		}},
-		{method: http.MethodPost, pattern: "/__admin/snapshots/{name}/restore", handle: func(rq *request) (int, any, error) {
-			var p struct {
-				Account string `json:"account"`
-			}
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			return http.StatusNoContent, nil, a.Restore(p.Account, rq.PathValue("name"))
-		}},
-		{method: http.MethodPost, pattern: "/__admin/fixtures", handle: func(rq *request) (int, any, error) {
-			var fx Fixtures
-			if err := decodeAdmin(rq, &fx); err != nil {
-				return 0, nil, err
-			}
-			ids, err := a.LoadFixtures(fx)
-			return http.StatusCreated, ids, err
-		}},
+			}) (any, error) {
+				return nil, a.Snapshot(p.Account, p.Name)
+			})},
+		{method: http.MethodPost, pattern: "/__admin/snapshots/{name}/restore", handle: withBody(http.StatusNoContent,
+			func(rq *request, p accountBody) (any, error) { return nil, a.Restore(p.Account, rq.PathValue("name")) })},
+		{method: http.MethodPost, pattern: "/__admin/fixtures", handle: withBody(http.StatusCreated,
+			func(_ *request, fx Fixtures) (any, error) { return a.LoadFixtures(fx) })},
 		{method: http.MethodGet, pattern: "/__admin/openapi.yaml", handle: func(rq *request) (int, any, error) {
 			return http.StatusOK, rawBody{contentType: "application/yaml", body: api.AdminOpenAPIYAML}, nil
 		}},

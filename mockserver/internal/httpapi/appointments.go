@@ -40,17 +40,11 @@ func decodeAppointment(f *form, patch bool) store.AppointmentInput {
 	return in
 }
 
-// newAppointment books an appointment from a body (the API's POST, and fixtures).
-func newAppointment(acct *store.Account, body []byte, createdAt time.Time) (appointments.Appointment, error) {
-	f, err := parseForm(body)
-	if err != nil {
-		return appointments.Appointment{}, err
-	}
-	return acct.CreateAppointment(decodeAppointment(f, false), createdAt)
-}
+// decodeNewAppointment reads an appointment create body.
+func decodeNewAppointment(f *form) store.AppointmentInput { return decodeAppointment(f, false) }
 
 func (a *API) createAppointment(rq *request) (int, any, error) {
-	ap, err := newAppointment(rq.acct, rq.body, time.Time{})
+	ap, err := fromBody(rq.body, decodeNewAppointment, rq.acct.CreateAppointment, time.Time{})
 	rq.audit = auditInfo{"create", "appointment", ap.ID}
 	return created, ap, err
 }

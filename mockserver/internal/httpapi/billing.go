@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -41,30 +40,17 @@ func decodeInvoice(f *form) store.InvoiceInput {
 	}
 }
 
-// newInvoice creates an invoice from a body (the API's POST, and fixtures).
-func newInvoice(acct *store.Account, body []byte, createdAt time.Time) (billing.Invoice, error) {
-	f, err := parseForm(body)
-	if err != nil {
-		return billing.Invoice{}, err
-	}
-	return acct.CreateInvoice(decodeInvoice(f), createdAt)
-}
-
-// newPayment runs a payment from a body (the API's POST, and fixtures).
-func newPayment(acct *store.Account, body []byte, createdAt time.Time) (billing.Payment, error) {
-	f, err := parseForm(body)
-	if err != nil {
-		return billing.Payment{}, err
-	}
-	return acct.CreatePayment(store.PaymentInput{
+// decodePayment reads a payment create body.
+func decodePayment(f *form) store.PaymentInput {
+	return store.PaymentInput{
 		Members:   f.members(paymentFields...),
 		InvoiceID: f.str("invoiceId"), Amount: f.number("amount"), Currency: f.str("currency"),
 		Method: f.str("method"), CardToken: f.str("cardToken"),
-	}, createdAt)
+	}
 }
 
 func (a *API) createInvoice(rq *request) (int, any, error) {
-	inv, err := newInvoice(rq.acct, rq.body, time.Time{})
+	inv, err := fromBody(rq.body, decodeInvoice, rq.acct.CreateInvoice, time.Time{})
 	rq.audit = auditInfo{"create", "invoice", inv.ID}
 	return created, inv, err
 }
@@ -97,7 +83,7 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 }
 
 func (a *API) createPayment(rq *request) (int, any, error) {
-	pay, err := newPayment(rq.acct, rq.body, time.Time{})
+	pay, err := fromBody(rq.body, decodePayment, rq.acct.CreatePayment, time.Time{})
 	return created, pay, err
 }
 

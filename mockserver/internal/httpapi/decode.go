@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"time"
 	"unicode/utf8"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
@@ -114,14 +115,11 @@ func rejected[T any](f *form, name, want string) store.Field[T] {
 
 // object decodes an object member with decode (its members under the member's pointer).
 func object[T any](f *form, name string, decode func(*form) T) store.Field[T] {
-	raw, ok := f.obj[name]
-	switch {
-	case !ok:
-		return store.Field[T]{}
-	case string(raw) == "null":
-		return store.Field[T]{State: store.Null}
+	raw := member[json.RawMessage](f, name, "an object")
+	if raw.State != store.Present {
+		return store.Field[T]{State: raw.State}
 	}
-	o, ok := f.nested(raw, f.pointer(name))
+	o, ok := f.nested(raw.Value, f.pointer(name))
 	if !ok {
 		return rejected[T](f, name, "an object")
 	}
@@ -156,4 +154,15 @@ func (f *form) nested(raw json.RawMessage, pointer string) (*form, bool) {
 		return nil, false
 	}
 	return &form{obj: obj, prefix: pointer}, true
+}
+
+// fromBody decodes body with decode and hands the input to create: a POST of the API, or a
+// fixture (createdAt backdates it; zero is now).
+func fromBody[In, Out any](body []byte, decode func(*form) In, create func(In, time.Time) (Out, error), createdAt time.Time) (Out, error) {
+	f, err := parseForm(body)
+	if err != nil {
+		var zero Out
+		return zero, err
+	}
+	return create(decode(f), createdAt)
 }

@@ -49,14 +49,12 @@ type fixtureKind struct {
 	make  func(acct *store.Account, body []byte, createdAt time.Time) (id string, err error)
 }
 
-// made adapts a creator to fixtureKind.make.
-func made[T any](create func(*store.Account, []byte, time.Time) (T, error), id func(T) string) func(*store.Account, []byte, time.Time) (string, error) {
+// maker is how a kind of fixture is made: its body decoded as the API's POST decodes it, then
+// created by the same store method.
+func maker[In, Out any](decode func(*form) In, create func(*store.Account, In, time.Time) (Out, error), id func(Out) string) func(*store.Account, []byte, time.Time) (string, error) {
 	return func(acct *store.Account, body []byte, createdAt time.Time) (string, error) {
-		v, err := create(acct, body, createdAt)
-		if err != nil {
-			return "", err
-		}
-		return id(v), nil
+		out, err := fromBody(body, decode, func(in In, at time.Time) (Out, error) { return create(acct, in, at) }, createdAt)
+		return id(out), err
 	}
 }
 
@@ -87,12 +85,12 @@ func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
 		return out, err
 	}
 	kinds := []fixtureKind{
-		{"patients", fx.Patients, &out.Patients, made(newPatient, func(p patients.Patient) string { return p.ID })},
-		{"products", fx.Products, &out.Products, made(newProduct, func(p inventory.Product) string { return p.ID })},
-		{"adjustments", fx.Adjustments, &out.Adjustments, made(newAdjustment, func(a inventory.Adjustment) string { return a.ID })},
-		{"appointments", fx.Appointments, &out.Appointments, made(newAppointment, func(a appointments.Appointment) string { return a.ID })},
-		{"invoices", fx.Invoices, &out.Invoices, made(newInvoice, func(i billing.Invoice) string { return i.ID })},
-		{"payments", fx.Payments, &out.Payments, made(newPayment, func(p billing.Payment) string { return p.ID })},
+		{"patients", fx.Patients, &out.Patients, maker(decodePatient, (*store.Account).CreatePatient, func(p patients.Patient) string { return p.ID })},
+		{"products", fx.Products, &out.Products, maker(decodeProduct, (*store.Account).CreateProduct, func(p inventory.Product) string { return p.ID })},
+		{"adjustments", fx.Adjustments, &out.Adjustments, maker(decodeAdjustment, (*store.Account).Adjust, func(a inventory.Adjustment) string { return a.ID })},
+		{"appointments", fx.Appointments, &out.Appointments, maker(decodeNewAppointment, (*store.Account).CreateAppointment, func(a appointments.Appointment) string { return a.ID })},
+		{"invoices", fx.Invoices, &out.Invoices, maker(decodeInvoice, (*store.Account).CreateInvoice, func(i billing.Invoice) string { return i.ID })},
+		{"payments", fx.Payments, &out.Payments, maker(decodePayment, (*store.Account).CreatePayment, func(p billing.Payment) string { return p.ID })},
 	}
 	ids := map[string][]string{}
 	a.fixtureMu.Lock() // one load at a time, so a rollback never undoes another load

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -35,30 +34,17 @@ func decodeProduct(f *form) store.ProductInput {
 	}
 }
 
-// newProduct creates a product from a body (the API's POST, and fixtures).
-func newProduct(acct *store.Account, body []byte, createdAt time.Time) (inventory.Product, error) {
-	f, err := parseForm(body)
-	if err != nil {
-		return inventory.Product{}, err
-	}
-	return acct.CreateProduct(decodeProduct(f), createdAt)
-}
-
-// newAdjustment moves stock by a body (the API's POST, and fixtures).
-func newAdjustment(acct *store.Account, body []byte, createdAt time.Time) (inventory.Adjustment, error) {
-	f, err := parseForm(body)
-	if err != nil {
-		return inventory.Adjustment{}, err
-	}
-	return acct.Adjust(store.AdjustmentInput{
+// decodeAdjustment reads an inventory adjustment body.
+func decodeAdjustment(f *form) store.AdjustmentInput {
+	return store.AdjustmentInput{
 		Members:   f.members(adjustFields...),
 		ProductID: f.str("productId"), Location: f.str("location"), Delta: f.number("delta"), Reason: f.str("reason"),
 		LotNumber: f.str("lotNumber"), ExpiresOn: f.date("expiresOn"), Note: f.str("note"), Reference: f.str("reference"),
-	}, createdAt)
+	}
 }
 
 func (a *API) createProduct(rq *request) (int, any, error) {
-	p, err := newProduct(rq.acct, rq.body, time.Time{})
+	p, err := fromBody(rq.body, decodeProduct, rq.acct.CreateProduct, time.Time{})
 	return created, p, err
 }
 
@@ -122,7 +108,7 @@ func (a *API) listStock(rq *request) (int, any, error) {
 }
 
 func (a *API) adjustStock(rq *request) (int, any, error) {
-	adj, err := newAdjustment(rq.acct, rq.body, time.Time{})
+	adj, err := fromBody(rq.body, decodeAdjustment, rq.acct.Adjust, time.Time{})
 	rq.audit = auditInfo{"create", "inventory_adjustment", adj.ID}
 	return created, adj, err
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/store"
-	"github.com/medspa/medspa-go/patients"
 )
 
 func (a *API) patientRoutes() []route {
@@ -39,17 +38,8 @@ func decodePatient(f *form) store.PatientInput {
 	}
 }
 
-// newPatient creates a patient from a body (the API's POST, and fixtures).
-func newPatient(acct *store.Account, body []byte, createdAt time.Time) (patients.Patient, error) {
-	f, err := parseForm(body)
-	if err != nil {
-		return patients.Patient{}, err
-	}
-	return acct.CreatePatient(decodePatient(f), createdAt)
-}
-
 func (a *API) createPatient(rq *request) (int, any, error) {
-	p, err := newPatient(rq.acct, rq.body, time.Time{})
+	p, err := fromBody(rq.body, decodePatient, rq.acct.CreatePatient, time.Time{})
 	rq.audit = auditInfo{"create", "patient", p.ID}
 	return created, (*patientJSON)(&p), err
 }
