@@ -23,56 +23,64 @@ type rawBody struct {
 // serveRoute is the end of the pipeline: it runs the route's handler and writes its answer.
 func (a *API) serveRoute(rt route) handler {
 	return func(w http.ResponseWriter, rq *request) {
-		status, header, body, buf := a.run(rq, rt)
-		writeAnswer(w, rq, status, header, body)
-		recycle(buf, body)
+		ans := a.run(rq, rt)
+		writeAnswer(w, rq, ans)
+		recycle(ans.buf, ans.body)
 	}
 }
 
-// run calls the handler and encodes its answer. buf, when not nil, holds the body and goes back
-// to the pool (recycle) once the body is written.
-func (a *API) run(rq *request, rt route) (status int, header http.Header, body []byte, buf *[]byte) {
+// answer is a handler's result, encoded.
+type answer struct {
+	status int
+	// contentType is the body's media type ("" when there is no body, or header has it).
+	contentType string
+	// header holds further header lines (a problem's WWW-Authenticate, Retry-After, Allow).
+	header http.Header
+	body   []byte
+	// buf, when not nil, is the pooled buffer that holds body (answerbuf.go).
+	buf *[]byte
+}
+
+// run calls the handler and encodes its answer.
+func (a *API) run(rq *request, rt route) answer {
 	status, v, err := rt.handle(rq)
 	if err != nil {
 		p := problemFor(err)
-		h := make(http.Header, len(p.Header)+1)
-		for k, vs := range p.Header {
-			h[k] = vs
-		}
-		h.Set("Content-Type", "application/problem+json")
 		if p.Status >= 500 && p.Code == "internal_error" && a.opts.Logger != nil {
 			a.opts.Logger.Error("handler failed", "request_id", rq.id, "route", rt.pattern, "error_type", strconv.Quote(err.Error()))
 		}
-		return p.Status, h, p.Body(rq.id), nil
+		return answer{status: p.Status, contentType: "application/problem+json", header: p.Header, body: p.Body(rq.id)}
 	}
 	switch b := v.(type) {
 	case nil:
-		return status, nil, nil, nil
+		return answer{status: status}
 	case rawBody:
-		return status, http.Header{"Content-Type": {b.contentType}}, b.body, nil
+		return answer{status: status, contentType: b.contentType, body: b.body}
 	case jsonAppender:
 		buf := answerBuffers.Get().(*[]byte)
-		return status, jsonHeader(), b.appendJSON((*buf)[:0]), buf
+		return answer{status: status, contentType: "application/json", body: b.appendJSON((*buf)[:0]), buf: buf}
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {
 			p := problemFor(err)
-			return p.Status, http.Header{"Content-Type": {"application/problem+json"}}, p.Body(rq.id), nil
+			return answer{status: p.Status, contentType: "application/problem+json", body: p.Body(rq.id)}
 		}
-		return status, jsonHeader(), out, nil
+		return answer{status: status, contentType: "application/json", body: out}
 	}
 }
 
-func jsonHeader() http.Header { return http.Header{"Content-Type": {"application/json"}} }
-
 // writeAnswer writes an answer and records its status for the steps above (audit).
-func writeAnswer(w http.ResponseWriter, rq *request, status int, header http.Header, body []byte) {
-	rq.status = status
-	for k, vs := range header {
-		w.Header()[k] = vs
+func writeAnswer(w http.ResponseWriter, rq *request, a answer) {
+	rq.status = a.status
+	h := w.Header()
+	for k, vs := range a.header {
+		h[k] = vs
 	}
-	w.WriteHeader(status)
-	if len(body) > 0 {
-		_, _ = w.Write(body)
+	if a.contentType != "" {
+		h.Set("Content-Type", a.contentType)
+	}
+	w.WriteHeader(a.status)
+	if len(a.body) > 0 {
+		_, _ = w.Write(a.body)
 	}
 }

@@ -39,7 +39,7 @@ func (a *API) idempotency(w http.ResponseWriter, rq *request, next handler) {
 		}
 		header := http.Header(entry.Header) // the entry's header is this replay's own copy
 		header.Set("Idempotent-Replayed", "true")
-		writeAnswer(w, rq, entry.Status, header, entry.Body)
+		writeAnswer(w, rq, answer{status: entry.Status, header: header, body: entry.Body})
 		return
 	case store.IdempotencyInUse:
 		problem.Write(w, rq.id, problem.New("idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))
@@ -55,7 +55,7 @@ func (a *API) idempotency(w http.ResponseWriter, rq *request, next handler) {
 		audited = []string{rq.audit.action, rq.audit.resourceType, rq.audit.resourceID}
 	}
 	rq.acct.FinishIdempotent(scoped, held.status, held.header, held.body, audited...)
-	writeAnswer(w, rq, held.status, held.header, held.body)
+	writeAnswer(w, rq, answer{status: held.status, header: held.header, body: held.body})
 }
 
 // heldAnswer keeps an answer back, to be stored before it is sent.
