@@ -1,4 +1,7 @@
-package layers
+package secguard
+
+// The import rules of ARCHITECTURE.md ("Layers"): which layers of the module may import which,
+// checked over every package's non-test files.
 
 import (
 	"go/ast"
