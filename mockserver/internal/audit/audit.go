@@ -175,7 +175,7 @@ func (l *Log) intern(s string) uint32 {
 
 // Append links e into account's chain (setting PrevHash and Hash) and returns it.
 func (l *Log) Append(account string, e Event) Event {
-	e.At = e.At.UTC().Truncate(time.Second)
+	e.At = wire.Time(e.At)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.chains[account]

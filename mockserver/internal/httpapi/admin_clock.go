@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -32,7 +33,7 @@ func (a *API) adminClockRoutes() []route {
 }
 
 func (a *API) clockAnswer(account string) clockAnswer {
-	return clockAnswer{Now: a.opts.Clock.Now(account).Truncate(time.Second), Frozen: a.opts.Clock.Frozen(account)}
+	return clockAnswer{Now: wire.Time(a.opts.Clock.Now(account)), Frozen: a.opts.Clock.Frozen(account)}
 }
 
 func (a *API) getClock(rq *request) (int, any, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -138,7 +139,7 @@ func loadFixture(acct *store.Account, k fixtureKind, i int, item any, made map[s
 		if backdate, err = time.Parse(time.RFC3339, s); err != nil {
 			errs.Add(at+"/createdAt", "invalid_format", "must be an RFC 3339 timestamp")
 		}
-		backdate = backdate.UTC().Truncate(time.Second)
+		backdate = wire.Time(backdate)
 	}
 	var steps []string
 	if v, ok := obj["status"]; ok && k.name == "appointments" {

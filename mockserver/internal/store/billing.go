@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -153,7 +154,7 @@ func checkInvoice(in InvoiceInput) (billing.InvoiceCreateParams, error) {
 		if err != nil {
 			c.fail("dueAt", "invalid_format", "must be an RFC 3339 timestamp")
 		} else {
-			out.DueAt = t.UTC().Truncate(time.Second)
+			out.DueAt = wire.Time(t)
 		}
 	}
 	out.Notes, _ = c.str("notes", in.Notes, false, 0, 10_000)

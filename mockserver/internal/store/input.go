@@ -244,7 +244,7 @@ func (c checker) instant(name string, f Field[string], required bool) (*time.Tim
 		c.fail(name, "out_of_range", "must be between the years 0001 and 9999 in UTC")
 		return nil, Invalid
 	}
-	t = t.UTC().Truncate(time.Second)
+	t = wire.Time(t)
 	return &t, Present
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 )
@@ -170,7 +171,7 @@ func (a *Account) SetClock(c *clock.Clock) {
 }
 
 // Now is the account's current time, truncated to the protocol's second precision.
-func (a *Account) Now() time.Time { return a.Clock().Now().Truncate(time.Second) }
+func (a *Account) Now() time.Time { return wire.Time(a.Clock().Now()) }
 
 // Reset empties the account's data and idempotency keys; credentials survive.
 func (a *Account) Reset() {
