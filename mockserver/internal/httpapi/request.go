@@ -23,7 +23,7 @@ type request struct {
 	acct *store.Account
 	// route is the /api/v1 route the request matched (route).
 	route *route
-	// addr is the caller's address: the peer, or the trusted proxy's last hop (allowlist).
+	// addr is the caller's address: the peer, or the trusted proxy's last hop (identify).
 	addr netip.Addr
 	// body is the request body, read once, at most MaxBodyBytes+1 bytes; tooBig says it was
 	// longer than MaxBodyBytes (body).

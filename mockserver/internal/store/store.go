@@ -1,6 +1,10 @@
-// Package store holds the mock server's domain state and rules, per account, with no HTTP.
-// Each account has its own lock, so unrelated accounts never contend; every rule that must be
-// atomic (conflicts, stock, payments) runs under its account's lock.
+// Package store holds the mock server's domain state and rules, per account, with no HTTP: the
+// records, their validation (input.go: every field rule, every invalid field listed at once),
+// their invariants, and the domain's errors (errors.go), which the HTTP layer turns into problem
+// documents in one place. Each account has its own lock, so unrelated accounts never contend;
+// every mutation is one transaction under its account's lock (commit.go), so every rule that
+// must be atomic (conflicts, stock, payments) holds, and every committed change passes one
+// commit point.
 package store
 
 import (
