@@ -23,6 +23,7 @@ func adminPost(t *testing.T, url, body string) (int, []byte) {
 }
 
 func TestAdminAPIKeys(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(newServer(t))
 	defer ts.Close()
 	status, body := adminPost(t, ts.URL+"/__admin/api-keys", `{"plan":"professional","scopes":["patients:read","billing:write"]}`)
@@ -60,6 +61,7 @@ func TestAdminAPIKeys(t *testing.T) {
 }
 
 func TestAdminCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(newServer(t, mockserver.WithoutAdmin()))
 	defer ts.Close()
 	status, _ := adminPost(t, ts.URL+"/__admin/api-keys", `{"plan":"starter","scopes":["*"]}`)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestDocExample(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 	srv := mockserver.NewTest(t, mockserver.WithSeed(1), mockserver.WithStartTime(start))

@@ -12,6 +12,7 @@ import (
 )
 
 func TestFixturesAppointments(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	s := mockserver.NewTest(t, mockserver.WithStartTime(start))
 	c, k, err := s.NewClient()
@@ -95,6 +96,7 @@ func TestFixturesAppointments(t *testing.T) {
 }
 
 func TestFixturesEveryKind(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	k := newKey(t, s.Server, "")
 	body := func(payment string) string {

@@ -15,6 +15,7 @@ import (
 // TestIdempotency covers docs/protocol.md §8 over HTTP: replay byte for byte, reuse with another request, stored
 // 4xx, per-credential keys, retention on the server clock, and key syntax.
 func TestIdempotency(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	acct := env.Key.Account
 	env.Server.SetTime(acct, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
@@ -93,6 +94,7 @@ func TestIdempotency(t *testing.T) {
 // TestReplayOfPHIIsAudited: a replay hands out the same patient, so it is audited as the
 // original was.
 func TestReplayOfPHIIsAudited(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	body := `{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"}`
 	creates := func() int {

@@ -7,7 +7,7 @@ import (
 	"net/url"
 )
 
-// InProcessBaseURL is the base URL to use with Server.Client: requests never leave the process.
+// InProcessBaseURL is the base URL to use with Server.HTTPClient: requests never leave the process.
 const InProcessBaseURL = "http://localhost"
 
 // HTTPClient returns an *http.Client wired straight to the server's handler: no listener, no TCP.

@@ -11,6 +11,7 @@ import (
 )
 
 func TestNewTestInProcessAndOverLoopback(t *testing.T) {
+	t.Parallel()
 	for name, opts := range map[string][]mockserver.Option{
 		"in-process": nil,
 		"loopback":   {mockserver.WithLoopbackListener()},
@@ -30,6 +31,7 @@ func TestNewTestInProcessAndOverLoopback(t *testing.T) {
 }
 
 func TestNewTestServersAreIsolated(t *testing.T) {
+	t.Parallel()
 	c1 := mockserver.NewTest(t).Client
 	c2 := mockserver.NewTest(t).Client
 	p, err := c1.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})

@@ -97,6 +97,7 @@ func oauthErrorCode(t *testing.T, err error) string {
 }
 
 func TestOAuthClientCredentials(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{})
 	cc := clientcredentials.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: env.URL + "/oauth/token",
@@ -143,6 +144,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 }
 
 func TestOAuthTokenErrors(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{})
 	post := func(form, basicUser, basicPass string) (*http.Response, map[string]string) {
@@ -201,6 +203,7 @@ func TestOAuthTokenErrors(t *testing.T) {
 }
 
 func TestOAuthAuthorizationCodePKCE(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{RedirectURIs: []string{redirectURI}})
 	cfg := authCodeConfig(env, c)
@@ -251,6 +254,7 @@ func TestOAuthAuthorizationCodePKCE(t *testing.T) {
 }
 
 func TestOAuthAuthorizeErrors(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{RedirectURIs: []string{redirectURI, "https://app.example/other"}})
 	challenge := oauth2.S256ChallengeFromVerifier(oauth2.GenerateVerifier())
@@ -322,6 +326,7 @@ func refresh(env *testenv.Env, cfg *oauth2.Config, rt string) (*oauth2.Token, er
 }
 
 func TestOAuthRefreshRotationAndReuse(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{RedirectURIs: []string{redirectURI}})
 	cfg := authCodeConfig(env, c)
@@ -376,6 +381,7 @@ func TestOAuthRefreshRotationAndReuse(t *testing.T) {
 }
 
 func TestOAuthRevoke(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{RedirectURIs: []string{redirectURI}})
 	cfg := authCodeConfig(env, c)
@@ -431,6 +437,7 @@ func TestOAuthRevoke(t *testing.T) {
 }
 
 func TestOAuthTokenExpiry(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, []mockserver.Option{mockserver.WithTokenLifetimes(10*time.Minute, time.Hour)})
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{RedirectURIs: []string{redirectURI}})
 	env.Server.SetTime(c.Account, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
@@ -457,6 +464,7 @@ func TestOAuthTokenExpiry(t *testing.T) {
 }
 
 func TestOAuthCredentialStuffingGuard(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{})
 	env.Server.SetTime("", time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
@@ -496,6 +504,7 @@ func TestOAuthCredentialStuffingGuard(t *testing.T) {
 }
 
 func TestAdminOAuthClients(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	resp, body := env.Do(t, "POST", "/__admin/oauth-clients",
 		`{"plan":"professional","scopes":["patients:read"],"account":"`+env.Key.Account+`","redirectUris":["`+redirectURI+`"]}`)

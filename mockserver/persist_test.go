@@ -11,6 +11,7 @@ import (
 )
 
 func TestSaveLoadState(t *testing.T) {
+	t.Parallel()
 	key := bytes.Repeat([]byte{7}, 32)
 	s, err := mockserver.New(mockserver.WithPHIKey(key), mockserver.WithSeed(5))
 	if err != nil {

@@ -51,6 +51,7 @@ func (s *syncBuffer) String() string {
 // API key, OAuth secret and token and webhook secret. The saved state is scanned for PHI too
 // (it is sealed at rest).
 func TestNoPHIOrSecretsAnywhere(t *testing.T) {
+	t.Parallel()
 	var serverLog, sdkLog syncBuffer
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	env := testenv.New(t, []mockserver.Option{mockserver.WithLogger(slog.New(slog.NewJSONHandler(&serverLog, debug)))},

@@ -23,6 +23,7 @@ var requestIDShape = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
 // TestErrorPaths covers the failure paths of docs/protocol.md §4 that the core serves, in the
 // order of checks: each answers its status and code as problem+json, with the request id.
 func TestErrorPaths(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	readOnly := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"patients:read"}, Account: env.Key.Account})
 	writer := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"patients:write"}, Account: env.Key.Account})
@@ -64,39 +65,48 @@ func TestErrorPaths(t *testing.T) {
 		{"openapi is public", "GET", "/api/v1/openapi.yaml", "", []string{"Authorization:"}, 200, "", "Content-Type: application/yaml"},
 		{"openapi json", "GET", "/api/v1/openapi.json", "", []string{"Authorization:"}, 200, "", "Content-Type: application/json"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resp, body := env.DoInvalid(t, tc.method, tc.path, tc.body, tc.headers...)
-			if resp.StatusCode != tc.status {
-				t.Fatalf("status %d, want %d: %.300s", resp.StatusCode, tc.status, body)
-			}
-			if rid := resp.Header.Get("X-Request-Id"); !requestIDShape.MatchString(rid) {
-				t.Errorf("X-Request-Id %q", rid)
-			}
-			if tc.header != "" {
-				k, v, _ := strings.Cut(tc.header, ": ")
-				if got := resp.Header.Get(k); got != v {
-					t.Errorf("%s: %q, want %q", k, got, v)
-				}
-			}
-			if tc.code == "" {
-				return
-			}
-			if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
-				t.Errorf("Content-Type %q", ct)
-			}
-			var p problem
-			if err := json.Unmarshal(body, &p); err != nil {
-				t.Fatal(err)
-			}
-			if p.Code != tc.code || p.Status != tc.status || p.Type != "https://docs.medspa.dev/errors/"+tc.code || p.Title == "" ||
-				p.RequestID != resp.Header.Get("X-Request-Id") {
-				t.Errorf("problem %+v", p)
-			}
-		})
-	}
+	t.Run("cases", func(t *testing.T) { // returns once every parallel case is done
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				checkErrorPath(t, env, tc.method, tc.path, tc.body, tc.headers, tc.status, tc.code, tc.header)
+			})
+		}
+	})
 	if n := countPatients(t, env); n != 0 {
 		t.Errorf("rejected requests created %d patients", n)
+	}
+}
+
+// checkErrorPath sends one request and checks its status, request id, header and problem.
+func checkErrorPath(t *testing.T, env *testenv.Env, method, path, reqBody string, headers []string, status int, code, header string) {
+	t.Helper()
+	resp, body := env.DoInvalid(t, method, path, reqBody, headers...)
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d: %.300s", resp.StatusCode, status, body)
+	}
+	if rid := resp.Header.Get("X-Request-Id"); !requestIDShape.MatchString(rid) {
+		t.Errorf("X-Request-Id %q", rid)
+	}
+	if header != "" {
+		k, v, _ := strings.Cut(header, ": ")
+		if got := resp.Header.Get(k); got != v {
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+	if code == "" {
+		return
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	var p problem
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Code != code || p.Status != status || p.Type != "https://docs.medspa.dev/errors/"+code || p.Title == "" ||
+		p.RequestID != resp.Header.Get("X-Request-Id") {
+		t.Errorf("problem %+v", p)
 	}
 }
 
@@ -105,6 +115,7 @@ func countPatients(t *testing.T, env *testenv.Env) int {
 }
 
 func TestExpiredKeyIsUnauthorized(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	now := env.Server.Now("")
 	exp := now.Add(-1)
@@ -116,6 +127,7 @@ func TestExpiredKeyIsUnauthorized(t *testing.T) {
 }
 
 func TestAccountsAreIsolated(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	other := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}})
 	_, body := env.Do(t, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@b.co"}`)

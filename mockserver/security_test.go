@@ -32,6 +32,7 @@ func code(body []byte) string {
 const patientJSON = `{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"}`
 
 func TestIPAllowlist(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		trusted bool
@@ -121,6 +122,7 @@ func send(t *testing.T, env *testenv.Env, req *http.Request) (*http.Response, []
 }
 
 func TestSignatureVerification(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "starter", Scopes: []string{"*"}, SigningRequired: true})
 	env.Server.SetTime(k.Account, t0)
@@ -245,6 +247,7 @@ func TestSignatureVerification(t *testing.T) {
 }
 
 func TestRateLimitHeadersAndLimits(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "custom", Scopes: []string{"patients:read"}, RatePerMinute: 60, Burst: 3, Daily: 5})
 	env.Server.SetTime(k.Account, t0.Add(-30*time.Second))
@@ -312,6 +315,7 @@ func TestRateLimitHeadersAndLimits(t *testing.T) {
 }
 
 func TestRateLimitRejectedRequestsAreFree(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "custom", Scopes: []string{"*"}, RatePerMinute: 1, Burst: 1, Daily: 0,
 		AllowedIPs: []string{"10.0.0.0/8"}})
@@ -335,6 +339,7 @@ func TestRateLimitRejectedRequestsAreFree(t *testing.T) {
 }
 
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	acct := env.Key.Account
 	resp, body := env.Do(t, "POST", "/api/v1/patients", patientJSON)
@@ -415,6 +420,7 @@ func TestAuditLog(t *testing.T) {
 }
 
 func TestAdminClock(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	acct := env.Key.Account
 	post := func(body string) (int, map[string]any) {
@@ -456,6 +462,7 @@ func TestAdminClock(t *testing.T) {
 
 // TestIPAllowlistIPv6Peer serves on [::1] so the peer address itself is IPv6.
 func TestIPAllowlistIPv6Peer(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Skip("no IPv6 loopback:", err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,8 +20,11 @@ type Server struct {
 	clock *clock.Clock
 	store *store.Store
 	api   *httpapi.API
-	admin func() http.Handler // built on first use: most tests never call /__admin/
 	hooks *webhook.Dispatcher
+
+	closeMu sync.Mutex
+	closed  bool
+	closers []func() error // what the server started besides the dispatcher (NewTest's listener), in order
 }
 
 // Option configures a Server.
@@ -83,7 +85,7 @@ func WithStrictValidation() Option { return func(o *options) { o.strict = true }
 
 // DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize
 // says otherwise.
-const DefaultJournalSize = httpapi.DefaultJournalSize
+const DefaultJournalSize = 10_000
 
 // WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
@@ -100,40 +102,72 @@ func New(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("mockserver: the PHI key must be 32 bytes (AES-256), not %d", len(o.phiKey))
 	}
 	clk := clock.New()
-	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey)})
+	if o.webhooks.Policy == nil {
+		o.webhooks.Policy = &webhook.Policy{}
+	}
+	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey),
+		WebhookURLs: o.webhooks.Policy.CheckURL})
 	hooks := webhook.New(st, o.webhooks)
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
-		JournalSize: o.journal, Strict: o.strict})
+		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin})
 	s.api = api
-	if !o.noAdmin {
-		s.admin = sync.OnceValue(api.AdminHandler)
-	}
 	if !o.start.IsZero() {
 		s.SetTime("", o.start)
 	}
 	return s, nil
 }
 
-// ServeHTTP serves the API, OAuth and (unless turned off) the admin surface. API and OAuth
-// requests pass the test tools first: injected faults, the journal and the log line.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/__admin/") && s.admin != nil {
-		s.admin().ServeHTTP(w, r)
-		return
+// Close releases everything the server started: webhook delivery stops (workers end, in-flight
+// attempts are cancelled, pending deliveries and retries are abandoned, idle connections to
+// receivers close), and a listener NewTest started closes. No goroutine of the server is left.
+// The handler still answers requests made to it directly. Close is safe to call twice; it
+// returns the first error met.
+func (s *Server) Close() error {
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		return nil
 	}
-	s.api.ServeFront(w, r)
+	s.closed = true
+	closers := s.closers
+	s.closers = nil
+	s.closeMu.Unlock()
+	var first error
+	for i := len(closers) - 1; i >= 0; i-- {
+		if err := closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.hooks.Close()
+	return first
 }
 
-// APIKeyParams describe a key to create (see CreateAPIKey).
-type APIKeyParams = httpapi.APIKeyParams
+// onClose makes Close release what f releases; after Close, f runs at once.
+func (s *Server) onClose(f func() error) {
+	s.closeMu.Lock()
+	if !s.closed {
+		s.closers = append(s.closers, f)
+		s.closeMu.Unlock()
+		return
+	}
+	s.closeMu.Unlock()
+	_ = f()
+}
 
-// APIKey is a created API key.
-type APIKey = httpapi.APIKey
+// journalSize is the journal bound an option asked for: 0 (not set) is the default, < 0 off.
+func journalSize(n int) int {
+	if n == 0 {
+		return DefaultJournalSize
+	}
+	return max(n, 0)
+}
 
-// CreateAPIKey creates an API key; without Account it gets a fresh, empty account.
-func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) { return s.api.CreateAPIKey(p) }
+// ServeHTTP serves the API, OAuth, the OpenAPI documents and (unless turned off) the admin
+// surface. Every request takes one pipeline, in the protocol's order of checks; see
+// ARCHITECTURE.md ("The mock's request path").
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.api.ServeHTTP(w, r) }
 
 // Reset empties an account's data (every account's when account is ""); keys survive.
-func (s *Server) Reset(account string) error { return s.api.Reset(account) }
+func (s *Server) Reset(account string) error { return httpapi.AsProblem(s.api.Reset(account)) }

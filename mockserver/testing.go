@@ -42,7 +42,7 @@ func NewTest(t testing.TB, opts ...Option) *TestServer {
 	copts := []medspa.Option{medspa.WithAPIKey(key.Key), medspa.WithRetryWait(0, 0)}
 	if s.opts.listen {
 		hs := httptest.NewServer(s)
-		t.Cleanup(hs.Close)
+		s.onClose(func() error { hs.Close(); return nil })
 		ts.BaseURL = hs.URL
 		copts = append(copts, medspa.WithBaseURL(hs.URL), medspa.WithHTTPClient(hs.Client()))
 	} else {

@@ -73,6 +73,7 @@ func createPatient(t testing.TB, c *medspa.Client, first string) *patients.Patie
 }
 
 func TestAccountsAreIsolatedWithJournal(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	a := s.Client
 	kb := newKey(t, s.Server, "")
@@ -105,6 +106,7 @@ func TestAccountsAreIsolatedWithJournal(t *testing.T) {
 }
 
 func TestSnapshotRestoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	c := s.Client
 	k := newKey(t, s.Server, "")
@@ -152,6 +154,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 }
 
 func TestFaultsHitExactlyTimes(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t, mockserver.WithJournalSize(100))
 	c := s.Client
 	ctx := context.Background()
@@ -214,6 +217,7 @@ func equal(a, b []int) bool {
 }
 
 func TestFaultScoping(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	ka, kb := newKey(t, s.Server, ""), newKey(t, s.Server, "")
 	for _, f := range []mockserver.Fault{
@@ -262,6 +266,7 @@ func TestFaultScoping(t *testing.T) {
 }
 
 func TestFaultDelay(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	c := s.Client
 	if err := s.InjectFault(mockserver.Fault{DelayMs: 60, Times: 2}); err != nil {
@@ -286,6 +291,7 @@ func TestFaultDelay(t *testing.T) {
 }
 
 func TestFaultDropConnectionIsRetried(t *testing.T) {
+	t.Parallel()
 	env := testenv.New(t, nil)
 	s := env.Server
 	if err := s.InjectFault(mockserver.Fault{Method: "POST", Path: "/api/v1/patients", DropConnection: true, Times: 1}); err != nil {
@@ -322,6 +328,7 @@ func TestFaultDropConnectionIsRetried(t *testing.T) {
 }
 
 func TestJournalBoundAndRedaction(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t, mockserver.WithJournalSize(3))
 	k := newKey(t, s.Server, "")
 	raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Zelda","lastName":"Secretname","email":"zelda@example.com","notes":"diagnosis"}`)
@@ -429,6 +436,7 @@ func script(t *testing.T) []byte {
 }
 
 func TestSeededFixedTimeRunsAreIdentical(t *testing.T) {
+	t.Parallel()
 	a, b := script(t), script(t)
 	if !bytes.Equal(a, b) {
 		t.Fatalf("two runs differ:\n%s\n----\n%s", a, b)
@@ -442,6 +450,7 @@ func TestSeededFixedTimeRunsAreIdentical(t *testing.T) {
 }
 
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	c := s.Client
 	k := newKey(t, s.Server, "")
@@ -512,6 +521,7 @@ func TestFixtures(t *testing.T) {
 }
 
 func TestAdminControlsOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	k := newKey(t, s.Server, "")
 	for _, step := range []struct {
@@ -539,6 +549,7 @@ func TestAdminControlsOverHTTP(t *testing.T) {
 }
 
 func TestWithoutAdmin(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t, mockserver.WithoutAdmin())
 	for _, p := range []string{"/__admin/requests", "/__admin/openapi.yaml"} {
 		if st, _, _ := raw(t, s.Server, "", "GET", p, ""); st != 404 {
@@ -551,6 +562,7 @@ func TestWithoutAdmin(t *testing.T) {
 }
 
 func TestStrictValidation(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t, mockserver.WithStrictValidation())
 	k := newKey(t, s.Server, "")
 	st, _, b := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com","phone":12,"bogus":true}`)
@@ -571,6 +583,7 @@ func TestStrictValidation(t *testing.T) {
 }
 
 func TestLogLinePerRequest(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	s := mockserver.NewTest(t, mockserver.WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, nil))))
@@ -608,6 +621,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 }
 
 func TestFaultStatusAfterCommit(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	c := s.Client
 	zero := 0
@@ -629,6 +643,7 @@ func TestFaultStatusAfterCommit(t *testing.T) {
 }
 
 func TestOAuthTokensScopeFaultsAndJournal(t *testing.T) {
+	t.Parallel()
 	s := mockserver.NewTest(t)
 	k := newKey(t, s.Server, "")
 	_, _, b := raw(t, s.Server, "", "POST", "/__admin/oauth-clients", `{"plan":"starter","scopes":["patients:read"],"account":"`+k.Account+`"}`)

@@ -1,9 +1,11 @@
 package mockserver
 
 import (
+	"context"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
+	"github.com/medspa/medspa-go/webhooks"
 )
 
 // WithPrivateWebhookURLs lets webhook endpoints use private and link-local addresses (say,
@@ -23,31 +25,62 @@ func WithPrivateWebhookURLs() Option {
 // hanging receivers shorten it.
 func WithWebhookTimeout(d time.Duration) Option { return func(o *options) { o.webhooks.Timeout = d } }
 
-// Delivery is one webhook delivery attempt: event, endpoint, attempt number (from 1), status
-// code (0 when no response arrived), error, duration and time on the account clock.
-type Delivery = webhook.Delivery
+// Delivery is one webhook delivery attempt (GET /__admin/deliveries).
+type Delivery struct {
+	EventID    string             `json:"eventId"`
+	EventType  webhooks.EventType `json:"eventType"`
+	EndpointID string             `json:"endpointId"`
+	URL        string             `json:"url"`
+	// Attempt counts from 1; test deliveries are always attempt 1.
+	Attempt int `json:"attempt"`
+	// StatusCode is the receiver's status, 0 when no response arrived.
+	StatusCode int `json:"statusCode"`
+	// Error says why the attempt failed, without addresses or payloads.
+	Error      string `json:"error,omitempty"`
+	DurationMs int64  `json:"durationMs"`
+	// At is the account clock when the attempt started (the webhook-timestamp sent).
+	At time.Time `json:"at"`
+	// Delivered is true on a 2xx.
+	Delivered bool `json:"delivered"`
+	// NextAttemptAt is when the retry falls due on the account clock, if one is scheduled.
+	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
+}
 
 // Deliveries returns the account's webhook delivery attempts, oldest first (every account's
 // when account is ""). The log is bounded (the newest 10,000 per account). It is also served
 // as GET /__admin/deliveries?account=.
-func (s *Server) Deliveries(account string) []Delivery { return s.hooks.Deliveries(account) }
+func (s *Server) Deliveries(account string) []Delivery {
+	ds := s.hooks.Deliveries(account)
+	out := make([]Delivery, len(ds))
+	for i, d := range ds {
+		out[i] = Delivery{EventID: d.EventID, EventType: d.EventType, EndpointID: d.EndpointID, URL: d.URL,
+			Attempt: d.Attempt, StatusCode: d.StatusCode, Error: d.Error, DurationMs: d.DurationMs, At: d.At,
+			Delivered: d.Delivered, NextAttemptAt: d.NextAttemptAt}
+	}
+	return out
+}
 
 // EventRecorder collects an account's domain events in process, as they are emitted, without
-// any webhook endpoint or HTTP. Events returns them so far; Wait(ctx, n) blocks until n have
-// arrived; Stop ends the recording.
-type EventRecorder = webhook.Recorder
+// any webhook endpoint or HTTP (RecordEvents).
+type EventRecorder struct{ r *webhook.Recorder }
+
+// Events returns the events recorded so far, oldest first.
+func (r *EventRecorder) Events() []webhooks.Event { return r.r.Events() }
+
+// Wait blocks until at least n events were recorded, and returns them all; when ctx ends first
+// it returns those recorded so far with ctx's error.
+func (r *EventRecorder) Wait(ctx context.Context, n int) ([]webhooks.Event, error) {
+	return r.r.Wait(ctx, n)
+}
+
+// Stop ends the recording; the events recorded so far stay readable.
+func (r *EventRecorder) Stop() { r.r.Stop() }
 
 // RecordEvents starts recording account's events (from now on):
 //
 //	rec := srv.RecordEvents(key.Account)
 //	// … API calls …
 //	events, err := rec.Wait(ctx, 2)
-func (s *Server) RecordEvents(account string) *EventRecorder { return s.hooks.Record(account) }
-
-// Close stops webhook delivery: workers end, in-flight attempts are cancelled and pending
-// deliveries and retries are abandoned. The server still answers requests. Safe to call twice.
-// It returns the first error met while releasing what the server holds.
-func (s *Server) Close() error {
-	s.hooks.Close()
-	return nil
+func (s *Server) RecordEvents(account string) *EventRecorder {
+	return &EventRecorder{r: s.hooks.Record(account)}
 }

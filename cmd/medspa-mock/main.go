@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -144,7 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	srv, err := mockserver.New(opts...)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer srv.Close() // stops webhook delivery
 

@@ -26,6 +26,7 @@ import (
 )
 
 func TestTLS13Only(t *testing.T) {
+	t.Parallel()
 	certPath := filepath.Join(t.TempDir(), "cert.pem")
 	cfg, err := selfSignedTLS(certPath)
 	if err != nil {
@@ -91,6 +92,7 @@ func TestParseFlagsAndEnv(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	if err := run(context.Background(), []string{"-version"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
@@ -131,6 +133,7 @@ func sdk(t *testing.T, base, key string) *medspa.Client {
 }
 
 func TestFixturesSeedAndStartInProcess(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fx := filepath.Join(dir, "fx.json")
 	if err := os.WriteFile(fx, []byte(`{"patients":[{"firstName":"Fix","lastName":"Ture","email":"f@example.com","createdAt":"2025-01-01T00:00:00Z"}]}`), 0o600); err != nil {
@@ -165,6 +168,7 @@ func TestFixturesSeedAndStartInProcess(t *testing.T) {
 }
 
 func TestDataSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -236,6 +240,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 }
 
 func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

@@ -83,7 +83,6 @@ type ctxKey int
 
 const (
 	skipRequestKey ctxKey = iota
-	skipAllKey
 )
 
 // WithoutRequestValidation returns a context under which Transport does not check requests
@@ -91,12 +90,6 @@ const (
 // purpose, such as a body with unknown fields sent to provoke 422 validation_error.
 func WithoutRequestValidation(ctx context.Context) context.Context {
 	return context.WithValue(ctx, skipRequestKey, true)
-}
-
-// WithoutValidation returns a context under which Transport checks neither requests nor
-// responses.
-func WithoutValidation(ctx context.Context) context.Context {
-	return context.WithValue(ctx, skipAllKey, true)
 }
 
 func skipped(ctx context.Context, key ctxKey) bool {
@@ -298,8 +291,8 @@ func ValidateResponse(t testing.TB, req *http.Request, resp *http.Response) {
 // server's /__admin surface, pass through unchecked. Any bearer credential is accepted; the
 // server, not the document, decides about credentials.
 //
-// The transport is safe for concurrent use. Contexts made by WithoutRequestValidation and
-// WithoutValidation turn checks off per request.
+// The transport is safe for concurrent use. A context made by WithoutRequestValidation turns
+// request checks off per request.
 func Transport(t testing.TB, base http.RoundTripper) http.RoundTripper {
 	t.Helper()
 	if base == nil {
@@ -317,9 +310,6 @@ type transport struct {
 // RoundTrip implements http.RoundTripper.
 func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if skipped(ctx, skipAllKey) {
-		return tr.base.RoundTrip(req)
-	}
 	rd, err := tr.c.find(req)
 	if err != nil {
 		if !errors.Is(err, errNoRoute) {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
 )
 
@@ -45,7 +46,8 @@ func ComputeHash(e Event) string {
 
 // computeSum is ComputeHash's digest with prevHash given apart (the log stores events without
 // it). The canonical JSON is appended to a stack buffer in the field order of canonical; values
-// encoding/json would escape go through it, so the bytes are exactly its output.
+// encoding/json would escape go through it, so the bytes are exactly its output. A fenced
+// optimisation kept by BenchmarkFenceAuditHash (BENCHMARKS.md).
 func computeSum(e *Event, prevHash string) [sha256.Size]byte {
 	var buf [512]byte
 	b := append(buf[:0], prevHash...)
@@ -87,7 +89,8 @@ func Verify(events []Event) bool {
 
 // Log holds one chain per account. It is safe for concurrent use.
 //
-// Every event is kept (the chain is verifiable from the genesis hash), in a compact form that
+// Its layout is a fenced optimisation (BENCHMARKS.md "Fenced optimisations") kept by
+// BenchmarkFenceAuditLog. Every event is kept (the chain is verifiable from the genesis hash), in a compact form that
 // holds no pointers, so the garbage collector never scans it however long the log grows: the
 // hash as 32 bytes rather than 64 hex digits, no prevHash (it is the previous event's hash),
 // the time as Unix seconds, ids of the server's form as their 16 bytes, and every other string
@@ -119,8 +122,9 @@ type entry struct {
 	hash                                     [sha256.Size]byte
 }
 
-// compactID holds an id of the server's form, prefix + "_" + 32 lowercase hex digits, as the
-// prefix's symbol and the 16 bytes the digits spell; any other id as the symbol of the whole.
+// compactID holds an id of the server's form (wire.WellFormedID: a prefix, "_", 32 lowercase hex
+// digits) as the prefix's symbol and the 16 bytes the digits spell; any other id as the symbol
+// of the whole.
 type compactID struct {
 	raw   [16]byte
 	sym   uint32 // the prefix's symbol when isRaw, else the whole id's
@@ -129,24 +133,15 @@ type compactID struct {
 
 // compact returns id's compact form; the caller holds l.mu.
 func (l *Log) compact(id string) compactID {
-	prefix, hexPart, ok := strings.Cut(id, "_")
 	var c compactID
-	if ok && len(hexPart) == 32 && isLowerHex(hexPart) {
+	if wire.WellFormedID(id) {
+		prefix, hexPart, _ := strings.Cut(id, "_")
 		if _, err := hex.Decode(c.raw[:], []byte(hexPart)); err == nil {
 			c.sym, c.isRaw = l.intern(prefix), true
 			return c
 		}
 	}
 	return compactID{sym: l.intern(id)}
-}
-
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // string rebuilds the id; the caller holds l.mu.
@@ -180,7 +175,7 @@ func (l *Log) intern(s string) uint32 {
 
 // Append links e into account's chain (setting PrevHash and Hash) and returns it.
 func (l *Log) Append(account string, e Event) Event {
-	e.At = e.At.UTC().Truncate(time.Second)
+	e.At = wire.Time(e.At)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.chains[account]

@@ -13,6 +13,7 @@ import (
 )
 
 func TestHashIsOverCanonicalJSON(t *testing.T) {
+	t.Parallel()
 	e := Event{ID: "aud_1", At: time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC), Actor: "key_1", Action: "read",
 		ResourceType: "patient", ResourceID: "pat_1", RequestID: "req_1", IP: "127.0.0.1", Outcome: Success, PrevHash: GenesisHash}
 	canonical := `{"action":"read","actor":"key_1","at":"2026-11-22T14:03:00Z","id":"aud_1","ip":"127.0.0.1",` +
@@ -24,6 +25,7 @@ func TestHashIsOverCanonicalJSON(t *testing.T) {
 }
 
 func TestChain(t *testing.T) {
+	t.Parallel()
 	l := NewLog()
 	at := time.Date(2026, 11, 22, 14, 3, 0, 500, time.UTC)
 	var wg sync.WaitGroup
@@ -64,6 +66,7 @@ func TestChain(t *testing.T) {
 // TestCanonicalFormIsSortedKeys pins the canonical JSON to the map encoding (keys sorted) that
 // the protocol defines, so the faster struct encoding cannot drift from it.
 func TestCanonicalFormIsSortedKeys(t *testing.T) {
+	t.Parallel()
 	e := Event{ID: "aud_1", At: time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC), Actor: "key_<1>", Action: "read",
 		ResourceType: "patient", ResourceID: "pat_1", RequestID: "req_1", IP: "127.0.0.1", Outcome: "success", PrevHash: GenesisHash}
 	m := map[string]string{"id": e.ID, "at": "2026-11-22T14:03:00Z", "actor": e.Actor, "action": e.Action, "resourceType": e.ResourceType,
@@ -93,6 +96,7 @@ type canonical struct {
 // TestHashMatchesEncodingJSON checks the hand-written canonical form against encoding/json for
 // values that need escaping.
 func TestHashMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"", "plain", `quo"te`, `back\\slash`, "<html>&", "tab\t", "é ü", "\u2028", "bad\xff", "ctl\x01"} {
 		e := Event{ID: "aud_" + v, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Actor: v, Action: v, ResourceType: v,
 			ResourceID: v, RequestID: v, IP: v, Outcome: v, PrevHash: GenesisHash}
@@ -110,6 +114,7 @@ func TestHashMatchesEncodingJSON(t *testing.T) {
 
 // Ids of the server's form are stored compactly and come back as they went in; others as is.
 func TestIDsRoundTrip(t *testing.T) {
+	t.Parallel()
 	l := NewLog()
 	ids := [][2]string{
 		{"aud_0123456789abcdef0123456789abcdef", "req_fedcba9876543210fedcba9876543210"},
@@ -134,6 +139,7 @@ func TestIDsRoundTrip(t *testing.T) {
 
 // Resource ids, actors and addresses round-trip too, across chunk boundaries and accounts.
 func TestEventsRoundTripAcrossChunks(t *testing.T) {
+	t.Parallel()
 	l := NewLog()
 	const n = 2*chunkEvents + 3
 	resources := []string{"pat_0123456789abcdef0123456789abcdef", "revenue", "", "x_ÿ_\u2028", "pat_0123456789abcdef0123456789abcde"}

@@ -116,6 +116,3 @@ const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // RandomBase62 returns n random base62 characters (rejection sampling: no modulo bias).
 func RandomBase62(n int) string { return RandomBase62From(rand.Reader, n) }
-
-// NewAPIKeySecret returns a fresh test-mode API key, msk_test_<32 base62>.
-func NewAPIKeySecret() string { return "msk_test_" + RandomBase62(32) }

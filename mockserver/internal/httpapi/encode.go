@@ -7,9 +7,12 @@ import (
 	"github.com/medspa/medspa-go/patients"
 )
 
-// jsonAppender is a handler result that encodes itself, byte for byte as encoding/json would:
-// the busiest answers (patients, one or a page) skip reflection. TestEncodersMatchEncodingJSON
-// holds each to encoding/json's output.
+// A fenced optimisation (BENCHMARKS.md "Fenced optimisations"), kept by BenchmarkFenceEncoders:
+// the busiest answers (patients, one or a page) encode themselves, byte for byte as
+// encoding/json would, skipping reflection. TestEncodersMatchEncodingJSON and
+// FuzzPatientEncoding hold each to encoding/json's output.
+
+// jsonAppender is a handler result that encodes itself.
 type jsonAppender interface {
 	appendJSON(b []byte) []byte
 }

@@ -31,6 +31,7 @@ func checkPatientEncoding(t *testing.T, p patients.Patient) {
 }
 
 func TestEncodersMatchEncodingJSON(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 24, 6, 40, 1, 0, time.UTC)
 	full := patients.Patient{ID: "pat_0123", FirstName: "Zoë", LastName: "O'Brien <&>", Email: "z@example.com",
 		Phone: "+15550001234", DateOfBirth: client.NewDate(1971, time.March, 4), Gender: patients.GenderFemale,
@@ -66,6 +67,7 @@ func FuzzPatientEncoding(f *testing.F) {
 
 // Journal paths keep route words and well-formed ids, and redact any other segment.
 func TestLoggedPath(t *testing.T) {
+	t.Parallel()
 	id := "pat_0123456789abcdef0123456789abcdef"
 	for in, want := range map[string]string{
 		"/api/v1/patients/" + id:                                  "/api/v1/patients/" + id,

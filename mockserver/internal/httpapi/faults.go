@@ -2,11 +2,14 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
 // Fault makes the next Times matching requests fail (docs/protocol.md §12 "POST /__admin/faults").
@@ -35,42 +38,50 @@ type Fault struct {
 	Times int `json:"times"`
 }
 
-// faultCodes are the problem codes of injected statuses.
-var faultCodes = map[int]string{
-	http.StatusTooManyRequests:     "rate_limited",
-	http.StatusInternalServerError: "internal_error",
-	http.StatusBadGateway:          "bad_gateway",
-	http.StatusServiceUnavailable:  "service_unavailable",
-	http.StatusGatewayTimeout:      "gateway_timeout",
-	http.StatusUnauthorized:        "unauthorized",
-	http.StatusNotFound:            "not_found",
+// faultStatuses are the statuses an injected fault answers with their own code: those a real
+// server gives unprompted (a credential gone, a record gone, limits, outages), each with the
+// first code internal/wire's table lists for it (401 unauthorized, 404 not_found, 429
+// rate_limited, 500 internal_error, 502 bad_gateway, 503 service_unavailable, 504
+// gateway_timeout). Any other status answers injected_fault (docs/protocol.md §14).
+var faultStatuses = []int{401, 404, 429, 500, 502, 503, 504}
+
+// faultCode is the problem code of an injected status.
+func faultCode(status int) string {
+	if slices.Contains(faultStatuses, status) {
+		for _, c := range wire.ErrorCodes {
+			if c.Status == status {
+				return c.Code
+			}
+		}
+	}
+	return "injected_fault"
 }
 
 // validate checks a fault, naming every invalid field.
 func (f *Fault) validate() error {
-	v := &form{errs: &[]problem.FieldError{}}
+	var errs store.FieldErrors
 	if f.Times < 1 {
-		v.fail("times", "out_of_range", "must be at least 1")
+		errs.Add("/times", "out_of_range", "must be at least 1")
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
-		v.fail("status", "out_of_range", "must be an error status, 400–599")
+		errs.Add("/status", "out_of_range", "must be an error status, 400–599")
 	}
 	if f.RetryAfter != nil && *f.RetryAfter < 0 {
-		v.fail("retryAfter", "out_of_range", "must be 0 or more seconds")
+		errs.Add("/retryAfter", "out_of_range", "must be 0 or more seconds")
 	}
 	if f.DelayMs < 0 || f.DelayMs > 600_000 {
-		v.fail("delayMs", "out_of_range", "must be 0–600000 milliseconds")
+		errs.Add("/delayMs", "out_of_range", "must be 0–600000 milliseconds")
 	}
 	if f.Status != 0 && f.DropConnection {
-		v.fail("dropConnection", "invalid_value", "cannot be combined with status")
+		errs.Add("/dropConnection", "invalid_value", "cannot be combined with status")
 	}
 	if f.Status == 0 && !f.DropConnection && (f.DelayMs == 0 || f.AfterCommit) {
-		v.fail("status", "required", "one of status, dropConnection or delayMs (without afterCommit) is required")
+		errs.Add("/status", "required", "one of status, dropConnection or delayMs (without afterCommit) is required")
 	}
 	if f.Path != "" && !strings.HasPrefix(f.Path, "/") {
-		v.fail("path", "invalid_format", "must start with /")
+		errs.Add("/path", "invalid_format", "must start with /")
 	}
-	return v.done()
+	return errs.Err()
 }
 
 // matches reports whether the fault applies to a request.
@@ -89,11 +100,7 @@ func (f *Fault) matches(account, method, path string) bool {
 
 // problem is the answer of a status fault.
 func (f *Fault) problem() *problem.Problem {
-	code, ok := faultCodes[f.Status]
-	if !ok {
-		code = "injected_fault"
-	}
-	p := problem.New(f.Status, code, "injected by the mock server's fault controls")
+	p := problem.WithStatus(f.Status, faultCode(f.Status), "injected by the mock server's fault controls")
 	if f.Status == http.StatusUnauthorized {
 		p.WithHeader("WWW-Authenticate", `Bearer realm="medspa"`)
 	}
@@ -147,9 +154,9 @@ func (a *API) InjectFault(f Fault) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	a.tools.faults.add(f)
+	a.armed.add(f)
 	return nil
 }
 
 // ClearFaults disarms every fault.
-func (a *API) ClearFaults() { a.tools.faults.clear() }
+func (a *API) ClearFaults() { a.armed.clear() }

@@ -2,19 +2,19 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/appointments"
+	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/internal/wire"
+	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/patients"
 )
 
 // Fixtures are records to create in one account (docs/protocol.md §12 "POST /__admin/fixtures"). Each item is
@@ -42,11 +42,21 @@ type FixtureIDs struct {
 	Payments     []string `json:"payments"`
 }
 
-// fixtureKind is where a kind of fixture is created.
+// fixtureKind is a kind of fixture and how one is made from its body.
 type fixtureKind struct {
-	name, path string
-	items      []any
-	ids        *[]string
+	name  string
+	items []any
+	ids   *[]string
+	make  func(acct *store.Account, body []byte, createdAt time.Time) (id string, err error)
+}
+
+// maker is how a kind of fixture is made: its body decoded as the API's POST decodes it, then
+// created by the same store method.
+func maker[In, Out any](decode func(*form) In, create func(*store.Account, In, time.Time) (Out, error), id func(Out) string) func(*store.Account, []byte, time.Time) (string, error) {
+	return func(acct *store.Account, body []byte, createdAt time.Time) (string, error) {
+		out, err := fromBody(body, decode, func(in In, at time.Time) (Out, error) { return create(acct, in, at) }, createdAt)
+		return id(out), err
+	}
 }
 
 // appointmentPath is how a fixture appointment reaches a status from scheduled.
@@ -64,19 +74,11 @@ var appointmentPath = map[string][]string{
 // (so user@patients.example is no reference).
 var fixtureRef = regexp.MustCompile(`(^|[^A-Za-z0-9._%+\-])@(patients|products|adjustments|appointments|invoices|payments)\.([0-9]+)`)
 
-// FixtureCredentialID is the id of the internal credential fixtures are created with (scope *).
-// Its requests skip authentication, IP, signature and rate-limit checks (they never pass
-// serveAPI), and the audit log leaves them out.
-const FixtureCredentialID = "fixtures"
-
-func fixtureCredential(account string) *auth.Credential {
-	return &auth.Credential{ID: FixtureCredentialID, Account: account, Plan: auth.Plans["enterprise"], Scopes: []string{"*"}}
-}
-
-// LoadFixtures creates fx's records in order through the API's own handlers, so every rule and
-// validation applies. A failing item answers its problem, its pointers prefixed with
-// /<kind>/<index>, and the account is put back as it was.
-func (a *API) LoadFixtures(ctx context.Context, fx Fixtures) (FixtureIDs, error) {
+// LoadFixtures creates fx's records in order, each from its body as the API's POST would
+// (decoded as a request body, then validated and stored by the store), so every rule applies. A
+// failing item answers its problem, its pointers prefixed with /<kind>/<index>, and the account
+// is put back as it was.
+func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
 	out := FixtureIDs{Patients: []string{}, Products: []string{}, Adjustments: []string{},
 		Appointments: []string{}, Invoices: []string{}, Payments: []string{}}
 	acct, err := a.account(fx.Account)
@@ -84,31 +86,30 @@ func (a *API) LoadFixtures(ctx context.Context, fx Fixtures) (FixtureIDs, error)
 		return out, err
 	}
 	kinds := []fixtureKind{
-		{"patients", "/api/v1/patients", fx.Patients, &out.Patients},
-		{"products", "/api/v1/products", fx.Products, &out.Products},
-		{"adjustments", "/api/v1/inventory/adjust", fx.Adjustments, &out.Adjustments},
-		{"appointments", "/api/v1/appointments", fx.Appointments, &out.Appointments},
-		{"invoices", "/api/v1/invoices", fx.Invoices, &out.Invoices},
-		{"payments", "/api/v1/payments", fx.Payments, &out.Payments},
+		{"patients", fx.Patients, &out.Patients, maker(decodePatient, (*store.Account).CreatePatient, func(p patients.Patient) string { return p.ID })},
+		{"products", fx.Products, &out.Products, maker(decodeProduct, (*store.Account).CreateProduct, func(p inventory.Product) string { return p.ID })},
+		{"adjustments", fx.Adjustments, &out.Adjustments, maker(decodeAdjustment, (*store.Account).Adjust, func(a inventory.Adjustment) string { return a.ID })},
+		{"appointments", fx.Appointments, &out.Appointments, maker(decodeNewAppointment, (*store.Account).CreateAppointment, func(a appointments.Appointment) string { return a.ID })},
+		{"invoices", fx.Invoices, &out.Invoices, maker(decodeInvoice, (*store.Account).CreateInvoice, func(i billing.Invoice) string { return i.ID })},
+		{"payments", fx.Payments, &out.Payments, maker(decodePayment, (*store.Account).CreatePayment, func(p billing.Payment) string { return p.ID })},
 	}
-	made := map[string][]string{}
-	a.tools.fixtureMu.Lock() // one load at a time, so a rollback never undoes another load
-	defer a.tools.fixtureMu.Unlock()
+	ids := map[string][]string{}
+	a.fixtureMu.Lock() // one load at a time, so a rollback never undoes another load
+	defer a.fixtureMu.Unlock()
 	before, err := acct.Export()
 	if err != nil {
 		return out, err
 	}
-	cred := fixtureCredential(fx.Account)
 	for _, k := range kinds {
 		for i, item := range k.items {
-			id, err := a.loadFixture(ctx, cred, acct, k, i, item, made)
+			id, err := loadFixture(acct, k, i, item, ids)
 			if err != nil {
 				if rerr := acct.Import(before); rerr != nil {
 					return out, rerr
 				}
 				return out, err
 			}
-			made[k.name] = append(made[k.name], id)
+			ids[k.name] = append(ids[k.name], id)
 			*k.ids = append(*k.ids, id)
 		}
 	}
@@ -116,7 +117,7 @@ func (a *API) LoadFixtures(ctx context.Context, fx Fixtures) (FixtureIDs, error)
 }
 
 // loadFixture creates one item and returns its id.
-func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *store.Account, k fixtureKind, i int, item any, made map[string][]string) (string, error) {
+func loadFixture(acct *store.Account, k fixtureKind, i int, item any, made map[string][]string) (string, error) {
 	at := "/" + k.name + "/" + strconv.Itoa(i)
 	raw, err := json.Marshal(item)
 	if err != nil {
@@ -128,7 +129,7 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 	if err := dec.Decode(&obj); err != nil || obj == nil {
 		return "", problem.Field(at, "invalid_value", "must be a JSON object")
 	}
-	var errs []problem.FieldError
+	var errs store.FieldErrors
 	resolved := resolveRefs(obj, []string{k.name, strconv.Itoa(i)}, made, &errs)
 	obj = resolved.(map[string]any)
 	var backdate time.Time
@@ -136,9 +137,9 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 		delete(obj, "createdAt")
 		s, _ := v.(string)
 		if backdate, err = time.Parse(time.RFC3339, s); err != nil {
-			errs = append(errs, problem.FieldError{Pointer: at + "/createdAt", Code: "invalid_format", Detail: "must be an RFC 3339 timestamp"})
+			errs.Add(at+"/createdAt", "invalid_format", "must be an RFC 3339 timestamp")
 		}
-		backdate = backdate.UTC().Truncate(time.Second)
+		backdate = wire.Time(backdate)
 	}
 	var steps []string
 	if v, ok := obj["status"]; ok && k.name == "appointments" {
@@ -146,43 +147,28 @@ func (a *API) loadFixture(ctx context.Context, cred *auth.Credential, acct *stor
 		s, _ := v.(string)
 		var known bool
 		if steps, known = appointmentPath[s]; !known {
-			errs = append(errs, problem.FieldError{Pointer: at + "/status", Code: "invalid_value",
-				Detail: "must be one of scheduled, confirmed, checked_in, in_progress, completed, cancelled, no_show"})
+			errs.Add(at+"/status", "invalid_value", "must be one of scheduled, confirmed, checked_in, in_progress, completed, cancelled, no_show")
 		}
 	}
-	if len(errs) > 0 {
-		return "", problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return "", err
 	}
 	body, _ := json.Marshal(obj) // decoded JSON: cannot fail
-	status, resp, perr := a.internalCall(ctx, cred, acct, http.MethodPost, k.path, body, backdate)
-	if perr != nil {
-		return "", perr
-	}
-	if status != http.StatusCreated {
-		return "", fixtureProblem(resp, at)
-	}
-	var created struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(resp, &created); err != nil || created.ID == "" {
-		return "", problem.New(http.StatusInternalServerError, "internal_error", "the created record has no id")
+	id, err := k.make(acct, body, backdate)
+	if err != nil {
+		return "", fixtureProblem(err, at)
 	}
 	for _, s := range steps {
-		b, _ := json.Marshal(map[string]string{"status": s})
-		status, resp, perr := a.internalCall(ctx, cred, acct, http.MethodPatch, k.path+"/"+created.ID, b, time.Time{})
-		if perr != nil {
-			return "", perr
-		}
-		if status != http.StatusOK {
-			return "", fixtureProblem(resp, at+"/status")
+		if _, err := acct.UpdateAppointment(id, store.AppointmentInput{Status: store.Given(s)}); err != nil {
+			return "", fixtureProblem(err, at+"/status")
 		}
 	}
-	return created.ID, nil
+	return id, nil
 }
 
 // resolveRefs replaces @<kind>.<index> references in every string of v (at path), recording
 // unknown ones.
-func resolveRefs(v any, path []string, made map[string][]string, errs *[]problem.FieldError) any {
+func resolveRefs(v any, path []string, made map[string][]string, errs *store.FieldErrors) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
@@ -210,63 +196,26 @@ func resolveRefs(v any, path []string, made map[string][]string, errs *[]problem
 		if bad {
 			var ptr strings.Builder
 			for _, p := range path {
-				ptr.WriteString("/" + escapePointer(p))
+				ptr.WriteString("/" + store.EscapePointer(p))
 			}
-			*errs = append(*errs, problem.FieldError{Pointer: ptr.String(), Code: "not_found", Detail: "names no earlier fixture"})
+			errs.Add(ptr.String(), "not_found", "names no earlier fixture")
 		}
 		return s
 	}
 	return v
 }
 
-// internalCall runs one request through the API's routes as cred, past authentication, IP,
-// signature and rate-limit checks, and returns the answer.
-func (a *API) internalCall(ctx context.Context, cred *auth.Credential, acct *store.Account, method, path string, body []byte, backdate time.Time) (int, []byte, error) {
-	r, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	r.Header.Set("Content-Type", "application/json")
-	if method == http.MethodPatch {
-		r.Header.Set("Content-Type", "application/merge-patch+json")
-	}
-	r.RemoteAddr = "127.0.0.1:0"
-	if !a.routed(r) {
-		return 0, nil, problem.NotFound("route " + method + " " + path)
-	}
-	rq := &request{id: a.newRequestID(), started: time.Now(), cred: cred, acct: acct, body: body,
-		addr: netip.AddrFrom4([4]byte{127, 0, 0, 1}), backdate: backdate}
-	r = r.WithContext(context.WithValue(ctx, requestKey{}, rq))
-	rq.Request = r
-	rec := httptest.NewRecorder()
-	a.mux.ServeHTTP(rec, r)
-	return rec.Code, rec.Body.Bytes(), nil
-}
-
-// fixtureProblem turns a failed item's problem body into the load's problem, with the item's
-// pointer in front of every field pointer (or as "pointer" when there are none).
-func fixtureProblem(body []byte, at string) error {
-	var members map[string]json.RawMessage
-	var p struct {
-		Status int                  `json:"status"`
-		Code   string               `json:"code"`
-		Detail string               `json:"detail"`
-		Errors []problem.FieldError `json:"errors"`
-	}
-	if json.Unmarshal(body, &members) != nil || json.Unmarshal(body, &p) != nil || p.Status == 0 {
-		return problem.New(http.StatusInternalServerError, "internal_error", "a fixture failed without a problem body")
-	}
-	out := problem.New(p.Status, p.Code, "fixture "+at+": "+p.Detail)
+// fixtureProblem is the problem of a failed item: the item's pointer in front of every field
+// pointer (or as "pointer" when there are none), and in the detail.
+func fixtureProblem(err error, at string) error {
+	p := problemFor(err)
+	out := problem.WithStatus(p.Status, p.Code, "fixture "+at+": "+p.Detail)
 	for _, e := range p.Errors {
 		e.Pointer = at + e.Pointer
 		out.Errors = append(out.Errors, e)
 	}
-	for k, v := range members {
-		switch k {
-		case "type", "title", "status", "code", "detail", "requestId", "errors":
-		default:
-			out.With(k, v)
-		}
+	for k, v := range p.Extra {
+		out.With(k, v)
 	}
 	if len(out.Errors) == 0 {
 		out.With("pointer", at)

@@ -7,9 +7,6 @@ import (
 	"time"
 )
 
-// DefaultJournalSize is how many requests the journal keeps per account by default.
-const DefaultJournalSize = 10_000
-
 // JournalEntry is one journalled request. Bodies, the Authorization header and query values
 // are never stored (they may carry credentials or PHI): only query parameter names.
 type JournalEntry struct {
@@ -30,22 +27,26 @@ type JournalEntry struct {
 	// Fault says what an injected fault did: "status", "drop", "delay", or with afterCommit
 	// "status-after-commit", "drop-after-commit".
 	Fault string `json:"fault,omitempty"`
-
-	seq uint64
 }
 
 // journal keeps the latest entries per account in rings of a fixed size, so one busy account
 // never evicts another's entries.
 type journal struct {
 	mu        sync.Mutex
-	size      int // <= 0: off
-	seq       uint64
+	size      int    // <= 0: off
+	seq       uint64 // orders entries across accounts
 	byAccount map[string]*ring
 }
 
 type ring struct {
-	entries []JournalEntry
+	entries []journalled
 	next    int // the oldest entry once full
+}
+
+// journalled is an entry with its place in the server-wide order.
+type journalled struct {
+	JournalEntry
+	seq uint64
 }
 
 func (j *journal) add(e JournalEntry) {
@@ -55,17 +56,19 @@ func (j *journal) add(e JournalEntry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
-	e.seq = j.seq
 	r := j.byAccount[e.Account]
 	if r == nil {
+		if j.byAccount == nil {
+			j.byAccount = map[string]*ring{}
+		}
 		r = &ring{}
 		j.byAccount[e.Account] = r
 	}
 	if len(r.entries) < j.size {
-		r.entries = append(r.entries, e)
+		r.entries = append(r.entries, journalled{e, j.seq})
 		return
 	}
-	r.entries[r.next] = e
+	r.entries[r.next] = journalled{e, j.seq}
 	r.next = (r.next + 1) % j.size
 }
 
@@ -73,21 +76,23 @@ func (j *journal) add(e JournalEntry) {
 func (j *journal) list(account string) []JournalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := []JournalEntry{}
+	var kept []journalled
 	for acct, r := range j.byAccount {
 		if account == "" || acct == account {
-			out = append(out, r.entries[r.next:]...)
-			out = append(out, r.entries[:r.next]...)
+			kept = append(kept, r.entries[r.next:]...)
+			kept = append(kept, r.entries[:r.next]...)
 		}
 	}
 	if account == "" {
-		slices.SortFunc(out, func(a, b JournalEntry) int { return cmp.Compare(a.seq, b.seq) })
+		slices.SortFunc(kept, func(a, b journalled) int { return cmp.Compare(a.seq, b.seq) })
 	}
-	for i := range out {
-		out[i].QueryParams = slices.Clone(out[i].QueryParams)
+	out := make([]JournalEntry, len(kept))
+	for i, e := range kept {
+		out[i] = e.JournalEntry
+		out[i].QueryParams = slices.Clone(e.QueryParams)
 	}
 	return out
 }
 
 // Requests returns the journal of an account ("" = all), newest last.
-func (a *API) Requests(account string) []JournalEntry { return a.tools.journal.list(account) }
+func (a *API) Requests(account string) []JournalEntry { return a.requests.list(account) }

@@ -7,125 +7,15 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
-
-// OAuthClientParams create an OAuth client through the admin surface (docs/protocol.md §12).
-type OAuthClientParams struct {
-	// Plan is starter, professional, enterprise, or custom (with RatePerMinute, Burst, Daily).
-	Plan string `json:"plan"`
-	// Scopes the client may ask for.
-	Scopes []string `json:"scopes"`
-	// Account names an existing account to share; empty makes a fresh, empty one.
-	Account string `json:"account,omitempty"`
-	// RedirectURIs are the registered redirect URIs of the authorization-code flow.
-	RedirectURIs []string `json:"redirectUris,omitempty"`
-	// RatePerMinute, Burst and Daily (0 = unlimited) set a custom plan's limits.
-	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
-	Burst         int     `json:"burst,omitempty"`
-	Daily         int     `json:"daily,omitempty"`
-}
-
-// OAuthClient is a created OAuth client. ClientSecret is shown only here.
-type OAuthClient struct {
-	ClientID     string   `json:"clientId"`
-	ClientSecret string   `json:"clientSecret"`
-	Account      string   `json:"account"`
-	Plan         string   `json:"plan"`
-	Scopes       []string `json:"scopes"`
-	RedirectURIs []string `json:"redirectUris"`
-}
-
-// CreateOAuthClient validates p and registers a new OAuth client.
-func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
-	f := &form{obj: map[string]json.RawMessage{}, errs: &[]problem.FieldError{}}
-	plan := resolvePlan(f, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
-	checkScopes(f, p.Scopes)
-	for i, s := range p.RedirectURIs {
-		u, err := url.Parse(s)
-		if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
-			f.fail("redirectUris/"+itoa(i), "invalid_format", "must be an absolute http(s) URI without a fragment")
-		}
-	}
-	if err := f.done(); err != nil {
-		return OAuthClient{}, err
-	}
-	account := p.Account
-	if account == "" {
-		account = a.NewAccountID()
-	}
-	cred := &auth.Credential{ID: a.store.IDs().New("cli", a.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes)}
-	secret := "mcs_" + auth.RandomBase62From(a.store.IDs().Rand(), 40)
-	a.store.Account(account)
-	a.sec.oauth.AddClient(cred, secret, p.RedirectURIs)
-	out := OAuthClient{ClientID: cred.ID, ClientSecret: secret, Account: account, Plan: plan.Name,
-		Scopes: cred.Scopes, RedirectURIs: slices.Clone(p.RedirectURIs)}
-	if out.RedirectURIs == nil {
-		out.RedirectURIs = []string{}
-	}
-	return out, nil
-}
-
-// Credential stuffing guard (docs/protocol.md §7): failed client authentications per address in a fixed window.
-const (
-	stuffingLimit  = 20
-	stuffingWindow = time.Minute
-)
-
-type stuffingGuard struct {
-	mu       sync.Mutex
-	failures map[netip.Addr]*failWindow
-}
-
-type failWindow struct {
-	start time.Time
-	n     int
-}
-
-// blocked returns how long addr stays blocked (0: not blocked).
-func (g *stuffingGuard) blocked(addr netip.Addr, now time.Time) time.Duration {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	w := g.failures[addr]
-	if w == nil || w.n < stuffingLimit {
-		return 0
-	}
-	if left := w.start.Add(stuffingWindow).Sub(now); left > 0 {
-		return left
-	}
-	return 0
-}
-
-// fail counts a failed client authentication of addr.
-func (g *stuffingGuard) fail(addr netip.Addr, now time.Time) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.failures == nil {
-		g.failures = map[netip.Addr]*failWindow{}
-	}
-	if len(g.failures) > 10000 { // bound memory: forget windows that are over
-		for k, w := range g.failures {
-			if !now.Before(w.start.Add(stuffingWindow)) {
-				delete(g.failures, k)
-			}
-		}
-	}
-	w := g.failures[addr]
-	if w == nil || !now.Before(w.start.Add(stuffingWindow)) || now.Before(w.start) {
-		w = &failWindow{start: now}
-		g.failures[addr] = w
-	}
-	w.n++
-}
 
 // oauthError is an RFC 6749 §5.2 error body.
 type oauthError struct {
@@ -153,9 +43,9 @@ func badRequest(code, desc string) *oauthError {
 }
 
 // serveOAuth serves /oauth/authorize, /oauth/token and /oauth/revoke.
-func (s *security) serveOAuth(w http.ResponseWriter, rq *request) {
-	now := s.api.store.Clock().Now()
-	if left := s.guard.blocked(rq.addr, now); left > 0 {
+func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
+	now := a.store.Clock().Now()
+	if left := a.guard.blocked(rq.addr, now); left > 0 {
 		w.Header().Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
 		writeOAuthError(w, &oauthError{status: http.StatusTooManyRequests, code: "temporarily_unavailable",
 			desc: "too many failed client authentications from this address; retry later"})
@@ -165,17 +55,17 @@ func (s *security) serveOAuth(w http.ResponseWriter, rq *request) {
 	var serve func(http.ResponseWriter, *request)
 	switch rq.URL.Path {
 	case "/oauth/authorize":
-		method, serve = http.MethodGet, s.authorize
+		method, serve = http.MethodGet, a.authorize
 	case "/oauth/token":
-		method, serve = http.MethodPost, s.token
+		method, serve = http.MethodPost, a.token
 	case "/oauth/revoke":
-		method, serve = http.MethodPost, s.revoke
+		method, serve = http.MethodPost, a.revoke
 	default:
 		problem.Write(w, rq.id, problem.NotFound("route"))
 		return
 	}
 	if rq.Method != method {
-		problem.Write(w, rq.id, problem.New(http.StatusMethodNotAllowed, "method_not_allowed", rq.Method+" is not allowed here").
+		problem.Write(w, rq.id, problem.New("method_not_allowed", rq.Method+" is not allowed here").
 			WithHeader("Allow", method))
 		return
 	}
@@ -206,13 +96,13 @@ func parseScope(v string, present bool, def []string) []string {
 // authorize auto-approves a PKCE (S256) authorization request (RFC 6749 §4.1.1, RFC 7636).
 // Errors about the client or redirect URI are answered here (400 JSON); every other error is
 // sent to the redirect URI (RFC 6749 §4.1.2.1).
-func (s *security) authorize(w http.ResponseWriter, rq *request) {
+func (a *API) authorize(w http.ResponseWriter, rq *request) {
 	q, oe := singleValues(rq.URL.Query())
 	if oe != nil {
 		writeOAuthError(w, oe)
 		return
 	}
-	c, ok := s.oauth.Client(q["client_id"])
+	c, ok := a.oauth.Client(q["client_id"])
 	if !ok {
 		writeOAuthError(w, badRequest("invalid_request", "client_id is missing or unknown"))
 		return
@@ -255,8 +145,8 @@ func (s *security) authorize(w http.ResponseWriter, rq *request) {
 	case len(scopes) == 0 || !auth.Subset(scopes, c.Credential.Scopes):
 		fail("invalid_scope", "scope must be a non-empty subset of the client's scopes")
 	default:
-		now := s.accountNow(c.Credential.Account)
-		code := s.oauth.NewCode(auth.Code{ClientID: c.Credential.ID, RedirectURI: q["redirect_uri"], Challenge: challenge,
+		now := a.accountNow(c.Credential.Account)
+		code := a.oauth.NewCode(auth.Code{ClientID: c.Credential.ID, RedirectURI: q["redirect_uri"], Challenge: challenge,
 			Scopes: scopes, ExpiresAt: now.Add(10 * time.Minute)})
 		send(map[string]string{"code": code})
 	}
@@ -281,7 +171,7 @@ func readForm(rq *request) (map[string]string, *oauthError) {
 
 // clientAuth authenticates the client by HTTP Basic (id and secret form-urlencoded, RFC 6749
 // §2.3.1) or by client_id/client_secret form fields. Failures count towards the stuffing guard.
-func (s *security) clientAuth(rq *request, form map[string]string) (*auth.OAuthClient, *oauthError) {
+func (a *API) clientAuth(rq *request, form map[string]string) (*auth.OAuthClient, *oauthError) {
 	id, secret := form["client_id"], form["client_secret"]
 	_, hasFormSecret := form["client_secret"]
 	user, pass, basic := rq.BasicAuth()
@@ -297,9 +187,9 @@ func (s *security) clientAuth(rq *request, form map[string]string) (*auth.OAuthC
 			id, secret = uid, upw
 		}
 	}
-	c, ok := s.oauth.Client(id)
+	c, ok := a.oauth.Client(id)
 	if !ok || !c.CheckSecret(secret) {
-		s.guard.fail(rq.addr, s.api.store.Clock().Now())
+		a.guard.fail(rq.addr, a.store.Clock().Now())
 		return nil, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
 			desc: "client authentication failed", basic: basic || rq.Header.Get("Authorization") != ""}
 	}
@@ -317,18 +207,18 @@ type tokenResponse struct {
 
 // token serves the token endpoint (RFC 6749 §3.2): client_credentials, authorization_code
 // (with PKCE) and refresh_token (with rotation and reuse detection).
-func (s *security) token(w http.ResponseWriter, rq *request) {
+func (a *API) token(w http.ResponseWriter, rq *request) {
 	form, oe := readForm(rq)
 	if oe != nil {
 		writeOAuthError(w, oe)
 		return
 	}
-	c, oe := s.clientAuth(rq, form)
+	c, oe := a.clientAuth(rq, form)
 	if oe != nil {
 		writeOAuthError(w, oe)
 		return
 	}
-	now := s.accountNow(c.Credential.Account)
+	now := a.accountNow(c.Credential.Account)
 	scope, hasScope := form["scope"]
 	var issued auth.Issued
 	switch form["grant_type"] {
@@ -338,7 +228,7 @@ func (s *security) token(w http.ResponseWriter, rq *request) {
 			writeOAuthError(w, badRequest("invalid_scope", "scope must be a non-empty subset of the client's scopes"))
 			return
 		}
-		issued = s.oauth.Issue(c, nil, scopes, now, s.accessTTL, s.refreshTTL, false)
+		issued = a.oauth.Issue(c, nil, scopes, now, a.accessTTL, a.refreshTTL, false)
 	case "authorization_code":
 		code, verifier := form["code"], form["code_verifier"]
 		if code == "" || verifier == "" {
@@ -347,12 +237,12 @@ func (s *security) token(w http.ResponseWriter, rq *request) {
 		}
 		sum := sha256.Sum256([]byte(verifier))
 		challenge := base64.RawURLEncoding.EncodeToString(sum[:])
-		grant, ok := s.oauth.RedeemCode(code, c.Credential.ID, form["redirect_uri"], challenge, now)
+		grant, ok := a.oauth.RedeemCode(code, c.Credential.ID, form["redirect_uri"], challenge, now)
 		if !ok {
 			writeOAuthError(w, badRequest("invalid_grant", "the code is invalid, expired, used, or does not match the client, redirect_uri or code_verifier"))
 			return
 		}
-		issued = s.oauth.Issue(c, grant, grant.Scopes, now, s.accessTTL, s.refreshTTL, true)
+		issued = a.oauth.Issue(c, grant, grant.Scopes, now, a.accessTTL, a.refreshTTL, true)
 	case "refresh_token":
 		rt := form["refresh_token"]
 		if rt == "" {
@@ -364,7 +254,7 @@ func (s *security) token(w http.ResponseWriter, rq *request) {
 			scopes = strings.Fields(scope)
 		}
 		var res auth.RefreshResult
-		issued, res = s.oauth.Refresh(rt, c, scopes, now, s.accessTTL, s.refreshTTL)
+		issued, res = a.oauth.Refresh(rt, c, scopes, now, a.accessTTL, a.refreshTTL)
 		switch res {
 		case auth.RefreshInvalid:
 			writeOAuthError(w, badRequest("invalid_grant", "the refresh token is invalid, expired or revoked"))
@@ -384,7 +274,7 @@ func (s *security) token(w http.ResponseWriter, rq *request) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Pragma", "no-cache")
-	b, _ := json.Marshal(tokenResponse{AccessToken: issued.Access, TokenType: "Bearer", ExpiresIn: int64(s.accessTTL / time.Second),
+	b, _ := json.Marshal(tokenResponse{AccessToken: issued.Access, TokenType: "Bearer", ExpiresIn: int64(a.accessTTL / time.Second),
 		RefreshToken: issued.Refresh, Scope: strings.Join(issued.Scopes, " ")})
 	_, _ = w.Write(b)
 }
@@ -392,7 +282,7 @@ func (s *security) token(w http.ResponseWriter, rq *request) {
 // revoke serves RFC 7009 revocation: 200 for any token, known or not. A client that presents
 // credentials must authenticate, and then only revokes its own tokens; holding a token is
 // otherwise enough to revoke it.
-func (s *security) revoke(w http.ResponseWriter, rq *request) {
+func (a *API) revoke(w http.ResponseWriter, rq *request) {
 	form, oe := readForm(rq)
 	if oe != nil {
 		writeOAuthError(w, oe)
@@ -400,7 +290,7 @@ func (s *security) revoke(w http.ResponseWriter, rq *request) {
 	}
 	var client *auth.OAuthClient
 	if _, basic := rq.Header["Authorization"]; basic || form["client_id"] != "" {
-		c, oe := s.clientAuth(rq, form)
+		c, oe := a.clientAuth(rq, form)
 		if oe != nil {
 			writeOAuthError(w, oe)
 			return
@@ -411,7 +301,7 @@ func (s *security) revoke(w http.ResponseWriter, rq *request) {
 		writeOAuthError(w, badRequest("invalid_request", "token is required"))
 		return
 	}
-	s.oauth.Revoke(form["token"], client)
+	a.oauth.Revoke(form["token"], client)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -15,7 +14,7 @@ import (
 // parameter names.
 type query struct {
 	v    url.Values
-	errs []problem.FieldError
+	errs store.FieldErrors
 }
 
 // parseQuery reads rq's query and records unknown_parameter for names not allowed.
@@ -27,9 +26,7 @@ func (rq *request) parseQuery(allowed ...string) *query {
 	return q
 }
 
-func (q *query) fail(name, code, detail string) {
-	q.errs = append(q.errs, problem.FieldError{Pointer: name, Code: code, Detail: detail})
-}
+func (q *query) fail(name, code, detail string) { q.errs.Add(name, code, detail) }
 
 // one returns the single value of name; a repeated parameter is invalid.
 func (q *query) one(name string) (string, bool) {
@@ -138,12 +135,6 @@ func (q *query) window(sortable bool) store.Window {
 }
 
 // done returns the 422 listing every invalid parameter, or nil.
-func (q *query) done() error {
-	if len(q.errs) == 0 {
-		return nil
-	}
-	return problem.Validation(q.errs)
-}
+func (q *query) done() error { return q.errs.Err() }
 
-func itoa(n int) string     { return strconv.Itoa(n) }
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCSVCellNeutralizesFormulas(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"=SUM(A1:A9)": "'=SUM(A1:A9)", "+1": "'+1", "-2": "'-2", "@cmd": "'@cmd", "\tx": "'\tx", "\rx": "'\rx",
 		"botox": "botox", "": "", "a=b": "a=b", "'quoted": "'quoted",
@@ -31,6 +32,7 @@ func TestCSVCellNeutralizesFormulas(t *testing.T) {
 }
 
 func TestWantsCSV(t *testing.T) {
+	t.Parallel()
 	for accept, want := range map[string]bool{
 		"":                                 false,
 		"application/json":                 false,

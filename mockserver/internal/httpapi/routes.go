@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -36,7 +37,7 @@ func list[T any](items []T, total int, w store.Window) listAnswer[T] {
 // pathID returns the {id} path value when it has the prefix's shape; a malformed id is a 404.
 func (rq *request) pathID(prefix, what string) (string, error) {
 	id := rq.PathValue("id")
-	if !store.ValidID(prefix, id) {
+	if !wire.IsID(id, prefix) {
 		return "", problem.NotFound(what)
 	}
 	return id, nil

@@ -2,11 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
+	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
-	"github.com/medspa/medspa-go/mockserver/internal/webhook"
-	"github.com/medspa/medspa-go/webhooks"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
 func (a *API) webhookRoutes() []route {
@@ -19,73 +18,18 @@ func (a *API) webhookRoutes() []route {
 	}
 }
 
-func (a *API) webhookAdminRoutes() []route {
-	return []route{
-		{http.MethodGet, "/__admin/deliveries", "", func(rq *request) (int, any, error) {
-			ds := a.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
-			if ds == nil {
-				ds = []webhook.Delivery{}
-			}
-			return ok, map[string]any{"deliveries": ds}, nil
-		}},
-	}
-}
+var webhookFields = []string{"url", "events", "description", "enabled"}
 
 func (a *API) createWebhook(rq *request) (int, any, error) {
-	f, err := rq.parseForm()
+	f, err := parseForm(rq.body)
 	if err != nil {
 		return 0, nil, err
 	}
-	f.allow("url", "events", "description", "enabled")
-	var e webhooks.Endpoint
-	if u, p := f.str("url", true, 1, 0); p == present {
-		if code, detail := a.opts.Webhooks.CheckURL(rq.Context(), u); code != "" {
-			f.fail("url", code, detail)
-		}
-		e.URL = u
-	}
-	e.Events = readEvents(f)
-	e.Description, _ = f.str("description", false, 0, 500)
-	e.Enabled = true
-	if v, p := f.boolean("enabled"); p == present {
-		e.Enabled = v
-	}
-	if err := f.done(); err != nil {
-		return 0, nil, err
-	}
-	out, err := rq.acct.CreateWebhook(e, rq.backdate)
+	out, err := rq.acct.CreateWebhook(rq.Context(), store.WebhookInput{
+		Members: f.members(webhookFields...),
+		URL:     f.str("url"), Events: f.strs("events"), Description: f.str("description"), Enabled: f.boolean("enabled"),
+	}, time.Time{})
 	return created, out, err
-}
-
-// readEvents validates the events list: known types without duplicates, or "*" alone.
-func readEvents(f *form) []webhooks.EventType {
-	list, p := f.strings("events", 32, 64)
-	switch p {
-	case absent, null:
-		f.fail("events", "required", "is required")
-		return nil
-	case invalid:
-		return nil
-	}
-	if len(list) == 0 {
-		f.fail("events", "too_short", "must list at least one event type")
-		return nil
-	}
-	items := &form{prefix: f.pointer("events"), errs: f.errs}
-	out := make([]webhooks.EventType, 0, len(list))
-	for i, s := range list {
-		t := webhooks.EventType(s)
-		switch {
-		case !t.Valid():
-			items.fail(itoa(i), "invalid_value", "must be a known event type or \"*\"")
-		case slices.Contains(out, t):
-			items.fail(itoa(i), "invalid_value", "is listed twice")
-		case t == webhooks.EventAll && len(list) > 1:
-			items.fail(itoa(i), "invalid_value", "\"*\" must be the only entry")
-		}
-		out = append(out, t)
-	}
-	return out
 }
 
 func (a *API) getWebhook(rq *request) (int, any, error) {

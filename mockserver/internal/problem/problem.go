@@ -1,5 +1,6 @@
-// Package problem is the mock server's one error type: an RFC 9457 problem document with the
-// protocol's codes, written by one function for every failure path.
+// Package problem is the mock server's error answer: an RFC 9457 problem document with the
+// protocol's codes (docs/protocol.md §4), written by one function for every failure path. Codes,
+// statuses and titles come from internal/wire's table; this package keeps no list of its own.
 package problem
 
 import (
@@ -9,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // FieldError names one invalid field (JSON Pointer) or query parameter.
@@ -33,8 +36,19 @@ type Problem struct {
 // Error describes the problem without request data.
 func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Code, p.Detail) }
 
-// New returns a problem with the given status, code and detail.
-func New(status int, code, detail string) *Problem {
+// New returns the problem of a protocol error code, with its status from internal/wire's table.
+// A code the table lacks (or one without a status of its own) is answered 500.
+func New(code, detail string) *Problem {
+	c, _ := wire.LookupCode(code)
+	if c.Status == 0 {
+		c.Status = http.StatusInternalServerError
+	}
+	return &Problem{Status: c.Status, Code: code, Detail: detail}
+}
+
+// WithStatus returns a problem with a status of its own choosing: injected faults answer any
+// status (docs/protocol.md §12, §14).
+func WithStatus(status int, code, detail string) *Problem {
 	return &Problem{Status: status, Code: code, Detail: detail}
 }
 
@@ -62,7 +76,9 @@ func Validation(errs []FieldError) *Problem {
 	if len(errs) != 1 {
 		detail = strconv.Itoa(len(errs)) + " fields are invalid"
 	}
-	return &Problem{Status: http.StatusUnprocessableEntity, Code: "validation_error", Detail: detail, Errors: errs}
+	p := New("validation_error", detail)
+	p.Errors = errs
+	return p
 }
 
 // Field returns a 422 for a single field.
@@ -71,53 +87,7 @@ func Field(pointer, code, detail string) *Problem {
 }
 
 // NotFound is the 404 for an unknown route or id.
-func NotFound(what string) *Problem {
-	return New(http.StatusNotFound, "not_found", what+" not found")
-}
-
-// titles are the short summaries per code.
-var titles = map[string]string{
-	"malformed_json":           "Malformed JSON",
-	"unauthorized":             "Unauthorized",
-	"token_expired":            "Token expired",
-	"invalid_signature":        "Invalid signature",
-	"card_declined":            "Card declined",
-	"insufficient_scope":       "Insufficient scope",
-	"ip_not_allowed":           "IP address not allowed",
-	"not_found":                "Not found",
-	"method_not_allowed":       "Method not allowed",
-	"appointment_conflict":     "Appointment conflict",
-	"invalid_state_transition": "Invalid state transition",
-	"appointment_locked":       "Appointment locked",
-	"insufficient_stock":       "Insufficient stock",
-	"duplicate_sku":            "Duplicate SKU",
-	"invoice_not_payable":      "Invoice not payable",
-	"idempotency_key_in_use":   "Idempotency key in use",
-	"payload_too_large":        "Payload too large",
-	"unsupported_media_type":   "Unsupported media type",
-	"validation_error":         "Validation failed",
-	"idempotency_key_reused":   "Idempotency key reused",
-	"amount_exceeds_balance":   "Amount exceeds balance",
-	"rate_limited":             "Rate limited",
-	"quota_exceeded":           "Quota exceeded",
-	"internal_error":           "Internal error",
-	"service_unavailable":      "Service unavailable",
-	// Mock fault injection only.
-	"bad_gateway":     "Bad gateway",
-	"gateway_timeout": "Gateway timeout",
-	"injected_fault":  "Injected fault",
-}
-
-// Title returns the title of a code.
-func Title(code string) string {
-	if t, ok := titles[code]; ok {
-		return t
-	}
-	return http.StatusText(500)
-}
-
-// TypeBase prefixes every problem type URI.
-const TypeBase = "https://docs.medspa.dev/errors/"
+func NotFound(what string) *Problem { return New("not_found", what+" not found") }
 
 // Body encodes the problem document with members in a fixed order (extras sorted), so equal
 // problems are byte-for-byte equal (idempotent replays, snapshots of tests).
@@ -134,8 +104,8 @@ func (p *Problem) Body(requestID string) []byte {
 		b.Write(vb)
 	}
 	b.WriteByte('{')
-	w("type", TypeBase+p.Code)
-	w("title", Title(p.Code))
+	w("type", wire.TypeBase+p.Code)
+	w("title", wire.Title(p.Code))
 	w("status", p.Status)
 	w("detail", p.Detail)
 	w("code", p.Code)
@@ -165,12 +135,4 @@ func Write(w http.ResponseWriter, requestID string, p *Problem) {
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(p.Body(requestID))
-}
-
-// As returns err as a *Problem, or a 500 internal_error that hides err's text.
-func As(err error) *Problem {
-	if p, ok := err.(*Problem); ok {
-		return p
-	}
-	return New(http.StatusInternalServerError, "internal_error", "the server failed to process the request")
 }

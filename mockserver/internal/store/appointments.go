@@ -1,12 +1,11 @@
 package store
 
 import (
-	"net/http"
 	"slices"
 	"time"
 
 	"github.com/medspa/medspa-go/appointments"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -68,9 +67,6 @@ func SlotProblem(startAt, endAt time.Time) string {
 	return ""
 }
 
-// wireTime is a timestamp as the protocol writes it: UTC, second precision.
-func wireTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
-
 func (a *Account) sealNotes(r *AppointmentRecord, notes string) {
 	r.Sealed = nil
 	if notes != "" {
@@ -130,48 +126,162 @@ func (a *Account) conflictWith(c *AppointmentRecord) string {
 }
 
 func conflict(id string) error {
-	return problem.New(http.StatusConflict, "appointment_conflict", "the time overlaps another active appointment of the same provider, room or patient").
-		With("conflictingId", id)
+	return breaks("appointment_conflict", "the time overlaps another active appointment of the same provider, room or patient",
+		map[string]any{"conflictingId": id})
 }
 
 func invalidTransition(from, to appointments.Status, detail string) error {
-	return problem.New(http.StatusConflict, "invalid_state_transition", detail).With("from", string(from)).With("to", string(to))
+	return breaks("invalid_state_transition", detail, map[string]any{"from": string(from), "to": string(to)})
 }
 
-// HasPatient reports whether the id names a patient of the account.
-func (a *Account) HasPatient(id string) bool {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	return a.patientExists(id)
+// AppointmentInput is an appointment create or merge-patch body (docs/protocol.md §9
+// Appointment), decoded.
+type AppointmentInput struct {
+	Members
+	PatientID, ProviderID, Service Field[string]
+	StartAt, EndAt                 Field[string] // RFC 3339
+	RoomID, Notes                  Field[string]
+	Status                         Field[string]
+	// CancellationReason is for patches only.
+	CancellationReason Field[string]
 }
 
-// CreateAppointment books a validated appointment (status scheduled, or confirmed when ap says
-// so) after checking, atomically, that the patient exists and nothing active overlaps it;
-// createdAt may be backdated (fixtures) when non-zero.
-func (a *Account) CreateAppointment(ap appointments.Appointment, createdAt time.Time) (appointments.Appointment, error) {
-	ap.StartAt, ap.EndAt = wireTime(ap.StartAt), wireTime(ap.EndAt)
+var (
+	appointmentStatuses = []string{"scheduled", "confirmed", "checked_in", "in_progress", "completed", "cancelled", "no_show"}
+	initialStatuses     = []string{"scheduled", "confirmed"}
+)
+
+// maxCancellationReason bounds the free-text reason (the protocol sets no limit; notes' is 10,000).
+const maxCancellationReason = 1000
+
+// checkAppointment validates an appointment body (create, or merge patch) and returns the change
+// it makes. stored is the appointment patched (nil for a create, or an unknown id), so a patch
+// of only one of startAt/endAt is checked against the other in the same pass as every other
+// field. The caller holds a.mu: the patient a body names must exist.
+func (a *Account) checkAppointment(in AppointmentInput, patch bool, stored *AppointmentRecord) (AppointmentChange, error) {
+	var ch AppointmentChange
+	c := newChecker()
+	c.members(in.Members)
+	if patch {
+		c.nonNull(namedState{"patientId", in.PatientID.State}, namedState{"providerId", in.ProviderID.State},
+			namedState{"service", in.Service.State}, namedState{"startAt", in.StartAt.State},
+			namedState{"endAt", in.EndAt.State}, namedState{"status", in.Status.State})
+	}
+	if v, p := c.str("patientId", in.PatientID, !patch, 1, 64); p == Present {
+		switch {
+		case !wire.IsID(v, "pat"):
+			c.fail("patientId", "invalid_format", "must be a pat_ id")
+		case !a.patientExists(v):
+			c.fail("patientId", "not_found", "no such patient")
+		default:
+			ch.PatientID = &v
+		}
+	}
+	if v, p := c.str("providerId", in.ProviderID, !patch, 1, 64); p == Present {
+		ch.ProviderID = &v
+	}
+	if v, p := c.str("service", in.Service, !patch, 1, 200); p == Present {
+		ch.Service = &v
+	}
+	start, sp := c.instant("startAt", in.StartAt, !patch)
+	end, ep := c.instant("endAt", in.EndAt, !patch)
+	ch.StartAt, ch.EndAt = start, end
+	if sp == Present || ep == Present {
+		var s, e time.Time
+		ok := sp != Invalid && ep != Invalid && (patch || start != nil && end != nil)
+		if ok && patch {
+			ok = stored != nil // unknown id: the update answers 404
+			if ok {
+				s, e = stored.StartAt, stored.EndAt
+			}
+		}
+		if start != nil {
+			s = *start
+		}
+		if end != nil {
+			e = *end
+		}
+		if d := SlotProblem(s, e); ok && d != "" {
+			if end != nil {
+				c.fail("endAt", "out_of_range", d)
+			} else {
+				c.fail("startAt", "out_of_range", d)
+			}
+		}
+	}
+	if v, p := c.str("roomId", in.RoomID, false, 0, 64); p != Invalid {
+		ch.RoomID = optional(v, p)
+	}
+	if v, p := c.str("notes", in.Notes, false, 0, 10000); p != Invalid {
+		ch.Notes = optional(v, p)
+	}
+	statuses := initialStatuses
+	if patch {
+		statuses = appointmentStatuses
+	}
+	if v, p := c.enum("status", in.Status, false, statuses...); p == Present {
+		st := appointments.Status(v)
+		ch.Status = &st
+	}
+	if patch {
+		if v, p := c.str("cancellationReason", in.CancellationReason, false, 0, maxCancellationReason); p != Invalid {
+			ch.CancellationReason = optional(v, p)
+		}
+	}
+	return ch, c.done()
+}
+
+// CreateAppointment validates in and books the appointment (status scheduled, or confirmed when
+// in says so) after checking, atomically, that the patient exists and nothing active overlaps
+// it; createdAt may be backdated (fixtures) when non-zero.
+func (a *Account) CreateAppointment(in AppointmentInput, createdAt time.Time) (appointments.Appointment, error) {
+	t := a.begin()
+	defer t.end()
+	ch, err := a.checkAppointment(in, false, nil)
+	if err != nil {
+		return appointments.Appointment{}, err
+	}
+	ap := appointments.Appointment{
+		PatientID: *ch.PatientID, ProviderID: *ch.ProviderID, Service: *ch.Service,
+		StartAt: *ch.StartAt, EndAt: *ch.EndAt, Status: appointments.StatusScheduled,
+	}
+	setIf(&ap.RoomID, ch.RoomID)
+	setIf(&ap.Notes, ch.Notes)
+	setIf(&ap.Status, ch.Status)
+	return a.book(t, ap, createdAt)
+}
+
+// createAppointment books a valid appointment.
+func (a *Account) createAppointment(ap appointments.Appointment, createdAt time.Time) (appointments.Appointment, error) {
+	t := a.begin()
+	defer t.end()
+	return a.book(t, ap, createdAt)
+}
+
+// book books ap within t, keeping the invariants (a known patient, a slot of legal length, an
+// initial status, no overlap).
+func (a *Account) book(t *tx, ap appointments.Appointment, createdAt time.Time) (appointments.Appointment, error) {
+	ap.StartAt, ap.EndAt = wire.Time(ap.StartAt), wire.Time(ap.EndAt)
 	if ap.Status == "" {
 		ap.Status = appointments.StatusScheduled
 	}
-	var errs []problem.FieldError
+	var errs FieldErrors
 	if d := SlotProblem(ap.StartAt, ap.EndAt); d != "" {
-		errs = append(errs, problem.FieldError{Pointer: "/endAt", Code: "out_of_range", Detail: d})
+		errs.Add("/endAt", "out_of_range", d)
 	}
 	if !editable(ap.Status) {
-		errs = append(errs, problem.FieldError{Pointer: "/status", Code: "invalid_value", Detail: "must be scheduled or confirmed"})
+		errs.Add("/status", "invalid_value", "must be scheduled or confirmed")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if !a.patientExists(ap.PatientID) {
-		errs = append(errs, problem.FieldError{Pointer: "/patientId", Code: "not_found", Detail: "no such patient"})
+		errs.Add("/patientId", "not_found", "no such patient")
 	}
-	if len(errs) > 0 {
-		return appointments.Appointment{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return appointments.Appointment{}, err
 	}
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	createdAt = wireTime(createdAt)
+	createdAt = wire.Time(createdAt)
 	r := &AppointmentRecord{
 		ID: a.store.ids.New("apt", createdAt), PatientID: ap.PatientID, ProviderID: ap.ProviderID, Service: ap.Service,
 		StartAt: ap.StartAt, EndAt: ap.EndAt, RoomID: ap.RoomID, Status: ap.Status, CreatedAt: createdAt, UpdatedAt: createdAt,
@@ -181,7 +291,8 @@ func (a *Account) CreateAppointment(ap appointments.Appointment, createdAt time.
 	}
 	a.sealNotes(r, ap.Notes)
 	a.data.Appointments.insert(r)
-	a.emit(webhooks.EventAppointmentCreated, eventData(r, ""))
+	t.put("appointment", r.ID)
+	t.emit(webhooks.EventAppointmentCreated, eventData(r, ""))
 	return a.openAppointment(r)
 }
 
@@ -191,24 +302,12 @@ func (a *Account) GetAppointment(id string) (appointments.Appointment, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Appointments.get(id)
 	if !ok {
-		return appointments.Appointment{}, problem.NotFound("appointment")
+		return appointments.Appointment{}, NotFound("appointment")
 	}
 	return a.openAppointment(r)
 }
 
-// AppointmentSlot returns the stored times of the appointment, so a patch of one of them can be
-// validated with the others before the update runs (the update checks again, atomically).
-func (a *Account) AppointmentSlot(id string) (startAt, endAt time.Time, ok bool) {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	r, ok := a.data.Appointments.get(id)
-	if !ok {
-		return time.Time{}, time.Time{}, false
-	}
-	return r.StartAt, r.EndAt, true
-}
-
-// AppointmentChange is a validated merge patch of an appointment: nil fields are unchanged; an
+// AppointmentChange is a valid merge patch of an appointment: nil fields are unchanged; an
 // empty RoomID, Notes or CancellationReason clears it.
 type AppointmentChange struct {
 	PatientID, ProviderID, Service *string
@@ -218,18 +317,36 @@ type AppointmentChange struct {
 	CancellationReason             *string
 }
 
-// UpdateAppointment applies the change atomically, in the protocol's order: field rules that
-// depend on the stored appointment (422), then the state machine (409
-// invalid_state_transition), the edit lock (409 appointment_locked) and conflicts (409
-// appointment_conflict). A change that changes nothing (such as the current status again)
-// leaves the record, its updatedAt and the event log untouched. Cancelling stamps cancelledAt
-// and emits appointment.cancelled; any other change emits appointment.updated.
-func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointments.Appointment, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// UpdateAppointment validates in, a merge patch, and applies it atomically, in the protocol's
+// order: the body's fields (422), the id (404), field rules that depend on the stored
+// appointment (422), then the state machine (409 invalid_state_transition), the edit lock (409
+// appointment_locked) and conflicts (409 appointment_conflict). A change that changes nothing
+// (such as the current status again) leaves the record, its updatedAt and the event log
+// untouched. Cancelling stamps cancelledAt and emits appointment.cancelled; any other change
+// emits appointment.updated.
+func (a *Account) UpdateAppointment(id string, in AppointmentInput) (appointments.Appointment, error) {
+	t := a.begin()
+	defer t.end()
+	stored, _ := a.data.Appointments.get(id)
+	ch, err := a.checkAppointment(in, true, stored)
+	if err != nil {
+		return appointments.Appointment{}, err
+	}
+	return a.update(t, id, ch)
+}
+
+// updateAppointment applies a valid change.
+func (a *Account) updateAppointment(id string, ch AppointmentChange) (appointments.Appointment, error) {
+	t := a.begin()
+	defer t.end()
+	return a.update(t, id, ch)
+}
+
+// update applies ch to the appointment within t.
+func (a *Account) update(t *tx, id string, ch AppointmentChange) (appointments.Appointment, error) {
 	r, ok := a.data.Appointments.get(id)
 	if !ok {
-		return appointments.Appointment{}, problem.NotFound("appointment")
+		return appointments.Appointment{}, NotFound("appointment")
 	}
 	notes, err := a.openNotes(r)
 	if err != nil {
@@ -244,15 +361,15 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 	setIf(&next.CancellationReason, ch.CancellationReason)
 	setIf(&next.Status, ch.Status)
 	if ch.StartAt != nil {
-		next.StartAt = wireTime(*ch.StartAt)
+		next.StartAt = wire.Time(*ch.StartAt)
 	}
 	if ch.EndAt != nil {
-		next.EndAt = wireTime(*ch.EndAt)
+		next.EndAt = wire.Time(*ch.EndAt)
 	}
 
-	var errs []problem.FieldError
+	var errs FieldErrors
 	if next.PatientID != r.PatientID && !a.patientExists(next.PatientID) {
-		errs = append(errs, problem.FieldError{Pointer: "/patientId", Code: "not_found", Detail: "no such patient"})
+		errs.Add("/patientId", "not_found", "no such patient")
 	}
 	if ch.StartAt != nil || ch.EndAt != nil {
 		if d := SlotProblem(next.StartAt, next.EndAt); d != "" {
@@ -260,14 +377,14 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 			if ch.EndAt == nil {
 				ptr = "/startAt"
 			}
-			errs = append(errs, problem.FieldError{Pointer: ptr, Code: "out_of_range", Detail: d})
+			errs.Add(ptr, "out_of_range", d)
 		}
 	}
 	if next.CancellationReason != "" && next.CancellationReason != r.CancellationReason && next.Status != appointments.StatusCancelled {
-		errs = append(errs, problem.FieldError{Pointer: "/cancellationReason", Code: "invalid_value", Detail: "can only be set when the appointment is cancelled"})
+		errs.Add("/cancellationReason", "invalid_value", "can only be set when the appointment is cancelled")
 	}
-	if len(errs) > 0 {
-		return appointments.Appointment{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return appointments.Appointment{}, err
 	}
 
 	now := a.Now()
@@ -286,8 +403,8 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 	moved := !next.StartAt.Equal(r.StartAt) || !next.EndAt.Equal(r.EndAt) || next.ProviderID != r.ProviderID ||
 		next.RoomID != r.RoomID || next.PatientID != r.PatientID
 	if moved && !editable(from) {
-		return appointments.Appointment{}, problem.New(http.StatusConflict, "appointment_locked",
-			"time, provider, room and patient can change only while the appointment is scheduled or confirmed")
+		return appointments.Appointment{}, breaks("appointment_locked",
+			"time, provider, room and patient can change only while the appointment is scheduled or confirmed", nil)
 	}
 	if moved && to.Active() {
 		if cid := a.conflictWith(&next); cid != "" {
@@ -308,13 +425,14 @@ func (a *Account) UpdateAppointment(id string, ch AppointmentChange) (appointmen
 		a.sealNotes(r, nextNotes)
 	}
 	r.UpdatedAt = now
+	t.put("appointment", r.ID)
 	switch {
 	case to == from:
-		a.emit(webhooks.EventAppointmentUpdated, eventData(r, ""))
+		t.emit(webhooks.EventAppointmentUpdated, eventData(r, ""))
 	case to == appointments.StatusCancelled:
-		a.emit(webhooks.EventAppointmentCancelled, eventData(r, from))
+		t.emit(webhooks.EventAppointmentCancelled, eventData(r, from))
 	default:
-		a.emit(webhooks.EventAppointmentUpdated, eventData(r, from))
+		t.emit(webhooks.EventAppointmentUpdated, eventData(r, from))
 	}
 	return a.openAppointment(r)
 }
@@ -330,7 +448,7 @@ func setIf[T any](dst *T, v *T) {
 // already cancelled one is left as it is; any other status is 409 invalid_state_transition.
 func (a *Account) CancelAppointment(id string) error {
 	cancelled := appointments.StatusCancelled
-	_, err := a.UpdateAppointment(id, AppointmentChange{Status: &cancelled})
+	_, err := a.updateAppointment(id, AppointmentChange{Status: &cancelled})
 	return err
 }
 
@@ -398,3 +516,7 @@ func (a *Account) AppointmentsBetween(from, to time.Time, fn func(*AppointmentRe
 		fn(&c)
 	}
 }
+
+// AppointmentStatuses are the appointment statuses (docs/protocol.md §9 Appointment), for list
+// filters.
+func AppointmentStatuses() []string { return slices.Clone(appointmentStatuses) }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -34,7 +32,7 @@ func newFixture(t *testing.T) *fixture {
 	a := st.Account("acct")
 	fx := &fixture{t: t, clk: clk, acct: a}
 	for i, dst := range []*string{&fx.p1, &fx.p2} {
-		p, err := a.CreatePatient(patients.Patient{FirstName: "P", LastName: fmt.Sprint(i), Email: "p@example.com"}, time.Time{})
+		p, err := a.createPatient(patients.Patient{FirstName: "P", LastName: fmt.Sprint(i), Email: "p@example.com"}, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 // book creates an appointment starting at t0+startMin for durMin minutes.
 func (fx *fixture) book(patient, provider, room string, startMin, durMin int) (appointments.Appointment, error) {
 	start := t0.Add(time.Duration(startMin) * time.Minute)
-	return fx.acct.CreateAppointment(appointments.Appointment{
+	return fx.acct.createAppointment(appointments.Appointment{
 		PatientID: patient, ProviderID: provider, Service: "Facial", RoomID: room, Notes: "secret clinical note",
 		StartAt: start, EndAt: start.Add(time.Duration(durMin) * time.Minute),
 	}, time.Time{})
@@ -74,25 +72,17 @@ func (fx *fixture) reach(id string, status appointments.Status) {
 		appointments.StatusNoShow:     {"no_show"},
 	}[status]
 	for _, s := range path {
-		if _, err := fx.acct.UpdateAppointment(id, AppointmentChange{Status: &s}); err != nil {
+		if _, err := fx.acct.updateAppointment(id, AppointmentChange{Status: &s}); err != nil {
 			fx.t.Fatalf("reach %s via %s: %v", status, s, err)
 		}
 	}
-}
-
-func asProblem(t *testing.T, err error) *problem.Problem {
-	t.Helper()
-	var p *problem.Problem
-	if !errors.As(err, &p) {
-		t.Fatalf("want a *problem.Problem, got %v", err)
-	}
-	return p
 }
 
 var allStatuses = []appointments.Status{"scheduled", "confirmed", "checked_in", "in_progress", "completed", "cancelled", "no_show"}
 
 // TestStateMachineMatrix tries every (from, to) pair of the seven statuses.
 func TestStateMachineMatrix(t *testing.T) {
+	t.Parallel()
 	allowed := map[[2]appointments.Status]bool{}
 	for _, p := range [][2]appointments.Status{
 		{"scheduled", "confirmed"}, {"scheduled", "checked_in"}, {"scheduled", "cancelled"}, {"scheduled", "no_show"},
@@ -115,7 +105,7 @@ func TestStateMachineMatrix(t *testing.T) {
 				before, _ := fx.acct.GetAppointment(ap.ID)
 				nEvents := len(fx.acct.Events())
 				fx.clk.Advance(time.Minute)
-				got, err := fx.acct.UpdateAppointment(ap.ID, AppointmentChange{Status: &to})
+				got, err := fx.acct.updateAppointment(ap.ID, AppointmentChange{Status: &to})
 				switch {
 				case from == to:
 					if err != nil {
@@ -152,24 +142,26 @@ func TestStateMachineMatrix(t *testing.T) {
 }
 
 func TestNoShowOnlyOnceStarted(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	ap := fx.mustBook(fx.p1, "prv_1", "", 60, 30) // starts at t0+1h
 	noShow := appointments.StatusNoShow
 	for _, now := range []time.Time{t0, t0.Add(59*time.Minute + 59*time.Second)} {
 		fx.clk.Set(now)
-		_, err := fx.acct.UpdateAppointment(ap.ID, AppointmentChange{Status: &noShow})
+		_, err := fx.acct.updateAppointment(ap.ID, AppointmentChange{Status: &noShow})
 		if p := asProblem(t, err); p.Code != "invalid_state_transition" || p.Extra["from"] != "scheduled" || p.Extra["to"] != "no_show" {
 			t.Fatalf("no_show at %v: %v %v", now, p, p.Extra)
 		}
 	}
 	fx.clk.Set(t0.Add(time.Hour)) // now == startAt
-	got, err := fx.acct.UpdateAppointment(ap.ID, AppointmentChange{Status: &noShow})
+	got, err := fx.acct.updateAppointment(ap.ID, AppointmentChange{Status: &noShow})
 	if err != nil || got.Status != noShow {
 		t.Fatalf("no_show at start: %v %v", got.Status, err)
 	}
 }
 
 func TestConflicts(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	base := fx.mustBook(fx.p1, "prv_a", "room_1", 60, 60) // [60, 120)
 	cases := []struct {
@@ -207,6 +199,7 @@ func TestConflicts(t *testing.T) {
 }
 
 func TestInactiveAppointmentsDoNotBlock(t *testing.T) {
+	t.Parallel()
 	for _, st := range []appointments.Status{"cancelled", "no_show", "completed"} {
 		t.Run(string(st), func(t *testing.T) {
 			fx := newFixture(t)
@@ -219,6 +212,7 @@ func TestInactiveAppointmentsDoNotBlock(t *testing.T) {
 }
 
 func TestRescheduleAndLocks(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	a1 := fx.mustBook(fx.p1, "prv_a", "", 60, 60)
 	a2 := fx.mustBook(fx.p2, "prv_b", "room_1", 180, 30)
@@ -226,7 +220,7 @@ func TestRescheduleAndLocks(t *testing.T) {
 	str := func(s string) *string { return &s }
 
 	// Into a conflict: refused, nothing changes.
-	_, err := fx.acct.UpdateAppointment(a2.ID, AppointmentChange{ProviderID: str("prv_a"), StartAt: at(90), EndAt: at(120)})
+	_, err := fx.acct.updateAppointment(a2.ID, AppointmentChange{ProviderID: str("prv_a"), StartAt: at(90), EndAt: at(120)})
 	if p := asProblem(t, err); p.Code != "appointment_conflict" || p.Extra["conflictingId"] != a1.ID {
 		t.Fatalf("reschedule into conflict: %v %v", p, p.Extra)
 	}
@@ -234,12 +228,12 @@ func TestRescheduleAndLocks(t *testing.T) {
 		t.Fatalf("a refused reschedule changed the appointment")
 	}
 	// Moving within its own slot never conflicts with itself.
-	got, err := fx.acct.UpdateAppointment(a1.ID, AppointmentChange{StartAt: at(70)})
+	got, err := fx.acct.updateAppointment(a1.ID, AppointmentChange{StartAt: at(70)})
 	if err != nil || !got.StartAt.Equal(*at(70)) || !got.EndAt.Equal(*at(120)) {
 		t.Fatalf("self overlap: %+v %v", got, err)
 	}
 	// Reschedule before a2: the list order follows startAt.
-	if _, err := fx.acct.UpdateAppointment(a2.ID, AppointmentChange{StartAt: at(0), EndAt: at(30)}); err != nil {
+	if _, err := fx.acct.updateAppointment(a2.ID, AppointmentChange{StartAt: at(0), EndAt: at(30)}); err != nil {
 		t.Fatal(err)
 	}
 	list, _, _ := fx.acct.ListAppointments(AppointmentFilter{}, Window{Page: 1, PerPage: 10})
@@ -247,7 +241,7 @@ func TestRescheduleAndLocks(t *testing.T) {
 		t.Fatalf("order after reschedule: %v", list)
 	}
 	// Only one of the times, checked against the stored other one.
-	_, err = fx.acct.UpdateAppointment(a1.ID, AppointmentChange{StartAt: at(119)})
+	_, err = fx.acct.updateAppointment(a1.ID, AppointmentChange{StartAt: at(119)})
 	if p := asProblem(t, err); p.Status != 422 || len(p.Errors) != 1 || p.Errors[0].Pointer != "/startAt" {
 		t.Fatalf("startAt past endAt: %v %v", p, p.Errors)
 	}
@@ -261,19 +255,20 @@ func TestRescheduleAndLocks(t *testing.T) {
 		"roomId":     {RoomID: str("room_9")},
 		"patientId":  {PatientID: &fx.p2},
 	} {
-		_, err := fx.acct.UpdateAppointment(a1.ID, ch)
+		_, err := fx.acct.updateAppointment(a1.ID, ch)
 		if p := asProblem(t, err); p.Status != 409 || p.Code != "appointment_locked" {
 			t.Errorf("%s: %v", name, p)
 		}
 	}
 	// Same values are no change, and other fields stay editable.
-	got, err = fx.acct.UpdateAppointment(a1.ID, AppointmentChange{StartAt: at(70), Service: str("Peel"), Notes: str("")})
+	got, err = fx.acct.updateAppointment(a1.ID, AppointmentChange{StartAt: at(70), Service: str("Peel"), Notes: str("")})
 	if err != nil || got.Service != "Peel" || got.Notes != "" {
 		t.Fatalf("edit of a checked-in appointment: %+v %v", got, err)
 	}
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	ap := fx.mustBook(fx.p1, "prv_a", "", 60, 60)
 	fx.clk.Advance(time.Minute)
@@ -303,18 +298,19 @@ func TestCancel(t *testing.T) {
 	// A reason goes with the cancellation, not before it.
 	c := fx.mustBook(fx.p2, "prv_c", "", 60, 60)
 	reason := "patient unwell"
-	_, err := fx.acct.UpdateAppointment(c.ID, AppointmentChange{CancellationReason: &reason})
+	_, err := fx.acct.updateAppointment(c.ID, AppointmentChange{CancellationReason: &reason})
 	if p := asProblem(t, err); p.Status != 422 || p.Errors[0].Pointer != "/cancellationReason" {
 		t.Fatalf("%v", p)
 	}
 	cancelled := appointments.StatusCancelled
-	got, err = fx.acct.UpdateAppointment(c.ID, AppointmentChange{Status: &cancelled, CancellationReason: &reason})
+	got, err = fx.acct.updateAppointment(c.ID, AppointmentChange{Status: &cancelled, CancellationReason: &reason})
 	if err != nil || got.CancellationReason != reason || got.CancelledAt.IsZero() {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
 
 func TestCreateRules(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	_, err := fx.book("pat_00000000000000000000000000000000", "prv", "", 0, 30)
 	if p := asProblem(t, err); p.Status != 422 || p.Errors[0].Pointer != "/patientId" || p.Errors[0].Code != "not_found" {
@@ -330,7 +326,7 @@ func TestCreateRules(t *testing.T) {
 		_ = fx.acct.CancelAppointment(ap.ID)
 	}
 	backdated := t0.Add(-30 * 24 * time.Hour)
-	ap, err := fx.acct.CreateAppointment(appointments.Appointment{
+	ap, err := fx.acct.createAppointment(appointments.Appointment{
 		PatientID: fx.p1, ProviderID: "prv", Service: "s", StartAt: t0, EndAt: t0.Add(time.Hour), Status: "confirmed",
 	}, backdated)
 	if err != nil || !ap.CreatedAt.Equal(backdated) || ap.Status != "confirmed" {
@@ -339,6 +335,7 @@ func TestCreateRules(t *testing.T) {
 }
 
 func TestNotesSealedAndEvents(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	ap := fx.mustBook(fx.p1, "prv_a", "room_1", 60, 60)
 	confirmed, cancelled := appointments.StatusConfirmed, appointments.StatusCancelled
@@ -350,7 +347,7 @@ func TestNotesSealedAndEvents(t *testing.T) {
 		{Status: &cancelled},
 	}
 	for _, ch := range steps {
-		if _, err := fx.acct.UpdateAppointment(ap.ID, ch); err != nil {
+		if _, err := fx.acct.updateAppointment(ap.ID, ch); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -407,6 +404,7 @@ func TestNotesSealedAndEvents(t *testing.T) {
 }
 
 func TestAppointmentsBetween(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	var ids []string
 	for i := range 5 {
@@ -431,6 +429,7 @@ func TestAppointmentsBetween(t *testing.T) {
 
 // TestConcurrentBookingsStore races creates for one slot straight at the store.
 func TestConcurrentBookingsStore(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -445,8 +444,7 @@ func TestConcurrentBookingsStore(t *testing.T) {
 				won = append(won, ap.ID)
 				return
 			}
-			var p *problem.Problem
-			if errors.As(err, &p) && p.Code == "appointment_conflict" {
+			if p, ok := viewOf(err); ok && p.Code == "appointment_conflict" {
 				conflicts = append(conflicts, p.Extra["conflictingId"].(string))
 			}
 		})

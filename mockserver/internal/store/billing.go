@@ -1,16 +1,17 @@
 package store
 
 import (
+	"encoding/json"
 	"math"
 	"math/bits"
-	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/inventory"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -46,12 +47,12 @@ func taxHalfUp(base, bps int64) int64 {
 // invoiceTotals computes the line amounts (in place), subtotal, tax and total, or names the
 // fields whose values make them impossible: an amount beyond int64 (out_of_range) or a discount
 // above the subtotal.
-func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax, total int64, errs []problem.FieldError) {
+func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax, total int64, errs FieldErrors) {
 	overflow := false
 	for i := range items {
 		amt, ok := lineAmount(items[i].Quantity, items[i].UnitAmount)
 		if !ok {
-			errs = append(errs, problem.FieldError{Pointer: "/lineItems/" + strconv.Itoa(i) + "/unitAmount", Code: "out_of_range", Detail: "quantity × unitAmount exceeds the largest amount"})
+			errs.Add("/lineItems/"+strconv.Itoa(i)+"/unitAmount", "out_of_range", "quantity × unitAmount exceeds the largest amount")
 			overflow = true
 			continue
 		}
@@ -63,55 +64,129 @@ func invoiceTotals(items []billing.LineItem, discount, bps int64) (subtotal, tax
 	}
 	if overflow {
 		if len(errs) == 0 {
-			errs = append(errs, problem.FieldError{Pointer: "/lineItems", Code: "out_of_range", Detail: "the subtotal exceeds the largest amount"})
+			errs.Add("/lineItems", "out_of_range", "the subtotal exceeds the largest amount")
 		}
 		return 0, 0, 0, errs
 	}
 	if discount > subtotal {
-		return 0, 0, 0, []problem.FieldError{{Pointer: "/discountAmount", Code: "out_of_range", Detail: "must not exceed the subtotal"}}
+		return 0, 0, 0, FieldErrors{{Pointer: "/discountAmount", Code: "out_of_range", Detail: "must not exceed the subtotal"}}
 	}
 	base := subtotal - discount
 	tax = taxHalfUp(base, bps)
 	if base > math.MaxInt64-tax {
-		return 0, 0, 0, []problem.FieldError{{Pointer: "/lineItems", Code: "out_of_range", Detail: "the total exceeds the largest amount"}}
+		return 0, 0, 0, FieldErrors{{Pointer: "/lineItems", Code: "out_of_range", Detail: "the total exceeds the largest amount"}}
 	}
 	return subtotal, tax, base + tax, nil
 }
 
 // checkAppointmentRef checks an invoice's appointmentId (the caller holds a.mu): an unknown
 // appointment is not_found; one of another patient is invalid_value.
-func (a *Account) checkAppointmentRef(appointmentID, patientID string) *problem.FieldError {
+func (a *Account) checkAppointmentRef(errs *FieldErrors, appointmentID, patientID string) {
 	r, ok := a.data.Appointments.get(appointmentID)
 	switch {
 	case !ok:
-		return &problem.FieldError{Pointer: "/appointmentId", Code: "not_found", Detail: "no such appointment"}
+		errs.Add("/appointmentId", "not_found", "no such appointment")
 	case r.PatientID != patientID:
-		return &problem.FieldError{Pointer: "/appointmentId", Code: "invalid_value", Detail: "the appointment is another patient's"}
+		errs.Add("/appointmentId", "invalid_value", "the appointment is another patient's")
 	}
-	return nil
 }
 
-// CreateInvoice stores a validated invoice (in has passed the shape checks): the patient and
-// products must exist (422 not_found), product lines take their product's price unless given
-// and must be in the invoice's currency, the amounts must fit (422 out_of_range), and product
-// lines sell stock at "main", all or none (409 insufficient_stock). createdAt may be backdated.
-func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.Time) (billing.Invoice, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// InvoiceInput is an invoice create body (docs/protocol.md §9 Invoice), decoded.
+type InvoiceInput struct {
+	Members
+	PatientID, AppointmentID   Field[string]
+	LineItems                  Field[[]Field[LineItemInput]]
+	TaxRateBps, DiscountAmount Field[json.Number]
+	Currency, DueAt, Notes     Field[string]
+}
+
+// LineItemInput is one of an invoice's lineItems, decoded.
+type LineItemInput struct {
+	Members
+	Description Field[string]
+	Quantity    Field[json.Number]
+	UnitAmount  Field[json.Number]
+	ProductID   Field[string]
+}
+
+var currencyCode = regexp.MustCompile(`^[a-z]{3}$`)
+
+// currency checks an ISO 4217 lowercase code; def when absent or null (or invalid).
+func (c checker) currency(name string, f Field[string], def string) string {
+	v, p := c.str(name, f, false, 0, 0)
+	if p != Present {
+		return def
+	}
+	if !currencyCode.MatchString(v) {
+		c.fail(name, "invalid_format", "must be an ISO 4217 code in lowercase, such as usd")
+		return def
+	}
+	return v
+}
+
+// checkInvoice validates the shape of an invoice body: every field on its own.
+func checkInvoice(in InvoiceInput) (billing.InvoiceCreateParams, error) {
+	c := newChecker()
+	c.members(in.Members)
+	out := billing.InvoiceCreateParams{
+		PatientID:     c.id("patientId", in.PatientID, "pat", true),
+		AppointmentID: c.id("appointmentId", in.AppointmentID, "apt", false),
+	}
+	for _, item := range objects(c, "lineItems", in.LineItems, true, 1, 100) {
+		ic := c.in(item.pointer)
+		li := item.value
+		ic.members(li.Members)
+		var p billing.LineItemParams
+		p.Description, _ = ic.str("description", li.Description, true, 1, 200)
+		p.Quantity, _ = ic.integer("quantity", li.Quantity, true, 1, 10_000)
+		p.ProductID = ic.id("productId", li.ProductID, "prd", false)
+		// unitAmount is required unless productId is given (the product's price is the default).
+		if v, pr := ic.integer("unitAmount", li.UnitAmount, li.ProductID.State == Absent || li.ProductID.State == Null, 0, math.MaxInt64); pr == Present {
+			p.UnitAmount = &v
+		}
+		out.LineItems = append(out.LineItems, p)
+	}
+	out.TaxRateBps, _ = c.integer("taxRateBps", in.TaxRateBps, false, 0, 10_000)
+	out.DiscountAmount, _ = c.integer("discountAmount", in.DiscountAmount, false, 0, math.MaxInt64)
+	out.Currency = c.currency("currency", in.Currency, "usd")
+	if c.decoded(in.DueAt.Complaint, in.DueAt.State) && in.DueAt.State == Present {
+		t, err := time.Parse(time.RFC3339, in.DueAt.Value)
+		if err != nil {
+			c.fail("dueAt", "invalid_format", "must be an RFC 3339 timestamp")
+		} else {
+			out.DueAt = wire.Time(t)
+		}
+	}
+	out.Notes, _ = c.str("notes", in.Notes, false, 0, 10_000)
+	return out, c.done()
+}
+
+// CreateInvoice validates in and stores the invoice: first the body's fields (422), then,
+// atomically, its references — the patient and products must exist (422 not_found), product
+// lines take their product's price unless given and must be in the invoice's currency — and
+// its amounts, which must fit (422 out_of_range); product lines sell stock at "main", all or
+// none (409 insufficient_stock). createdAt may be backdated.
+func (a *Account) CreateInvoice(in InvoiceInput, createdAt time.Time) (billing.Invoice, error) {
+	params, err := checkInvoice(in)
+	if err != nil {
+		return billing.Invoice{}, err
+	}
+	return a.createInvoice(params, createdAt)
+}
+
+// createInvoice stores an invoice whose fields are valid, checking its references and rules.
+func (a *Account) createInvoice(in billing.InvoiceCreateParams, createdAt time.Time) (billing.Invoice, error) {
+	t := a.begin()
+	defer t.end()
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	var errs []problem.FieldError
-	fail := func(ptr, code, detail string) {
-		errs = append(errs, problem.FieldError{Pointer: ptr, Code: code, Detail: detail})
-	}
+	var errs FieldErrors
 	if !a.patientExists(in.PatientID) {
-		fail("/patientId", "not_found", "no such patient")
+		errs.Add("/patientId", "not_found", "no such patient")
 	}
 	if in.AppointmentID != "" {
-		if e := a.checkAppointmentRef(in.AppointmentID, in.PatientID); e != nil {
-			errs = append(errs, *e)
-		}
+		a.checkAppointmentRef(&errs, in.AppointmentID, in.PatientID)
 	}
 	items := make([]billing.LineItem, len(in.LineItems))
 	products := make([]*inventory.Product, len(in.LineItems))
@@ -127,9 +202,9 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 		p, ok := a.data.Products.get(li.ProductID)
 		switch {
 		case !ok:
-			fail(ptr, "not_found", "no such product")
+			errs.Add(ptr, "not_found", "no such product")
 		case p.Currency != in.Currency:
-			fail(ptr, "invalid_value", "the product's currency differs from the invoice's")
+			errs.Add(ptr, "invalid_value", "the product's currency differs from the invoice's")
 		default:
 			products[i] = p
 			if li.UnitAmount == nil {
@@ -137,12 +212,12 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return billing.Invoice{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return billing.Invoice{}, err
 	}
 	subtotal, tax, total, errs := invoiceTotals(items, in.DiscountAmount, in.TaxRateBps)
-	if len(errs) > 0 {
-		return billing.Invoice{}, problem.Validation(errs)
+	if err := errs.Err(); err != nil {
+		return billing.Invoice{}, err
 	}
 	// All or none: every product's total quantity must be on hand at main before anything moves.
 	need := map[string]int64{}
@@ -160,7 +235,9 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 			have = s.OnHand
 		}
 		if have < need[p.ID] {
-			return billing.Invoice{}, insufficient(have).With("productId", p.ID)
+			e := insufficient(have)
+			e.Members["productId"] = p.ID
+			return billing.Invoice{}, e
 		}
 	}
 
@@ -177,18 +254,19 @@ func (a *Account) CreateInvoice(in billing.InvoiceCreateParams, createdAt time.T
 		r.SealedNotes = a.store.sealer.Seal([]byte(in.Notes))
 	}
 	a.data.Invoices.insert(r)
-	a.emit(webhooks.EventInvoiceCreated, invoiceData(r))
+	t.put("invoice", r.ID)
+	t.emit(webhooks.EventInvoiceCreated, invoiceData(r))
 	for i, p := range products {
 		if p == nil {
 			continue
 		}
 		sale := inventory.AdjustParams{ProductID: p.ID, Location: MainLocation, Delta: -items[i].Quantity, Reason: inventory.ReasonSale, Reference: r.ID}
-		if _, _, err := a.applyAdjustment(p, sale, createdAt); err != nil {
+		if _, _, err := a.applyAdjustment(t, p, sale, createdAt); err != nil {
 			return billing.Invoice{}, err // unreachable: stock was checked above under the same lock
 		}
 	}
 	if r.Status == billing.InvoicePaid {
-		a.emit(webhooks.EventInvoicePaid, invoiceData(r))
+		t.emit(webhooks.EventInvoicePaid, invoiceData(r))
 	}
 	return a.openInvoice(r), nil
 }
@@ -218,7 +296,7 @@ func (a *Account) GetInvoice(id string) (billing.Invoice, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Invoices.get(id)
 	if !ok {
-		return billing.Invoice{}, problem.NotFound("invoice")
+		return billing.Invoice{}, NotFound("invoice")
 	}
 	return a.openInvoice(r), nil
 }
@@ -282,32 +360,76 @@ func KnownCardToken(tok string) bool {
 	return ok
 }
 
-// CreatePayment runs a validated payment (in has passed the shape checks; a card payment has a
-// known token) against its invoice, atomically: unknown invoice → 422 /invoiceId not_found;
-// other currency → 422 /currency invalid_value; paid invoice → 409 invoice_not_payable; more
-// than due → 422 amount_exceeds_balance. A declined card records a failed payment and returns
-// it with the 402 card_declined problem; a success adds to the invoice's amountPaid.
-func (a *Account) CreatePayment(in billing.PaymentCreateParams, createdAt time.Time) (billing.Payment, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// PaymentInput is a payment create body (docs/protocol.md §9 Payment), decoded.
+type PaymentInput struct {
+	Members
+	InvoiceID                   Field[string]
+	Amount                      Field[json.Number]
+	Currency, Method, CardToken Field[string]
+}
+
+var paymentMethods = []string{
+	string(billing.MethodCard), string(billing.MethodCash), string(billing.MethodCheck),
+	string(billing.MethodGiftCard), string(billing.MethodFinancing), string(billing.MethodOther),
+}
+
+// checkPayment validates the shape of a payment body; a card payment needs a known card token.
+func checkPayment(in PaymentInput) (billing.PaymentCreateParams, error) {
+	c := newChecker()
+	c.members(in.Members)
+	out := billing.PaymentCreateParams{InvoiceID: c.id("invoiceId", in.InvoiceID, "inv", true)}
+	out.Amount, _ = c.integer("amount", in.Amount, true, 1, math.MaxInt64)
+	out.Currency = c.currency("currency", in.Currency, "")
+	method, mp := c.enum("method", in.Method, true, paymentMethods...)
+	out.Method = billing.PaymentMethod(method)
+	tok, p := c.str("cardToken", in.CardToken, out.Method == billing.MethodCard, 0, 0)
+	switch {
+	case p != Present:
+	case mp == Present && out.Method != billing.MethodCard:
+		c.fail("cardToken", "invalid_value", "is only for card payments")
+	case !KnownCardToken(tok):
+		c.fail("cardToken", "invalid_value", "is not a valid card token")
+	default:
+		out.CardToken = tok
+	}
+	return out, c.done()
+}
+
+// CreatePayment validates in and runs the payment against its invoice, atomically: unknown
+// invoice → 422 /invoiceId not_found; other currency → 422 /currency invalid_value; paid
+// invoice → 409 invoice_not_payable; more than due → 422 amount_exceeds_balance. A declined
+// card records a failed payment and returns it with the card_declined error (402); a success
+// adds to the invoice's amountPaid.
+func (a *Account) CreatePayment(in PaymentInput, createdAt time.Time) (billing.Payment, error) {
+	params, err := checkPayment(in)
+	if err != nil {
+		return billing.Payment{}, err
+	}
+	return a.createPayment(params, createdAt)
+}
+
+// createPayment runs a payment whose fields are valid.
+func (a *Account) createPayment(in billing.PaymentCreateParams, createdAt time.Time) (billing.Payment, error) {
+	t := a.begin()
+	defer t.end()
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
 	inv, ok := a.data.Invoices.get(in.InvoiceID)
 	if !ok {
-		return billing.Payment{}, problem.Field("/invoiceId", "not_found", "no such invoice")
+		return billing.Payment{}, InvalidField("/invoiceId", "not_found", "no such invoice")
 	}
 	if in.Currency == "" {
 		in.Currency = inv.Currency
 	}
 	if in.Currency != inv.Currency {
-		return billing.Payment{}, problem.Field("/currency", "invalid_value", "must equal the invoice's currency")
+		return billing.Payment{}, InvalidField("/currency", "invalid_value", "must equal the invoice's currency")
 	}
 	if inv.Status == billing.InvoicePaid {
-		return billing.Payment{}, problem.New(http.StatusConflict, "invoice_not_payable", "the invoice is already paid")
+		return billing.Payment{}, breaks("invoice_not_payable", "the invoice is already paid", nil)
 	}
 	if in.Amount > inv.AmountDue {
-		return billing.Payment{}, problem.New(http.StatusUnprocessableEntity, "amount_exceeds_balance", "the amount exceeds the invoice's amount due")
+		return billing.Payment{}, breaks("amount_exceeds_balance", "the amount exceeds the invoice's amount due", nil)
 	}
 	p := &billing.Payment{
 		ID: a.store.ids.New("pay", createdAt), InvoiceID: inv.ID, Amount: in.Amount, Currency: in.Currency,
@@ -321,23 +443,25 @@ func (a *Account) CreatePayment(in billing.PaymentCreateParams, createdAt time.T
 		}
 	}
 	a.data.Payments.insert(p)
+	t.put("payment", p.ID)
 	data := &webhooks.PaymentData{
 		ID: p.ID, InvoiceID: p.InvoiceID, Status: string(p.Status), Amount: p.Amount, Currency: p.Currency,
 		Method: string(p.Method), DeclineCode: p.DeclineCode,
 	}
 	if p.Status == billing.PaymentFailed {
-		a.emit(webhooks.EventPaymentFailed, data)
-		return paymentOut(p), problem.New(http.StatusPaymentRequired, "card_declined", "the card was declined").
-			With("paymentId", p.ID).With("declineCode", p.DeclineCode)
+		t.emit(webhooks.EventPaymentFailed, data)
+		return paymentOut(p), breaks("card_declined", "the card was declined",
+			map[string]any{"paymentId": p.ID, "declineCode": p.DeclineCode})
 	}
 	inv.AmountPaid += p.Amount
 	inv.AmountDue = inv.Total - inv.AmountPaid
 	inv.UpdatedAt = createdAt
 	inv.Status = billing.InvoicePartiallyPaid
-	a.emit(webhooks.EventPaymentSucceeded, data)
+	t.put("invoice", inv.ID)
+	t.emit(webhooks.EventPaymentSucceeded, data)
 	if inv.AmountDue == 0 {
 		inv.Status, inv.PaidAt = billing.InvoicePaid, inv.UpdatedAt
-		a.emit(webhooks.EventInvoicePaid, invoiceData(inv))
+		t.emit(webhooks.EventInvoicePaid, invoiceData(inv))
 	}
 	return paymentOut(p), nil
 }
@@ -357,7 +481,7 @@ func (a *Account) GetPayment(id string) (billing.Payment, error) {
 	defer a.mu.RUnlock()
 	p, ok := a.data.Payments.get(id)
 	if !ok {
-		return billing.Payment{}, problem.NotFound("payment")
+		return billing.Payment{}, NotFound("payment")
 	}
 	return paymentOut(p), nil
 }
@@ -374,4 +498,9 @@ func (a *Account) PaymentsCreated(from, to time.Time) []billing.Payment {
 		}
 	}
 	return out
+}
+
+// InvoiceStatuses are the invoice statuses (docs/protocol.md §9 Invoice), for list filters.
+func InvoiceStatuses() []string {
+	return []string{string(billing.InvoiceOpen), string(billing.InvoicePartiallyPaid), string(billing.InvoicePaid)}
 }

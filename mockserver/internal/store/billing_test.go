@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -15,7 +14,6 @@ import (
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -28,6 +26,7 @@ func bigTax(base, bps int64) *big.Int {
 }
 
 func TestTaxHalfUp(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		base, bps, want int64
 	}{
@@ -66,6 +65,7 @@ func TestTaxHalfUp(t *testing.T) {
 }
 
 func TestInvoiceTotals(t *testing.T) {
+	t.Parallel()
 	type line struct{ q, u int64 }
 	cases := []struct {
 		name     string
@@ -125,11 +125,11 @@ func TestInvoiceTotals(t *testing.T) {
 func billingFixture(t *testing.T) (*Account, string, inventory.Product) {
 	t.Helper()
 	a := New(Options{}).Account("acct_test")
-	p, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.co"}, time.Time{})
+	p, err := a.createPatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.co"}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod, err := a.CreateProduct(inventory.Product{SKU: "SKU-1", Name: "Serum", Category: inventory.CategorySkincare, Unit: inventory.UnitItem, Price: 2500, Currency: "usd", ReorderPoint: 2, Active: true}, time.Time{})
+	prod, err := a.createProduct(inventory.Product{SKU: "SKU-1", Name: "Serum", Category: inventory.CategorySkincare, Unit: inventory.UnitItem, Price: 2500, Currency: "usd", ReorderPoint: 2, Active: true}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,33 +137,31 @@ func billingFixture(t *testing.T) (*Account, string, inventory.Product) {
 }
 
 func code(err error) string {
-	var p *problem.Problem
-	if errors.As(err, &p) {
-		return p.Code
-	}
-	return ""
+	p, _ := viewOf(err)
+	return p.Code
 }
 
 // TestEventsAreThin follows a checkout and checks every event's type and data: ids, statuses,
 // amounts and counts, and no free text.
 func TestEventsAreThin(t *testing.T) {
+	t.Parallel()
 	a, patID, prod := billingFixture(t)
-	adj, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 5, Reason: inventory.ReasonReceived, Note: "SECRET-NOTE", Reference: "PO-7"}, time.Time{})
+	adj, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 5, Reason: inventory.ReasonReceived, Note: "SECRET-NOTE", Reference: "PO-7"}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := a.CreateInvoice(billing.InvoiceCreateParams{
+	inv, err := a.createInvoice(billing.InvoiceCreateParams{
 		PatientID: patID, Currency: "usd", TaxRateBps: 1000, Notes: "SECRET-INVOICE-NOTES",
 		LineItems: []billing.LineItemParams{{Description: "Serum", Quantity: 4, ProductID: prod.ID}},
 	}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	declined, err := a.CreatePayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCard, CardToken: billing.TokenDecline}, time.Time{})
+	declined, err := a.createPayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCard, CardToken: billing.TokenDecline}, time.Time{})
 	if code(err) != "card_declined" {
 		t.Fatalf("decline: %v", err)
 	}
-	paid, err := a.CreatePayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: inv.Total, Method: billing.MethodCash}, time.Time{})
+	paid, err := a.createPayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: inv.Total, Method: billing.MethodCash}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,11 +212,12 @@ func TestEventsAreThin(t *testing.T) {
 // TestBillingDumpSealsNotesAndRestores: invoice notes and adjustment notes never appear in the
 // serialized state; a restore from it keeps every rule (SKU index, stock keys, amounts).
 func TestBillingDumpSealsNotesAndRestores(t *testing.T) {
+	t.Parallel()
 	a, patID, prod := billingFixture(t)
-	if _, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 3, Reason: inventory.ReasonReceived, Note: "Hush-adjustment-note"}, time.Time{}); err != nil {
+	if _, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 3, Reason: inventory.ReasonReceived, Note: "Hush-adjustment-note"}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	inv, err := a.CreateInvoice(billing.InvoiceCreateParams{PatientID: patID, Currency: "usd", Notes: "Hush-invoice-note",
+	inv, err := a.createInvoice(billing.InvoiceCreateParams{PatientID: patID, Currency: "usd", Notes: "Hush-invoice-note",
 		LineItems: []billing.LineItemParams{{Description: "Serum", Quantity: 1, ProductID: prod.ID}}}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -244,10 +243,10 @@ func TestBillingDumpSealsNotesAndRestores(t *testing.T) {
 	if err != nil || got.Notes != "Hush-invoice-note" || got.Total != inv.Total || len(got.LineItems) != 1 {
 		t.Errorf("restored invoice %+v %v", got, err)
 	}
-	if _, err := a.CreateProduct(inventory.Product{SKU: "sku-1", Name: "x", Category: inventory.CategoryOther, Currency: "usd"}, time.Time{}); code(err) != "duplicate_sku" {
+	if _, err := a.createProduct(inventory.Product{SKU: "sku-1", Name: "x", Category: inventory.CategoryOther, Currency: "usd"}, time.Time{}); code(err) != "duplicate_sku" {
 		t.Errorf("SKU index lost in the restore: %v", err)
 	}
-	adj, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: -2, Reason: inventory.ReasonUsed}, time.Time{})
+	adj, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: -2, Reason: inventory.ReasonUsed}, time.Time{})
 	if err != nil || adj.OnHandAfter != 0 {
 		t.Errorf("stock after restore: %+v %v", adj, err)
 	}
@@ -259,8 +258,9 @@ func TestBillingDumpSealsNotesAndRestores(t *testing.T) {
 // TestConcurrentSalesAndAdjustments mixes invoices selling a product with adjustments on its
 // record: every sale is all-or-nothing and onHand ends at the exact sum, never below zero.
 func TestConcurrentSalesAndAdjustments(t *testing.T) {
+	t.Parallel()
 	a, patID, prod := billingFixture(t)
-	if _, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 50, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
+	if _, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: 50, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -273,15 +273,15 @@ func TestConcurrentSalesAndAdjustments(t *testing.T) {
 			switch i % 3 {
 			case 0:
 				delta = -3
-				_, err = a.CreateInvoice(billing.InvoiceCreateParams{PatientID: patID, Currency: "usd", LineItems: []billing.LineItemParams{
+				_, err = a.createInvoice(billing.InvoiceCreateParams{PatientID: patID, Currency: "usd", LineItems: []billing.LineItemParams{
 					{Description: "a", Quantity: 1, ProductID: prod.ID}, {Description: "b", Quantity: 2, ProductID: prod.ID},
 				}}, time.Time{})
 			case 1:
 				delta = -2
-				_, err = a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: delta, Reason: inventory.ReasonUsed}, time.Time{})
+				_, err = a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: delta, Reason: inventory.ReasonUsed}, time.Time{})
 			default:
 				delta = 1
-				_, err = a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: delta, Reason: inventory.ReasonCorrection}, time.Time{})
+				_, err = a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: MainLocation, Delta: delta, Reason: inventory.ReasonCorrection}, time.Time{})
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -311,17 +311,18 @@ func TestConcurrentSalesAndAdjustments(t *testing.T) {
 }
 
 func TestReportAccessorsWindow(t *testing.T) {
+	t.Parallel()
 	a, patID, _ := billingFixture(t)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var invs []string
 	for i := range 3 {
-		inv, err := a.CreateInvoice(billing.InvoiceCreateParams{PatientID: patID, Currency: "usd", Notes: "n",
+		inv, err := a.createInvoice(billing.InvoiceCreateParams{PatientID: patID, Currency: "usd", Notes: "n",
 			LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: client.Ptr[int64](100)}}}, t0.Add(time.Duration(i)*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
 		invs = append(invs, inv.ID)
-		if _, err := a.CreatePayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash}, t0.Add(time.Duration(i)*time.Hour+time.Minute)); err != nil {
+		if _, err := a.createPayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash}, t0.Add(time.Duration(i)*time.Hour+time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -338,14 +339,15 @@ func TestReportAccessorsWindow(t *testing.T) {
 // TestReorderPointPatchCrossesToLow: raising a reorder point over the stock on hand is a crossing
 // too (one event per record), and every record of the product follows.
 func TestReorderPointPatchCrossesToLow(t *testing.T) {
+	t.Parallel()
 	a, _, prod := billingFixture(t)
 	for _, loc := range []string{MainLocation, "annex"} {
-		if _, err := a.Adjust(inventory.AdjustParams{ProductID: prod.ID, Location: loc, Delta: 5, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
+		if _, err := a.adjust(inventory.AdjustParams{ProductID: prod.ID, Location: loc, Delta: 5, Reason: inventory.ReasonReceived}, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	n := len(a.Events())
-	if _, err := a.UpdateProduct(prod.ID, func(p *inventory.Product) { p.ReorderPoint = 5 }); err != nil {
+	if _, err := a.updateProduct(prod.ID, func(p *inventory.Product) { p.ReorderPoint = 5 }); err != nil {
 		t.Fatal(err)
 	}
 	evs := a.Events()[n:]
@@ -359,7 +361,7 @@ func TestReorderPointPatchCrossesToLow(t *testing.T) {
 		}
 	}
 	// Already low: no new crossing.
-	if _, err := a.UpdateProduct(prod.ID, func(p *inventory.Product) { p.ReorderPoint = 6 }); err != nil {
+	if _, err := a.updateProduct(prod.ID, func(p *inventory.Product) { p.ReorderPoint = 6 }); err != nil {
 		t.Fatal(err)
 	}
 	if len(a.Events()) != n+2 {

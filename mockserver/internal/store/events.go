@@ -12,9 +12,9 @@ type Event = webhooks.Event
 // under load.
 const EventLogSize = 10_000
 
-// emit records an event; the caller holds a.mu. The hook must not block.
-func (a *Account) emit(typ webhooks.EventType, data webhooks.EventData) {
-	e := Event{ID: a.newID("evt"), Type: typ, CreatedAt: a.Now(), Data: data}
+// logEvent keeps a committed event and hands it to the event hook; the caller holds a.mu. The
+// hook must not block.
+func (a *Account) logEvent(e Event) {
 	if len(a.data.Events) >= 2*EventLogSize { // amortized: one copy per EventLogSize events
 		a.data.Events = append(make([]Event, 0, 2*EventLogSize), a.data.Events[len(a.data.Events)-EventLogSize+1:]...)
 	}

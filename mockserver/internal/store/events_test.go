@@ -10,10 +10,11 @@ import (
 
 // The event log keeps between EventLogSize and twice as many of the newest events.
 func TestEventLogBounded(t *testing.T) {
+	t.Parallel()
 	a := New(Options{}).Account("bound")
 	var last string
 	for i := range 2*EventLogSize + 5 {
-		p, err := a.CreatePatient(patients.Patient{FirstName: "E", LastName: strconv.Itoa(i), Email: "e@example.com"}, time.Time{})
+		p, err := a.createPatient(patients.Patient{FirstName: "E", LastName: strconv.Itoa(i), Email: "e@example.com"}, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,8 +3,8 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
-	"net/http"
 	"time"
 )
 
@@ -15,7 +15,8 @@ const IdempotencyRetention = 24 * time.Hour
 // answers it.
 type IdempotencyEntry struct {
 	Status int
-	Header http.Header
+	// Header is the answer's header lines (an http.Header; this entry's own copy).
+	Header map[string][]string
 	Body   []byte
 	// Audit is what the original request touched (action, resource type, id), so a replay that
 	// hands out the same PHI is audited like the original.
@@ -119,7 +120,7 @@ func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (Idempotency
 
 // FinishIdempotent stores the outcome of a claimed key; 5xx outcomes are forgotten so a retry
 // runs anew.
-func (a *Account) FinishIdempotent(key string, status int, header http.Header, body []byte, audit ...string) {
+func (a *Account) FinishIdempotent(key string, status int, header map[string][]string, body []byte, audit ...string) {
 	k := sha256.Sum256([]byte(key))
 	sealed := a.store.sealer.Seal(packAnswer(header, body, audit)) // the crypto, outside the lock
 	a.idemMu.Lock()
@@ -136,6 +137,7 @@ func (a *Account) FinishIdempotent(key string, status int, header http.Header, b
 	e.inFlight, e.status, e.storedAt = false, int32(status), a.Clock().Now().UnixNano()
 	e.answer = s.arena.add(sealed)
 	s.entries[k] = e
+	a.commitLocked(Change{Account: a.ID, Writes: []Write{{Kind: "idempotency", ID: hex.EncodeToString(k[:])}}})
 }
 
 // replay opens a completed entry's answer.
@@ -151,44 +153,10 @@ func (a *Account) replay(status int, sealed []byte) (*IdempotencyEntry, error) {
 	return &IdempotencyEntry{Status: status, Header: header, Body: body, Audit: audit}, nil
 }
 
-// arena holds byte strings back to back in chunks that contain no pointers.
-type arena struct {
-	chunks [][]byte
-	size   int // bytes added
-}
-
-// arenaRef locates a value in an arena.
-type arenaRef struct{ chunk, off, n uint32 }
-
-const arenaChunk = 1 << 20
-
-func (a *arena) add(b []byte) arenaRef {
-	if len(b) == 0 {
-		return arenaRef{}
-	}
-	last := len(a.chunks) - 1
-	if last < 0 || cap(a.chunks[last])-len(a.chunks[last]) < len(b) {
-		a.chunks = append(a.chunks, make([]byte, 0, max(arenaChunk, len(b))))
-		last++
-	}
-	c := a.chunks[last]
-	ref := arenaRef{chunk: uint32(last), off: uint32(len(c)), n: uint32(len(b))}
-	a.chunks[last] = append(c, b...)
-	a.size += len(b)
-	return ref
-}
-
-func (a *arena) get(r arenaRef) []byte {
-	if r.n == 0 {
-		return nil
-	}
-	return a.chunks[r.chunk][r.off : r.off+r.n : r.off+r.n]
-}
-
 // packAnswer lays out the header (its line count, then each name and value length-prefixed),
 // the audit strings (count, then each length-prefixed) and then the body, for sealing as one
 // value.
-func packAnswer(header http.Header, body []byte, audit []string) []byte {
+func packAnswer(header map[string][]string, body []byte, audit []string) []byte {
 	n := 2*binary.MaxVarintLen64 + len(body)
 	for k, vs := range header {
 		for _, v := range vs {
@@ -249,10 +217,10 @@ func (r *answerReader) string() string {
 	return s
 }
 
-func unpackAnswer(b []byte) (header http.Header, body []byte, audit []string, err error) {
+func unpackAnswer(b []byte) (header map[string][]string, body []byte, audit []string, err error) {
 	r := answerReader{b: b}
 	lines := r.count(1024)
-	header = make(http.Header, lines)
+	header = make(map[string][]string, lines)
 	for range lines {
 		k := r.string()
 		header[k] = append(header[k], r.string())

@@ -16,6 +16,7 @@ import (
 )
 
 func TestIdempotencyStates(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	s.Clock().Set(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	a := s.Account("acct_1")
@@ -47,6 +48,7 @@ func TestIdempotencyStates(t *testing.T) {
 // Expired keys are swept once the map reaches its sweep size, and replays still work between
 // sweeps.
 func TestIdempotencySweep(t *testing.T) {
+	t.Parallel()
 	clk, start, a := frozenAccount()
 	for i := range 4095 {
 		storeAnswer(t, a, "k"+strconv.Itoa(i), []byte("{}"))
@@ -72,6 +74,7 @@ func TestIdempotencySweep(t *testing.T) {
 // The answer and its audit triple are sealed together and come back as they went in; the
 // stored form holds neither in the clear.
 func TestIdempotencyAnswerSealed(t *testing.T) {
+	t.Parallel()
 	a := New(Options{}).Account("sealed")
 	body := []byte(`{"firstName":"Zelda"}`)
 	if out, _ := a.BeginIdempotent("k", fp("fp")); out != IdempotencyProceed {
@@ -87,12 +90,13 @@ func TestIdempotencyAnswerSealed(t *testing.T) {
 	a.idemMu.Unlock()
 	out, e := a.BeginIdempotent("k", fp("fp"))
 	if out != IdempotencyReplay || !bytes.Equal(e.Body, body) || !slices.Equal(e.Audit, []string{"create", "patient", "pat_1"}) ||
-		e.Status != http.StatusCreated || e.Header.Get("Content-Type") != "application/json" {
+		e.Status != http.StatusCreated || http.Header(e.Header).Get("Content-Type") != "application/json" {
 		t.Fatalf("replay: %v %+v", out, e)
 	}
 }
 
 func TestUnpackAnswerRejectsMalformed(t *testing.T) {
+	t.Parallel()
 	for _, b := range [][]byte{nil, {0xff}, {0, 17}, {0, 1}, {0, 1, 5, 'a'}, {0, 2, 1, 'a', 0x80}, {1, 1, 'k'}, {0xff, 0xff, 0x03}} {
 		if _, _, _, err := unpackAnswer(b); err == nil {
 			t.Errorf("%v: accepted", b)
@@ -104,15 +108,16 @@ func TestUnpackAnswerRejectsMalformed(t *testing.T) {
 	}
 	h := http.Header{"Content-Type": {"application/problem+json"}, "Www-Authenticate": {"a", "b"}}
 	header, _, _, err = unpackAnswer(packAnswer(h, nil, []string{"x"}))
-	if err != nil || !reflect.DeepEqual(header, h) {
+	if err != nil || !reflect.DeepEqual(http.Header(header), h) {
 		t.Errorf("header: %v %v", header, err)
 	}
 }
 
 // A snapshot whose idempotency entry is not keyed by a digest is refused and changes nothing.
 func TestImportRejectsBadIdempotencyEntry(t *testing.T) {
+	t.Parallel()
 	a := New(Options{}).Account("import")
-	if _, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.example"}, time.Time{}); err != nil {
+	if _, err := a.createPatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@b.example"}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, doc := range []string{
@@ -132,6 +137,7 @@ func TestImportRejectsBadIdempotencyEntry(t *testing.T) {
 // The sweep compacts the answer arena once most of it is dead, and the survivors still replay
 // their own answers.
 func TestIdempotencySweepCompactsAnswers(t *testing.T) {
+	t.Parallel()
 	clk, start, a := frozenAccount()
 	finish := func(k string) { storeAnswer(t, a, k, []byte(`{"key":"`+k+`"}`)) }
 	for i := range 4090 {
@@ -153,7 +159,7 @@ func TestIdempotencySweepCompactsAnswers(t *testing.T) {
 	for i := range 100 {
 		k := "new" + strconv.Itoa(i)
 		out, e := a.BeginIdempotent(k, fp("fp"))
-		if out != IdempotencyReplay || string(e.Body) != `{"key":"`+k+`"}` || e.Header.Get("Content-Type") != "application/json" {
+		if out != IdempotencyReplay || string(e.Body) != `{"key":"`+k+`"}` || http.Header(e.Header).Get("Content-Type") != "application/json" {
 			t.Fatalf("%s after compaction: %v %+v", k, out, e)
 		}
 	}

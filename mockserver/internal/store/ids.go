@@ -79,17 +79,3 @@ func (g *IDGen) New(prefix string, t time.Time) string {
 	b.Write(hx[:])
 	return b.String()
 }
-
-// ValidID reports whether id has the prefix and 32 lowercase hex digits, so malformed ids in
-// paths are answered 404 before any lookup.
-func ValidID(prefix, id string) bool {
-	if len(id) != len(prefix)+33 || id[:len(prefix)] != prefix || id[len(prefix)] != '_' {
-		return false
-	}
-	for _, c := range id[len(prefix)+1:] {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}

@@ -1,15 +1,16 @@
 package store
 
 import (
+	"encoding/json"
 	"math"
-	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -49,11 +50,118 @@ func newInventoryTables(d *data) {
 	d.Adjustments = newTable(func(r *AdjustmentRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
 }
 
-// CreateProduct stores a validated product and its empty stock record at "main"; createdAt may
-// be backdated (fixtures). A SKU already used (case-insensitively) is 409 duplicate_sku.
-func (a *Account) CreateProduct(p inventory.Product, createdAt time.Time) (inventory.Product, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// ProductInput is a product create or merge-patch body (docs/protocol.md §9 Product), decoded.
+type ProductInput struct {
+	Members
+	SKU, Name, Category, Unit Field[string]
+	Price, Cost               Field[json.Number]
+	Currency                  Field[string]
+	TrackLots                 Field[bool]
+	ReorderPoint              Field[json.Number]
+	Active                    Field[bool]
+}
+
+var (
+	categories = []string{
+		string(inventory.CategoryNeurotoxin), string(inventory.CategoryFiller), string(inventory.CategorySkincare),
+		string(inventory.CategoryDevice), string(inventory.CategoryConsumable), string(inventory.CategoryOther),
+	}
+	units = []string{
+		string(inventory.UnitUnit), string(inventory.UnitSyringe), string(inventory.UnitVial),
+		string(inventory.UnitML), string(inventory.UnitItem),
+	}
+	reasons = []string{
+		string(inventory.ReasonReceived), string(inventory.ReasonReturned), string(inventory.ReasonSale),
+		string(inventory.ReasonUsed), string(inventory.ReasonExpired), string(inventory.ReasonDamaged),
+		string(inventory.ReasonCorrection),
+	}
+	locationName = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+)
+
+// Categories are the product categories (docs/protocol.md §9 Product), for list filters.
+func Categories() []string { return slices.Clone(categories) }
+
+// checkProduct validates a product body (create, or merge patch) and returns the change it
+// makes. null on an optional field restores its default.
+func checkProduct(in ProductInput, patch bool) (func(*inventory.Product), error) {
+	c := newChecker()
+	c.members(in.Members)
+	var sets []func(*inventory.Product)
+	if patch {
+		c.nonNull(namedState{"sku", in.SKU.State}, namedState{"name", in.Name.State},
+			namedState{"category", in.Category.State}, namedState{"price", in.Price.State})
+	}
+	if v, p := c.str("sku", in.SKU, !patch, 1, 64); p == Present {
+		if printable(v) {
+			sets = append(sets, func(x *inventory.Product) { x.SKU = v })
+		} else {
+			c.fail("sku", "invalid_format", "must not contain control characters")
+		}
+	}
+	if v, p := c.str("name", in.Name, !patch, 1, 200); p == Present {
+		sets = append(sets, func(x *inventory.Product) { x.Name = v })
+	}
+	if v, p := c.enum("category", in.Category, !patch, categories...); p == Present {
+		sets = append(sets, func(x *inventory.Product) { x.Category = inventory.Category(v) })
+	}
+	if v, p := c.enum("unit", in.Unit, false, units...); p == Present || p == Null || !patch && p == Absent {
+		if p != Present {
+			v = string(inventory.UnitItem)
+		}
+		sets = append(sets, func(x *inventory.Product) { x.Unit = inventory.Unit(v) })
+	}
+	if v, p := c.integer("price", in.Price, !patch, 0, math.MaxInt64); p == Present {
+		sets = append(sets, func(x *inventory.Product) { x.Price = v })
+	}
+	if v, p := c.integer("cost", in.Cost, false, 0, math.MaxInt64); p == Present || p == Null {
+		sets = append(sets, func(x *inventory.Product) { x.Cost = v })
+	}
+	if in.Currency.State != Absent || !patch {
+		v := c.currency("currency", in.Currency, "usd")
+		sets = append(sets, func(x *inventory.Product) { x.Currency = v })
+	}
+	if v, p := c.boolean(in.TrackLots); p == Present || p == Null {
+		sets = append(sets, func(x *inventory.Product) { x.TrackLots = v })
+	}
+	if v, p := c.integer("reorderPoint", in.ReorderPoint, false, 0, math.MaxInt64); p == Present || p == Null {
+		sets = append(sets, func(x *inventory.Product) { x.ReorderPoint = v })
+	}
+	if v, p := c.boolean(in.Active); p == Present || p == Null || !patch && p == Absent {
+		if p != Present {
+			v = true
+		}
+		sets = append(sets, func(x *inventory.Product) { x.Active = v })
+	}
+	if err := c.done(); err != nil {
+		return nil, err
+	}
+	return func(x *inventory.Product) {
+		for _, s := range sets {
+			s(x)
+		}
+	}, nil
+}
+
+// printable reports whether s has no control characters (identifiers such as SKUs and lot numbers).
+func printable(s string) bool { return !strings.ContainsFunc(s, unicode.IsControl) }
+
+// CreateProduct validates in and stores the product and its empty stock record at "main";
+// createdAt may be backdated (fixtures). A SKU already used (case-insensitively) is 409
+// duplicate_sku.
+func (a *Account) CreateProduct(in ProductInput, createdAt time.Time) (inventory.Product, error) {
+	change, err := checkProduct(in, false)
+	if err != nil {
+		return inventory.Product{}, err
+	}
+	var p inventory.Product
+	change(&p)
+	return a.createProduct(p, createdAt)
+}
+
+// createProduct stores a valid product.
+func (a *Account) createProduct(p inventory.Product, createdAt time.Time) (inventory.Product, error) {
+	t := a.begin()
+	defer t.end()
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
@@ -65,14 +173,13 @@ func (a *Account) CreateProduct(p inventory.Product, createdAt time.Time) (inven
 	r := p
 	a.data.Products.insert(&r)
 	a.data.SKUs[strings.ToLower(p.SKU)] = p.ID
-	a.newStock(&r, MainLocation, createdAt)
-	a.emit(webhooks.EventProductCreated, &webhooks.ProductData{ID: p.ID, SKU: p.SKU, Category: string(p.Category), Active: p.Active})
+	t.put("product", p.ID)
+	a.newStock(t, &r, MainLocation, createdAt)
+	t.emit(webhooks.EventProductCreated, &webhooks.ProductData{ID: p.ID, SKU: p.SKU, Category: string(p.Category), Active: p.Active})
 	return p, nil
 }
 
-func duplicateSKU() *problem.Problem {
-	return problem.New(http.StatusConflict, "duplicate_sku", "another product has this SKU")
-}
+func duplicateSKU() error { return breaks("duplicate_sku", "another product has this SKU", nil) }
 
 // GetProduct returns the product, or 404.
 func (a *Account) GetProduct(id string) (inventory.Product, error) {
@@ -80,21 +187,30 @@ func (a *Account) GetProduct(id string) (inventory.Product, error) {
 	defer a.mu.RUnlock()
 	p, ok := a.data.Products.get(id)
 	if !ok {
-		return inventory.Product{}, problem.NotFound("product")
+		return inventory.Product{}, NotFound("product")
 	}
 	return *p, nil
 }
 
-// UpdateProduct applies change to the product. A new SKU is checked for uniqueness; trackLots
-// changes only while nothing of the product is on hand anywhere (else 409
-// invalid_state_transition with from/to "true"/"false"). updatedAt moves only when something
-// changed; the product's stock records follow its SKU and reorder point.
-func (a *Account) UpdateProduct(id string, change func(*inventory.Product)) (inventory.Product, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// UpdateProduct validates in, a merge patch, and applies it to the product: 422 before 404. A
+// new SKU is checked for uniqueness; trackLots changes only while nothing of the product is on
+// hand anywhere (else 409 invalid_state_transition with from/to "true"/"false"). updatedAt
+// moves only when something changed; the product's stock records follow its SKU and reorder
+// point.
+func (a *Account) UpdateProduct(id string, in ProductInput) (inventory.Product, error) {
+	change, err := checkProduct(in, true)
+	if err != nil {
+		return inventory.Product{}, err
+	}
+	return a.updateProduct(id, change)
+}
+
+func (a *Account) updateProduct(id string, change func(*inventory.Product)) (inventory.Product, error) {
+	t := a.begin()
+	defer t.end()
 	r, ok := a.data.Products.get(id)
 	if !ok {
-		return inventory.Product{}, problem.NotFound("product")
+		return inventory.Product{}, NotFound("product")
 	}
 	after := *r
 	change(&after)
@@ -114,14 +230,15 @@ func (a *Account) UpdateProduct(id string, change func(*inventory.Product)) (inv
 		}
 	}
 	if after.TrackLots != r.TrackLots && onHand != 0 {
-		return *r, problem.New(http.StatusConflict, "invalid_state_transition", "trackLots can change only while nothing is on hand").
-			With("from", boolString(r.TrackLots)).With("to", boolString(after.TrackLots))
+		return *r, breaks("invalid_state_transition", "trackLots can change only while nothing is on hand",
+			map[string]any{"from": boolString(r.TrackLots), "to": boolString(after.TrackLots)})
 	}
 	now := a.Now()
 	after.UpdatedAt = now
 	*r = after
 	delete(a.data.SKUs, oldKey)
 	a.data.SKUs[newKey] = id
+	t.put("product", id)
 	for _, s := range records {
 		if s.SKU == r.SKU && s.ReorderPoint == r.ReorderPoint {
 			continue
@@ -130,8 +247,9 @@ func (a *Account) UpdateProduct(id string, change func(*inventory.Product)) (inv
 		s.SKU, s.ReorderPoint = r.SKU, r.ReorderPoint
 		s.LowStock = s.OnHand <= s.ReorderPoint
 		s.UpdatedAt = now
+		t.put("stock", s.ID)
 		if s.LowStock && !wasLow {
-			a.emitLowStock(s)
+			emitLowStock(t, s)
 		}
 	}
 	return *r, nil
@@ -168,8 +286,8 @@ func (a *Account) ListProducts(f ProductFilter, w Window) ([]inventory.Product, 
 	return out, total
 }
 
-// newStock inserts an empty stock record of p at location; the caller holds a.mu.
-func (a *Account) newStock(p *inventory.Product, location string, at time.Time) *StockRecord {
+// newStock inserts an empty stock record of p at location within t.
+func (a *Account) newStock(t *tx, p *inventory.Product, location string, at time.Time) *StockRecord {
 	s := &StockRecord{CreatedAt: at}
 	s.StockRecord = inventory.StockRecord{
 		ID: a.store.ids.New("stk", at), ProductID: p.ID, SKU: p.SKU, Location: location,
@@ -177,6 +295,7 @@ func (a *Account) newStock(p *inventory.Product, location string, at time.Time) 
 	}
 	a.data.Stock.insert(s)
 	a.data.StockKeys[stockKey(p.ID, location)] = s.ID
+	t.put("stock", s.ID)
 	return s
 }
 
@@ -239,24 +358,91 @@ func ReasonSign(r inventory.Reason) (sign int, ok bool) {
 	return 0, false
 }
 
-// Adjust moves stock: in has been validated for shape (delta non-zero and signed per reason,
-// location set). The product must exist (422 /productId not_found); lot rules are checked
-// against it; taking more than is on hand (or in the lot) is 409 insufficient_stock with
-// available, and changes nothing. createdAt may be backdated (fixtures).
-func (a *Account) Adjust(in inventory.AdjustParams, createdAt time.Time) (inventory.Adjustment, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// AdjustmentInput is an inventory adjustment body (docs/protocol.md §9 Inventory record), decoded.
+type AdjustmentInput struct {
+	Members
+	ProductID, Location Field[string]
+	Delta               Field[json.Number]
+	Reason              Field[string]
+	LotNumber           Field[string]
+	ExpiresOn           Field[string] // YYYY-MM-DD
+	Note, Reference     Field[string]
+}
+
+// checkAdjustment validates the shape of an adjustment body: fields, and the delta's sign per
+// reason.
+func checkAdjustment(in AdjustmentInput) (inventory.AdjustParams, error) {
+	c := newChecker()
+	c.members(in.Members)
+	out := inventory.AdjustParams{ProductID: c.id("productId", in.ProductID, "prd", true), Location: MainLocation}
+	if v, p := c.str("location", in.Location, false, 0, 0); p == Present {
+		if locationName.MatchString(v) {
+			out.Location = v
+		} else {
+			c.fail("location", "invalid_format", "must be 1–64 characters a-z, 0-9, _ or -")
+		}
+	}
+	delta, dp := c.integer("delta", in.Delta, true, -MaxDelta, MaxDelta)
+	if dp == Present && delta == 0 {
+		c.fail("delta", "invalid_value", "must not be zero")
+		dp = Invalid
+	}
+	out.Delta = delta
+	reason, rp := c.enum("reason", in.Reason, true, reasons...)
+	out.Reason = inventory.Reason(reason)
+	if sign, _ := ReasonSign(out.Reason); dp == Present && rp == Present && (sign > 0 && delta < 0 || sign < 0 && delta > 0) {
+		if sign > 0 {
+			c.fail("delta", "invalid_value", "must be positive for reason "+reason)
+		} else {
+			c.fail("delta", "invalid_value", "must be negative for reason "+reason)
+		}
+	}
+	if v, p := c.str("lotNumber", in.LotNumber, false, 1, 64); p == Present {
+		if printable(v) {
+			out.LotNumber = v
+		} else {
+			c.fail("lotNumber", "invalid_format", "must not contain control characters")
+		}
+	}
+	if c.decoded(in.ExpiresOn.Complaint, in.ExpiresOn.State) && in.ExpiresOn.State == Present {
+		d, err := client.ParseDate(in.ExpiresOn.Value)
+		if err != nil {
+			c.fail("expiresOn", "invalid_format", "must be a date YYYY-MM-DD")
+		}
+		out.ExpiresOn = d
+	}
+	out.Note, _ = c.str("note", in.Note, false, 0, 10_000)
+	out.Reference, _ = c.str("reference", in.Reference, false, 0, 200)
+	return out, c.done()
+}
+
+// Adjust validates in and moves stock: first the body's fields (422), then, atomically, the
+// product must exist (422 /productId not_found); lot rules are checked against it; taking more
+// than is on hand (or in the lot) is 409 insufficient_stock with available, and changes
+// nothing. createdAt may be backdated (fixtures).
+func (a *Account) Adjust(in AdjustmentInput, createdAt time.Time) (inventory.Adjustment, error) {
+	params, err := checkAdjustment(in)
+	if err != nil {
+		return inventory.Adjustment{}, err
+	}
+	return a.adjust(params, createdAt)
+}
+
+// adjust moves stock by an adjustment whose fields are valid.
+func (a *Account) adjust(in inventory.AdjustParams, createdAt time.Time) (inventory.Adjustment, error) {
+	t := a.begin()
+	defer t.end()
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
 	p, ok := a.data.Products.get(in.ProductID)
 	if !ok {
-		return inventory.Adjustment{}, problem.Field("/productId", "not_found", "no such product")
+		return inventory.Adjustment{}, InvalidField("/productId", "not_found", "no such product")
 	}
 	if err := a.checkLots(p, in); err != nil {
 		return inventory.Adjustment{}, err
 	}
-	adj, s, err := a.applyAdjustment(p, in, createdAt)
+	adj, s, err := a.applyAdjustment(t, p, in, createdAt)
 	if err != nil {
 		return inventory.Adjustment{}, err
 	}
@@ -265,59 +451,53 @@ func (a *Account) Adjust(in inventory.AdjustParams, createdAt time.Time) (invent
 
 // checkLots checks the lot fields of an adjustment against the product; the caller holds a.mu.
 func (a *Account) checkLots(p *inventory.Product, in inventory.AdjustParams) error {
-	var errs []problem.FieldError
-	fail := func(ptr, code, detail string) {
-		errs = append(errs, problem.FieldError{Pointer: ptr, Code: code, Detail: detail})
-	}
+	var errs FieldErrors
 	switch {
 	case !p.TrackLots:
 		if in.LotNumber != "" {
-			fail("/lotNumber", "invalid_value", "the product does not track lots")
+			errs.Add("/lotNumber", "invalid_value", "the product does not track lots")
 		}
 		if !in.ExpiresOn.IsZero() {
-			fail("/expiresOn", "invalid_value", "the product does not track lots")
+			errs.Add("/expiresOn", "invalid_value", "the product does not track lots")
 		}
 	case in.Delta > 0:
 		if in.LotNumber == "" {
-			fail("/lotNumber", "required", "is required to receive a lot-tracked product")
+			errs.Add("/lotNumber", "required", "is required to receive a lot-tracked product")
 		}
 		if in.ExpiresOn.IsZero() {
-			fail("/expiresOn", "required", "is required to receive a lot-tracked product")
+			errs.Add("/expiresOn", "required", "is required to receive a lot-tracked product")
 		}
 		if s := a.stock(p.ID, in.Location); s != nil && in.LotNumber != "" && !in.ExpiresOn.IsZero() {
 			if i := lotIndex(s.Lots, in.LotNumber); i >= 0 && s.Lots[i].ExpiresOn != in.ExpiresOn {
-				fail("/expiresOn", "invalid_value", "differs from the lot's expiry date")
+				errs.Add("/expiresOn", "invalid_value", "differs from the lot's expiry date")
 			}
 		}
 	case in.LotNumber != "":
 		if s := a.stock(p.ID, in.Location); s == nil || lotIndex(s.Lots, in.LotNumber) < 0 {
-			fail("/lotNumber", "not_found", "no such lot at this location")
+			errs.Add("/lotNumber", "not_found", "no such lot at this location")
 		}
 	}
-	if len(errs) > 0 {
-		return problem.Validation(errs)
-	}
-	return nil
+	return errs.Err()
 }
 
 func lotIndex(lots []inventory.Lot, number string) int {
 	return slices.IndexFunc(lots, func(l inventory.Lot) bool { return l.LotNumber == number })
 }
 
-// insufficient is the 409 for taking more than available.
-func insufficient(available int64) *problem.Problem {
-	return problem.New(http.StatusConflict, "insufficient_stock", "not enough stock on hand").With("available", available)
+// insufficient is the error of taking more than is available.
+func insufficient(available int64) *RuleError {
+	return breaks("insufficient_stock", "not enough stock on hand", map[string]any{"available": available})
 }
 
 // planLots returns the lots after the delta, or the problem: a named lot gives or takes alone,
 // otherwise a removal takes first-expiring-first-out. Emptied lots are dropped. lots is not
 // modified.
-func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int64) ([]inventory.Lot, *problem.Problem) {
+func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int64) ([]inventory.Lot, error) {
 	out := slices.Clone(lots)
 	if delta > 0 {
 		if i := lotIndex(out, lot); i >= 0 {
 			if out[i].Quantity > math.MaxInt64-delta {
-				return nil, problem.Field("/delta", "out_of_range", "the lot would exceed the largest quantity")
+				return nil, InvalidField("/delta", "out_of_range", "the lot would exceed the largest quantity")
 			}
 			out[i].Quantity += delta
 			return out, nil
@@ -355,9 +535,9 @@ func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int
 	return slices.DeleteFunc(out, func(l inventory.Lot) bool { return l.Quantity == 0 }), nil
 }
 
-// applyAdjustment checks the stock and applies one validated adjustment, or changes nothing
-// and returns the problem; the caller holds a.mu.
-func (a *Account) applyAdjustment(p *inventory.Product, in inventory.AdjustParams, at time.Time) (*AdjustmentRecord, *StockRecord, error) {
+// applyAdjustment checks the stock and applies one valid adjustment within t, or changes
+// nothing and returns the error.
+func (a *Account) applyAdjustment(t *tx, p *inventory.Product, in inventory.AdjustParams, at time.Time) (*AdjustmentRecord, *StockRecord, error) {
 	s := a.stock(p.ID, in.Location)
 	var onHand int64
 	var lots []inventory.Lot
@@ -369,16 +549,16 @@ func (a *Account) applyAdjustment(p *inventory.Product, in inventory.AdjustParam
 		return nil, nil, insufficient(onHand)
 	}
 	if in.Delta > 0 && onHand > math.MaxInt64-in.Delta {
-		return nil, nil, problem.Field("/delta", "out_of_range", "the stock would exceed the largest quantity")
+		return nil, nil, InvalidField("/delta", "out_of_range", "the stock would exceed the largest quantity")
 	}
 	if p.TrackLots {
-		var err *problem.Problem
+		var err error
 		if lots, err = planLots(lots, in.LotNumber, in.ExpiresOn, in.Delta); err != nil {
 			return nil, nil, err
 		}
 	}
 	if s == nil {
-		s = a.newStock(p, in.Location, at)
+		s = a.newStock(t, p, in.Location, at)
 	}
 	s.OnHand = onHand + in.Delta
 	s.Lots = lots
@@ -395,18 +575,20 @@ func (a *Account) applyAdjustment(p *inventory.Product, in inventory.AdjustParam
 		r.SealedNote = a.store.sealer.Seal([]byte(in.Note))
 	}
 	a.data.Adjustments.insert(r)
-	a.emit(webhooks.EventInventoryAdjusted, &webhooks.InventoryAdjustmentData{
+	t.put("stock", s.ID)
+	t.put("adjustment", r.ID)
+	t.emit(webhooks.EventInventoryAdjusted, &webhooks.InventoryAdjustmentData{
 		ID: r.ID, ProductID: p.ID, Location: r.Location, Delta: r.Delta, OnHandAfter: r.OnHandAfter,
 		Reason: string(r.Reason), Reference: r.Reference,
 	})
 	if s.LowStock && !wasLow {
-		a.emitLowStock(s)
+		emitLowStock(t, s)
 	}
 	return r, s, nil
 }
 
-func (a *Account) emitLowStock(s *StockRecord) {
-	a.emit(webhooks.EventInventoryLowStock, &webhooks.LowStockData{
+func emitLowStock(t *tx, s *StockRecord) {
+	t.emit(webhooks.EventInventoryLowStock, &webhooks.LowStockData{
 		ID: s.ID, ProductID: s.ProductID, Location: s.Location, OnHand: s.OnHand, ReorderPoint: s.ReorderPoint,
 	})
 }

@@ -2,11 +2,15 @@ package store
 
 import (
 	"encoding/json"
+	"net/mail"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/client"
+
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -44,19 +48,181 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	return p, nil
 }
 
-// CreatePatient stores a validated patient; createdAt may be backdated (fixtures) when non-zero.
-func (a *Account) CreatePatient(p patients.Patient, createdAt time.Time) (patients.Patient, error) {
+// PatientInput is a patient create or merge-patch body (docs/protocol.md §9 Patient), decoded.
+type PatientInput struct {
+	Members
+	FirstName, LastName, Email, Phone Field[string]
+	DateOfBirth                       Field[string] // YYYY-MM-DD
+	Gender                            Field[string]
+	Address                           Field[AddressInput]
+	Allergies                         Field[[]string]
+	Notes                             Field[string]
+	Tags                              Field[[]string]
+}
+
+// AddressInput is a patient's address member, decoded.
+type AddressInput struct {
+	Members
+	Line1, Line2, City, State, PostalCode, Country Field[string]
+}
+
+// PatientInputOf is the input that creates p (for Go callers such as tests).
+func PatientInputOf(p patients.Patient) PatientInput {
+	str := func(v string) Field[string] {
+		if v == "" {
+			return Field[string]{}
+		}
+		return Given(v)
+	}
+	in := PatientInput{FirstName: str(p.FirstName), LastName: str(p.LastName), Email: str(p.Email), Phone: str(p.Phone),
+		Gender: str(string(p.Gender)), Notes: str(p.Notes)}
+	if !p.DateOfBirth.IsZero() {
+		in.DateOfBirth = Given(p.DateOfBirth.String())
+	}
+	if a := p.Address; a != nil {
+		in.Address = Given(AddressInput{Line1: str(a.Line1), Line2: str(a.Line2), City: str(a.City), State: str(a.State),
+			PostalCode: str(a.PostalCode), Country: str(a.Country)})
+	}
+	if p.Allergies != nil {
+		in.Allergies = Given(p.Allergies)
+	}
+	if p.Tags != nil {
+		in.Tags = Given(p.Tags)
+	}
+	return in
+}
+
+// Patient field rules (docs/protocol.md §9 Patient).
+var (
+	e164        = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+	countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
+	earliestDOB = client.NewDate(1900, time.January, 1)
+	genders     = []string{"female", "male", "other", "unknown"}
+)
+
+// checkPatient validates a patient body (create, or merge patch) and returns the change it
+// makes: every invalid field at once, or the change.
+func checkPatient(in PatientInput, patch bool, today client.Date) (func(*patients.Patient), error) {
+	c := newChecker()
+	c.members(in.Members)
+	var sets []func(*patients.Patient)
+	set := func(p Presence, apply func(*patients.Patient)) {
+		if p == Present || p == Null {
+			sets = append(sets, apply)
+		}
+	}
+	if patch {
+		c.nonNull(namedState{"firstName", in.FirstName.State}, namedState{"lastName", in.LastName.State}, namedState{"email", in.Email.State})
+	}
+	if v, p := c.str("firstName", in.FirstName, !patch, 1, 100); p == Present {
+		set(p, func(x *patients.Patient) { x.FirstName = v })
+	}
+	if v, p := c.str("lastName", in.LastName, !patch, 1, 100); p == Present {
+		set(p, func(x *patients.Patient) { x.LastName = v })
+	}
+	if v, p := c.str("email", in.Email, !patch, 1, 254); p == Present {
+		// net/mail accepts any UTF-8 in the local part (RFC 6532), invisible and bidi-override
+		// characters included: those only serve to spoof an address.
+		if addr, err := mail.ParseAddress(v); err != nil || addr.Address != v || addr.Name != "" || strings.IndexFunc(v, invisible) >= 0 {
+			c.fail("email", "invalid_format", "must be an email address")
+		} else {
+			set(p, func(x *patients.Patient) { x.Email = v })
+		}
+	}
+	if v, p := c.str("phone", in.Phone, false, 0, 16); p != Invalid {
+		if p == Present && !e164.MatchString(v) {
+			c.fail("phone", "invalid_format", "must be an E.164 number such as +15551234567")
+		} else {
+			set(p, func(x *patients.Patient) { x.Phone = v })
+		}
+	}
+	if c.decoded(in.DateOfBirth.Complaint, in.DateOfBirth.State) && in.DateOfBirth.State == Present {
+		d, err := client.ParseDate(in.DateOfBirth.Value)
+		switch {
+		case err != nil:
+			c.fail("dateOfBirth", "invalid_format", "must be a date YYYY-MM-DD")
+		case today.Before(d):
+			c.fail("dateOfBirth", "out_of_range", "must not be in the future")
+		case d.Before(earliestDOB):
+			c.fail("dateOfBirth", "out_of_range", "must not be before 1900-01-01")
+		default:
+			set(Present, func(x *patients.Patient) { x.DateOfBirth = d })
+		}
+	} else {
+		set(in.DateOfBirth.State, func(x *patients.Patient) { x.DateOfBirth = client.Date{} })
+	}
+	if v, p := c.enum("gender", in.Gender, false, genders...); p != Invalid {
+		set(p, func(x *patients.Patient) { x.Gender = patients.Gender(v) })
+	}
+	switch addr := in.Address; addr.State {
+	case Null:
+		set(Null, func(x *patients.Patient) { x.Address = nil })
+	case Invalid:
+		c.decoded(addr.Complaint, Invalid)
+	case Present:
+		ac := c.in(c.pointer("address"))
+		ac.members(addr.Value.Members)
+		var v patients.Address
+		v.Line1, _ = ac.str("line1", addr.Value.Line1, false, 0, 200)
+		v.Line2, _ = ac.str("line2", addr.Value.Line2, false, 0, 200)
+		v.City, _ = ac.str("city", addr.Value.City, false, 0, 100)
+		v.State, _ = ac.str("state", addr.Value.State, false, 0, 100)
+		v.PostalCode, _ = ac.str("postalCode", addr.Value.PostalCode, false, 0, 20)
+		if cc, p := ac.str("country", addr.Value.Country, false, 0, 2); p == Present && !countryCode.MatchString(cc) {
+			ac.fail("country", "invalid_format", "must be an ISO 3166-1 alpha-2 code such as US")
+		} else {
+			v.Country = cc
+		}
+		set(Present, func(x *patients.Patient) { x.Address = &v })
+	}
+	if v, p := c.strings("allergies", in.Allergies, 50, 200); p != Invalid {
+		set(p, func(x *patients.Patient) { x.Allergies = v })
+	}
+	if v, p := c.str("notes", in.Notes, false, 0, 10000); p != Invalid {
+		set(p, func(x *patients.Patient) { x.Notes = v })
+	}
+	if v, p := c.strings("tags", in.Tags, 20, 50); p != Invalid {
+		set(p, func(x *patients.Patient) { x.Tags = v })
+	}
+	if err := c.done(); err != nil {
+		return nil, err
+	}
+	return func(x *patients.Patient) {
+		for _, s := range sets {
+			s(x)
+		}
+	}, nil
+}
+
+// invisible reports control and format characters (zero-width spaces, bidi overrides).
+func invisible(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+// CreatePatient validates in and stores the patient; createdAt may be backdated (fixtures) when
+// non-zero.
+func (a *Account) CreatePatient(in PatientInput, createdAt time.Time) (patients.Patient, error) {
+	change, err := checkPatient(in, false, client.DateOf(a.Now()))
+	if err != nil {
+		return patients.Patient{}, err
+	}
+	var p patients.Patient
+	change(&p)
+	return a.createPatient(p, createdAt)
+}
+
+// createPatient stores a valid patient.
+func (a *Account) createPatient(p patients.Patient, createdAt time.Time) (patients.Patient, error) {
 	r := &PatientRecord{}
 	a.sealPatient(r, &p) // the crypto, outside the lock
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	t := a.begin()
+	defer t.end()
 	now := a.Now()
 	if createdAt.IsZero() {
 		createdAt = now
 	}
 	r.ID, r.CreatedAt, r.UpdatedAt = a.store.ids.New("pat", createdAt), createdAt, createdAt
 	a.data.Patients.insert(r)
-	a.emit(webhooks.EventPatientCreated, &webhooks.PatientData{ID: r.ID})
+	t.put("patient", r.ID)
+	t.emit(webhooks.EventPatientCreated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)
 }
 
@@ -66,7 +232,7 @@ func (a *Account) GetPatient(id string) (patients.Patient, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Patients.get(id)
 	if !ok {
-		return patients.Patient{}, problem.NotFound("patient")
+		return patients.Patient{}, NotFound("patient")
 	}
 	return a.openPatient(r)
 }
@@ -77,14 +243,22 @@ func (a *Account) patientExists(id string) bool {
 	return ok
 }
 
-// UpdatePatient applies change to the patient. updatedAt moves (and patient.updated is
-// emitted) only when something changed.
-func (a *Account) UpdatePatient(id string, change func(*patients.Patient)) (patients.Patient, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// UpdatePatient validates in, a merge patch, and applies it to the patient: 422 before 404.
+// updatedAt moves (and patient.updated is emitted) only when something changed.
+func (a *Account) UpdatePatient(id string, in PatientInput) (patients.Patient, error) {
+	change, err := checkPatient(in, true, client.DateOf(a.Now()))
+	if err != nil {
+		return patients.Patient{}, err
+	}
+	return a.updatePatient(id, change)
+}
+
+func (a *Account) updatePatient(id string, change func(*patients.Patient)) (patients.Patient, error) {
+	t := a.begin()
+	defer t.end()
 	r, ok := a.data.Patients.get(id)
 	if !ok {
-		return patients.Patient{}, problem.NotFound("patient")
+		return patients.Patient{}, NotFound("patient")
 	}
 	before, err := a.openPatient(r)
 	if err != nil {
@@ -99,7 +273,8 @@ func (a *Account) UpdatePatient(id string, change func(*patients.Patient)) (pati
 	}
 	a.sealPatient(r, &after)
 	r.UpdatedAt = a.Now()
-	a.emit(webhooks.EventPatientUpdated, &webhooks.PatientData{ID: r.ID})
+	t.put("patient", r.ID)
+	t.emit(webhooks.EventPatientUpdated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)
 }
 

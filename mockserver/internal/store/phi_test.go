@@ -7,15 +7,17 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/patients"
 )
 
 // TestStoreDumpHasNoPlaintextPHI serializes an account's whole state (what snapshots and -data
 // files hold) and looks for every PHI value written into it.
 func TestStoreDumpHasNoPlaintextPHI(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_test")
-	p, err := a.CreatePatient(patients.Patient{
+	p, err := a.createPatient(patients.Patient{
 		FirstName: "Zenobia", LastName: "Quixotica", Email: "zenobia.q@example.org", Phone: "+15557654321",
 		DateOfBirth: client.NewDate(1971, time.March, 14), Gender: patients.GenderOther,
 		Address:   &patients.Address{Line1: "77 Sunset Boulevard", City: "Tamworth", PostalCode: "NSW2340", Country: "AU"},
@@ -24,7 +26,7 @@ func TestStoreDumpHasNoPlaintextPHI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.UpdatePatient(p.ID, func(x *patients.Patient) { x.Notes = "Second confidential narrative" }); err != nil {
+	if _, err := a.updatePatient(p.ID, func(x *patients.Patient) { x.Notes = "Second confidential narrative" }); err != nil {
 		t.Fatal(err)
 	}
 	dump, err := json.Marshal(a.data)
@@ -46,6 +48,7 @@ func TestStoreDumpHasNoPlaintextPHI(t *testing.T) {
 }
 
 func TestSealerUsesFreshNonces(t *testing.T) {
+	t.Parallel()
 	s := NewSealer(nil)
 	a, b := s.Seal([]byte("same")), s.Seal([]byte("same"))
 	if bytes.Equal(a, b) {
@@ -66,12 +69,13 @@ func TestSealerUsesFreshNonces(t *testing.T) {
 }
 
 func TestIDsAreOrderedAndWellFormed(t *testing.T) {
+	t.Parallel()
 	g := NewIDGen(0)
 	at := time.Now()
 	prev := ""
 	for range 10000 {
 		id := g.New("pat", at) // same millisecond: the counter keeps them ordered
-		if !ValidID("pat", id) {
+		if !wire.IsID(id, "pat") {
 			t.Fatalf("malformed %q", id)
 		}
 		if id <= prev {

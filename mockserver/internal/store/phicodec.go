@@ -10,10 +10,14 @@ import (
 	"github.com/medspa/medspa-go/patients"
 )
 
-// A patient's PHI is sealed in a compact binary form rather than JSON: it is opened on every
-// read of every patient (a list page opens 25), and decoding JSON by reflection cost more than
-// the AES-GCM itself. The form is a version byte then length-prefixed fields in a fixed order.
-// Sealed JSON (a leading '{', from data files of earlier versions) still opens.
+// A fenced optimisation (BENCHMARKS.md "Fenced optimisations"), kept by
+// BenchmarkFencePHICodec: a patient's PHI is sealed in a compact binary form rather than JSON.
+// It is opened on every read of every patient (a list page opens 25), and decoding JSON by
+// reflection cost more than the AES-GCM itself. The form is a version byte then
+// length-prefixed fields in a fixed order.
+//
+// The legacy path, decodeLegacyPHI, is no optimisation: it opens the sealed JSON of release
+// 0.1.0's snapshots and -data files, which a server still loads (CHANGELOG).
 const phiV1 = 1
 
 var errPHICorrupt = errors.New("store: sealed patient data is corrupt")
@@ -51,7 +55,7 @@ func appendStr(b []byte, s string) []byte {
 // produced. As with the JSON form, an empty allergy list reads back as nil.
 func decodePHI(b []byte, p *patients.Patient) error {
 	if len(b) > 0 && b[0] == '{' {
-		return json.Unmarshal(b, p)
+		return decodeLegacyPHI(b, p)
 	}
 	if len(b) == 0 || b[0] != phiV1 {
 		return errPHICorrupt
@@ -137,3 +141,6 @@ func (d *phiDecoder) str() string {
 	d.b = d.b[n:]
 	return s
 }
+
+// decodeLegacyPHI opens PHI sealed as JSON by release 0.1.0.
+func decodeLegacyPHI(b []byte, p *patients.Patient) error { return json.Unmarshal(b, p) }

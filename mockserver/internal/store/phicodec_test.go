@@ -12,6 +12,7 @@ import (
 // The binary PHI form opens to what the JSON form did, and sealed JSON from older data files
 // still opens.
 func TestPHICodecRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, p := range []patients.Patient{
 		{},
 		{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"},
@@ -52,6 +53,7 @@ func jsonRoundTrip(t *testing.T, p patients.Patient) patients.Patient {
 
 // Truncated or altered plaintext is an error, never a panic.
 func TestPHICodecCorrupt(t *testing.T) {
+	t.Parallel()
 	full := encodePHI(nil, &patients.Patient{FirstName: "Ada", LastName: "L", Email: "a@example.com",
 		Address: &patients.Address{City: "X"}, Allergies: []string{"latex"}})
 	for i := range len(full) {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/reports"
 )
 
@@ -47,10 +46,10 @@ var standardGroupBy = map[string][]string{
 // ParseReport validates q for report (revenue, appointments, patients or custom) with now as
 // the default end of the window. It returns every invalid parameter (pointers are parameter
 // names); the request is nil when there is any.
-func ParseReport(report string, q ReportQuery, now time.Time) (*ReportRequest, []problem.FieldError) {
-	var errs []problem.FieldError
+func ParseReport(report string, q ReportQuery, now time.Time) (*ReportRequest, FieldErrors) {
+	var errs FieldErrors
 	fail := func(name, code, detail string) {
-		errs = append(errs, problem.FieldError{Pointer: name, Code: code, Detail: detail})
+		errs.Add(name, code, detail)
 	}
 	r := &ReportRequest{report: report, tz: "UTC", loc: time.UTC}
 	if q.Timezone != "" {

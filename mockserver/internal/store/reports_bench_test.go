@@ -22,7 +22,7 @@ func benchAccount(b *testing.B, patientsN int) *Account {
 	clk.Set(benchStart.AddDate(1, 0, 0))
 	a := New(Options{Clock: clk}).Account("bench")
 	for i := range patientsN {
-		if _, err := a.CreatePatient(patients.Patient{FirstName: "B", LastName: fmt.Sprint(i), Email: "b@example.com"}, benchStart); err != nil {
+		if _, err := a.createPatient(patients.Patient{FirstName: "B", LastName: fmt.Sprint(i), Email: "b@example.com"}, benchStart); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,7 +41,7 @@ func seedAppointments(b *testing.B, a *Account, n int) []string {
 		if i%2 == 1 {
 			st = appointments.StatusConfirmed
 		}
-		ap, err := a.CreateAppointment(appointments.Appointment{
+		ap, err := a.createAppointment(appointments.Appointment{
 			PatientID: pats[i%len(pats)].ID, ProviderID: fmt.Sprintf("prv_%02d", i%100), Service: fmt.Sprintf("service %d", i%7),
 			StartAt: start, EndAt: start.Add(30 * time.Minute), Status: st,
 		}, start.Add(-24*time.Hour))
@@ -95,7 +95,7 @@ func seedPayments(b *testing.B, a *Account, n int, appts []string) {
 		if i%10 != 0 {
 			p.AppointmentID = appts[i%len(appts)]
 		}
-		inv, err := a.CreateInvoice(p, at)
+		inv, err := a.createInvoice(p, at)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func seedPayments(b *testing.B, a *Account, n int, appts []string) {
 			if m == billing.MethodCard {
 				pay.CardToken = billing.TokenVisa
 			}
-			if _, err := a.CreatePayment(pay, at.Add(time.Duration(k+1)*time.Minute)); err != nil {
+			if _, err := a.createPayment(pay, at.Add(time.Duration(k+1)*time.Minute)); err != nil {
 				b.Fatal(err)
 			}
 		}

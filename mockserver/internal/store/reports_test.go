@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/reports"
 )
 
@@ -75,6 +74,7 @@ func utc(s string) time.Time {
 }
 
 func TestRate(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		num, den int64
 		want     float64
@@ -91,6 +91,7 @@ func TestRate(t *testing.T) {
 }
 
 func TestBucketKeys(t *testing.T) {
+	t.Parallel()
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +142,7 @@ func TestBucketKeys(t *testing.T) {
 }
 
 func TestParseReportWindow(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		name     string
@@ -174,30 +176,31 @@ func TestParseReportWindow(t *testing.T) {
 }
 
 func TestParseReportErrors(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		name   string
 		report string
 		q      ReportQuery
-		want   []problem.FieldError
+		want   FieldErrors
 	}{
 		{"367 days", reports.NameRevenue, ReportQuery{From: "2024-01-01", To: "2025-01-02"},
-			[]problem.FieldError{{Pointer: "to", Code: "out_of_range"}}},
+			FieldErrors{{Pointer: "to", Code: "out_of_range"}}},
 		{"from after to", reports.NameRevenue, ReportQuery{From: "2026-02-01", To: "2026-01-01"},
-			[]problem.FieldError{{Pointer: "from", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "from", Code: "invalid_value"}}},
 		{"from equals to", reports.NameRevenue, ReportQuery{From: "2026-02-01", To: "2026-02-01"},
-			[]problem.FieldError{{Pointer: "from", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "from", Code: "invalid_value"}}},
 		{"everything bad", reports.NameAppointments, ReportQuery{From: "yesterday", To: "2026-13-01", Timezone: "Mars/Olympus", GroupBy: "year"},
-			[]problem.FieldError{{Pointer: "timezone", Code: "invalid_value"}, {Pointer: "from", Code: "invalid_format"},
+			FieldErrors{{Pointer: "timezone", Code: "invalid_value"}, {Pointer: "from", Code: "invalid_format"},
 				{Pointer: "to", Code: "invalid_format"}, {Pointer: "groupBy", Code: "invalid_value"}}},
-		{"Local is not a zone", reports.NamePatients, ReportQuery{Timezone: "Local"}, []problem.FieldError{{Pointer: "timezone", Code: "invalid_value"}}},
-		{"patients has no status", reports.NamePatients, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
-		{"revenue has no status", reports.NameRevenue, ReportQuery{GroupBy: "status"}, []problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
-		{"no source", reports.NameCustom, ReportQuery{}, []problem.FieldError{{Pointer: "source", Code: "required"}}},
-		{"unknown source", reports.NameCustom, ReportQuery{Source: "refunds"}, []problem.FieldError{{Pointer: "source", Code: "invalid_value"}}},
+		{"Local is not a zone", reports.NamePatients, ReportQuery{Timezone: "Local"}, FieldErrors{{Pointer: "timezone", Code: "invalid_value"}}},
+		{"patients has no status", reports.NamePatients, ReportQuery{GroupBy: "status"}, FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
+		{"revenue has no status", reports.NameRevenue, ReportQuery{GroupBy: "status"}, FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
+		{"no source", reports.NameCustom, ReportQuery{}, FieldErrors{{Pointer: "source", Code: "required"}}},
+		{"unknown source", reports.NameCustom, ReportQuery{Source: "refunds"}, FieldErrors{{Pointer: "source", Code: "invalid_value"}}},
 		{"custom errors", reports.NameCustom, ReportQuery{Source: "payments", Metrics: "count,median:amount,sum:nope,count:amount,avg:status,count",
 			GroupBy: "method,createdAt,amount,zzz", Filters: []string{"method", ":card", "method:", "zzz:a", "amount:5", "status:succeeded"}},
-			[]problem.FieldError{
+			FieldErrors{
 				{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "metrics", Code: "invalid_value"},
 				{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "metrics", Code: "invalid_value"},
 				{Pointer: "metrics", Code: "invalid_value"},
@@ -208,9 +211,9 @@ func TestParseReportErrors(t *testing.T) {
 				{Pointer: "filter", Code: "invalid_value"},
 			}},
 		{"PHI", reports.NameCustom, ReportQuery{Source: "patients", Metrics: "sum:dateOfBirth", GroupBy: "lastName", Filters: []string{"email:a@b.c"}},
-			[]problem.FieldError{{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "groupBy", Code: "invalid_value"}, {Pointer: "filter", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "metrics", Code: "invalid_value"}, {Pointer: "groupBy", Code: "invalid_value"}, {Pointer: "filter", Code: "invalid_value"}}},
 		{"duplicate dimension", reports.NameCustom, ReportQuery{Source: "appointments", GroupBy: "status,status"},
-			[]problem.FieldError{{Pointer: "groupBy", Code: "invalid_value"}}},
+			FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
 	} {
 		r, errs := ParseReport(c.report, c.q, now)
 		if r != nil {
@@ -226,6 +229,7 @@ func TestParseReportErrors(t *testing.T) {
 }
 
 func TestCustomErrorDetails(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	_, errs := ParseReport(reports.NameCustom, ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
 	for _, e := range errs {
@@ -300,6 +304,7 @@ var november = ReportQuery{From: "2026-11-01", To: "2026-12-01"}
 func withGroupBy(q ReportQuery, g string) ReportQuery { q.GroupBy = g; return q }
 
 func TestRevenueReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	type row = reports.RevenueRow
 	type m = reports.RevenueTotals
@@ -341,6 +346,7 @@ func TestRevenueReportEngine(t *testing.T) {
 }
 
 func TestAppointmentsReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	type row = reports.AppointmentsRow
 	type m = reports.AppointmentsTotals
@@ -380,6 +386,7 @@ func TestAppointmentsReportEngine(t *testing.T) {
 }
 
 func TestPatientsReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	type row = reports.PatientsRow
 	type m = reports.PatientsTotals
@@ -411,6 +418,7 @@ func TestPatientsReportEngine(t *testing.T) {
 }
 
 func TestCustomReportEngine(t *testing.T) {
+	t.Parallel()
 	src := reportFixture().sources()
 	for _, c := range []struct {
 		name string

@@ -66,9 +66,10 @@ func (a *Account) Import(b []byte) error {
 		}
 		idem.entries[key] = idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), answer: idem.arena.add(r.Sealed)}
 	}
-	a.mu.Lock()
+	t := a.begin()
 	a.data = st.Data
-	a.mu.Unlock()
+	t.change.Replaced = true
+	t.end()
 	a.idemMu.Lock()
 	a.idem = idem
 	a.idemMu.Unlock()

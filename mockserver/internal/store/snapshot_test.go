@@ -10,9 +10,10 @@ import (
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_a")
-	p, err := a.CreatePatient(patients.Patient{FirstName: "Ex", LastName: "Port", Email: "e@example.com", Tags: []string{"t"}}, time.Time{})
+	p, err := a.createPatient(patients.Patient{FirstName: "Ex", LastName: "Port", Email: "e@example.com", Tags: []string{"t"}}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	// The copy is deep: changing the original leaves the import alone.
-	if _, err := a.UpdatePatient(p.ID, func(x *patients.Patient) { x.Tags = []string{"changed"} }); err != nil {
+	if _, err := a.updatePatient(p.ID, func(x *patients.Patient) { x.Tags = []string{"changed"} }); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := c.GetPatient(p.ID); len(got.Tags) != 1 || got.Tags[0] != "t" {
@@ -71,6 +72,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestIDGenStateContinues(t *testing.T) {
+	t.Parallel()
 	g := NewIDGen(9)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	g.New("pat", now)

@@ -1,6 +1,10 @@
-// Package store holds the mock server's domain state and rules, per account, with no HTTP.
-// Each account has its own lock, so unrelated accounts never contend; every rule that must be
-// atomic (conflicts, stock, payments) runs under its account's lock.
+// Package store holds the mock server's domain state and rules, per account, with no HTTP: the
+// records, their validation (input.go: every field rule, every invalid field listed at once),
+// their invariants, and the domain's errors (errors.go), which the HTTP layer turns into problem
+// documents in one place. Each account has its own lock, so unrelated accounts never contend;
+// every mutation is one transaction under its account's lock (commit.go), so every rule that
+// must be atomic (conflicts, stock, payments) holds, and every committed change passes one
+// commit point.
 package store
 
 import (
@@ -8,21 +12,25 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 )
 
 // Store is every account's state.
 type Store struct {
-	clock  *clock.Clock
-	ids    *IDGen
-	sealer *Sealer
+	clock    *clock.Clock
+	ids      *IDGen
+	sealer   *Sealer
+	checkURL URLCheck
 
 	mu       sync.RWMutex
 	accounts map[string]*Account
 
 	// onEvent is called (under the account's lock, so it must not block) for every domain event.
 	onEvent func(*Account, Event)
+	// onCommit is called (under the account's lock) for every committed change (commit.go).
+	onCommit func(*Account, Change)
 }
 
 // Options configure a Store.
@@ -33,6 +41,9 @@ type Options struct {
 	IDs *IDGen
 	// Sealer encrypts PHI at rest (default: a random key per process).
 	Sealer *Sealer
+	// WebhookURLs judges webhook endpoint URLs (the network policy: SSRF guard); nil allows
+	// every absolute URL.
+	WebhookURLs URLCheck
 }
 
 // New returns an empty store.
@@ -46,7 +57,7 @@ func New(o Options) *Store {
 	if o.Sealer == nil {
 		o.Sealer = NewSealer(nil)
 	}
-	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, accounts: map[string]*Account{}}
+	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, accounts: map[string]*Account{}}
 }
 
 // Clock returns the server-wide clock.
@@ -164,13 +175,14 @@ func (a *Account) SetClock(c *clock.Clock) {
 }
 
 // Now is the account's current time, truncated to the protocol's second precision.
-func (a *Account) Now() time.Time { return a.Clock().Now().Truncate(time.Second) }
+func (a *Account) Now() time.Time { return wire.Time(a.Clock().Now()) }
 
 // Reset empties the account's data and idempotency keys; credentials survive.
 func (a *Account) Reset() {
-	a.mu.Lock()
+	t := a.begin()
 	a.data = newData()
-	a.mu.Unlock()
+	t.change.Replaced = true
+	t.end()
 	a.idemMu.Lock()
 	a.idem = newIdemStore()
 	a.idemMu.Unlock()

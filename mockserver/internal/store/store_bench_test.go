@@ -18,7 +18,7 @@ func BenchmarkStoreCreatePatient(b *testing.B) {
 	p := patients.Patient{FirstName: "Bench", LastName: "Patient", Email: "bench@example.com", Phone: "+15555550100"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := a.CreatePatient(p, time.Time{}); err != nil {
+		if _, err := a.createPatient(p, time.Time{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -26,7 +26,7 @@ func BenchmarkStoreCreatePatient(b *testing.B) {
 
 func BenchmarkStoreGetPatient(b *testing.B) {
 	a := New(Options{}).Account("bench")
-	p, err := a.CreatePatient(patients.Patient{FirstName: "Bench", LastName: "Patient", Email: "bench@example.com", Phone: "+15555550100"}, time.Time{})
+	p, err := a.createPatient(patients.Patient{FirstName: "Bench", LastName: "Patient", Email: "bench@example.com", Phone: "+15555550100"}, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,14 +40,14 @@ func BenchmarkStoreGetPatient(b *testing.B) {
 
 func BenchmarkStoreAdjust(b *testing.B) {
 	a := New(Options{}).Account("bench")
-	prod, err := a.CreateProduct(inventory.Product{SKU: "B-1", Name: "Bench", Category: inventory.CategoryConsumable, Unit: inventory.UnitItem, Price: 100, Currency: "usd", Active: true}, time.Time{})
+	prod, err := a.createProduct(inventory.Product{SKU: "B-1", Name: "Bench", Category: inventory.CategoryConsumable, Unit: inventory.UnitItem, Price: 100, Currency: "usd", Active: true}, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	in := inventory.AdjustParams{ProductID: prod.ID, Location: "main", Delta: 1, Reason: inventory.ReasonReceived}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := a.Adjust(in, time.Time{}); err != nil {
+		if _, err := a.adjust(in, time.Time{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -55,11 +55,11 @@ func BenchmarkStoreAdjust(b *testing.B) {
 
 func BenchmarkStoreCreatePayment(b *testing.B) {
 	a := New(Options{}).Account("bench")
-	p, err := a.CreatePatient(patients.Patient{FirstName: "Bench", LastName: "Patient", Email: "bench@example.com"}, time.Time{})
+	p, err := a.createPatient(patients.Patient{FirstName: "Bench", LastName: "Patient", Email: "bench@example.com"}, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	inv, err := a.CreateInvoice(billing.InvoiceCreateParams{PatientID: p.ID, Currency: "usd",
+	inv, err := a.createInvoice(billing.InvoiceCreateParams{PatientID: p.ID, Currency: "usd",
 		LineItems: []billing.LineItemParams{{Description: "bench", Quantity: 10_000, UnitAmount: client.Ptr[int64](1_000_000_000_000)}}}, time.Time{})
 	if err != nil {
 		b.Fatal(err)
@@ -68,7 +68,7 @@ func BenchmarkStoreCreatePayment(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		i++
-		if _, err := a.CreatePayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100 + int64(i%100), Method: billing.MethodCash}, time.Time{}); err != nil {
+		if _, err := a.createPayment(billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100 + int64(i%100), Method: billing.MethodCash}, time.Time{}); err != nil {
 			b.Fatal(strconv.Itoa(i), err)
 		}
 	}

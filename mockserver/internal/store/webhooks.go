@@ -1,13 +1,13 @@
 package store
 
 import (
+	"context"
 	"encoding/base64"
 	"io"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -29,11 +29,100 @@ func (r *WebhookRecord) endpoint() webhooks.Endpoint {
 	}
 }
 
-// CreateWebhook stores a validated endpoint with a fresh secret and returns it, secret included
+// WebhookInput is a webhook endpoint create body (docs/protocol.md §9 Webhooks and events),
+// decoded.
+type WebhookInput struct {
+	Members
+	URL         Field[string]
+	Events      Field[[]string]
+	Description Field[string]
+	Enabled     Field[bool]
+}
+
+// WebhookInputOf is the input that creates e (for Go callers such as tests).
+func WebhookInputOf(e webhooks.Endpoint) WebhookInput {
+	events := make([]string, len(e.Events))
+	for i, t := range e.Events {
+		events[i] = string(t)
+	}
+	in := WebhookInput{URL: Given(e.URL), Events: Given(events), Enabled: Given(e.Enabled)}
+	if e.Description != "" {
+		in.Description = Given(e.Description)
+	}
+	return in
+}
+
+// URLCheck judges a webhook endpoint URL: a field code and detail when it is refused (an
+// address the server may not deliver to), "" when it is allowed.
+type URLCheck func(ctx context.Context, url string) (code, detail string)
+
+// checkWebhook validates an endpoint body: the URL (also by the store's URLCheck), the event
+// types (known, no duplicates, or "*" alone), the description.
+func (a *Account) checkWebhook(ctx context.Context, in WebhookInput) (webhooks.Endpoint, error) {
+	c := newChecker()
+	c.members(in.Members)
+	var e webhooks.Endpoint
+	if u, p := c.str("url", in.URL, true, 1, 0); p == Present {
+		if check := a.store.checkURL; check != nil {
+			if code, detail := check(ctx, u); code != "" {
+				c.fail("url", code, detail)
+			}
+		}
+		e.URL = u
+	}
+	e.Events = checkEvents(c, in.Events)
+	e.Description, _ = c.str("description", in.Description, false, 0, 500)
+	e.Enabled = true
+	if v, p := c.boolean(in.Enabled); p == Present {
+		e.Enabled = v
+	}
+	return e, c.done()
+}
+
+// checkEvents checks the events list: known types without duplicates, or "*" alone.
+func checkEvents(c checker, f Field[[]string]) []webhooks.EventType {
+	list, p := c.strings("events", f, 32, 64)
+	switch p {
+	case Absent, Null:
+		c.fail("events", "required", "is required")
+		return nil
+	case Invalid:
+		return nil
+	}
+	if len(list) == 0 {
+		c.fail("events", "too_short", "must list at least one event type")
+		return nil
+	}
+	out := make([]webhooks.EventType, 0, len(list))
+	for i, s := range list {
+		t := webhooks.EventType(s)
+		switch {
+		case !t.Valid():
+			c.failItem("events", i, "invalid_value", "must be a known event type or \"*\"")
+		case slices.Contains(out, t):
+			c.failItem("events", i, "invalid_value", "is listed twice")
+		case t == webhooks.EventAll && len(list) > 1:
+			c.failItem("events", i, "invalid_value", "\"*\" must be the only entry")
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// CreateWebhook validates in and stores the endpoint with a fresh secret, returned here only
 // (the only time it is shown). createdAt may be backdated (fixtures) when non-zero.
-func (a *Account) CreateWebhook(e webhooks.Endpoint, createdAt time.Time) (webhooks.Endpoint, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (a *Account) CreateWebhook(ctx context.Context, in WebhookInput, createdAt time.Time) (webhooks.Endpoint, error) {
+	e, err := a.checkWebhook(ctx, in)
+	if err != nil {
+		return webhooks.Endpoint{}, err
+	}
+	return a.createWebhook(e, createdAt)
+}
+
+// createWebhook stores a valid endpoint.
+func (a *Account) createWebhook(e webhooks.Endpoint, createdAt time.Time) (webhooks.Endpoint, error) {
+	t := a.begin()
+	defer t.end()
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
@@ -46,6 +135,7 @@ func (a *Account) CreateWebhook(e webhooks.Endpoint, createdAt time.Time) (webho
 		Secret: a.store.sealer.Seal([]byte(secret)),
 	}
 	a.data.Webhooks.insert(r)
+	t.put("webhook", r.ID)
 	out := r.endpoint()
 	out.Secret = secret
 	return out, nil
@@ -57,7 +147,7 @@ func (a *Account) GetWebhook(id string) (webhooks.Endpoint, error) {
 	defer a.mu.RUnlock()
 	r, ok := a.data.Webhooks.get(id)
 	if !ok {
-		return webhooks.Endpoint{}, problem.NotFound("webhook")
+		return webhooks.Endpoint{}, NotFound("webhook")
 	}
 	return r.endpoint(), nil
 }
@@ -76,24 +166,26 @@ func (a *Account) ListWebhooks(w Window) ([]webhooks.Endpoint, int) {
 
 // DeleteWebhook removes the endpoint, or answers 404. The caller drops its pending retries.
 func (a *Account) DeleteWebhook(id string) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	t := a.begin()
+	defer t.end()
 	r, ok := a.data.Webhooks.get(id)
 	if !ok {
-		return problem.NotFound("webhook")
+		return NotFound("webhook")
 	}
 	a.data.Webhooks.reorder(r) // takes it out of the list order; not re-inserted
 	delete(a.data.Webhooks.byID, id)
+	t.remove("webhook", id)
 	return nil
 }
 
 // DisableWebhook turns the endpoint off (a receiver answered 410 Gone); false if it is gone.
 func (a *Account) DisableWebhook(id string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	t := a.begin()
+	defer t.end()
 	r, ok := a.data.Webhooks.get(id)
 	if ok {
 		r.Enabled = false
+		t.put("webhook", id)
 	}
 	return ok
 }

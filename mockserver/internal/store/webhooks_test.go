@@ -14,7 +14,7 @@ import (
 
 func newWebhook(t *testing.T, a *Account, enabled bool, events ...webhooks.EventType) webhooks.Endpoint {
 	t.Helper()
-	e, err := a.CreateWebhook(webhooks.Endpoint{URL: "https://hooks.example.com/x", Events: events, Enabled: enabled}, time.Time{})
+	e, err := a.createWebhook(webhooks.Endpoint{URL: "https://hooks.example.com/x", Events: events, Enabled: enabled}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,13 +22,14 @@ func newWebhook(t *testing.T, a *Account, enabled bool, events ...webhooks.Event
 }
 
 func TestWebhookSubscribers(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_1")
 	all := newWebhook(t, a, true, webhooks.EventAll)
 	created := newWebhook(t, a, true, webhooks.EventPatientCreated)
 	off := newWebhook(t, a, false, webhooks.EventAll)
 	updated := newWebhook(t, a, true, webhooks.EventPatientUpdated)
-	p, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}, time.Time{})
+	p, err := a.createPatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestWebhookSubscribers(t *testing.T) {
 	if got := a.WebhookSubscribers(ev); !slices.Equal(got, []string{all.ID, created.ID}) {
 		t.Fatalf("subscribers of patient.created = %v, want %v (not %s, %s, %s)", got, []string{all.ID, created.ID}, off.ID, updated.ID, late.ID)
 	}
-	if _, err := a.UpdatePatient(p.ID, func(p *patients.Patient) { p.Notes = "x" }); err != nil {
+	if _, err := a.updatePatient(p.ID, func(p *patients.Patient) { p.Notes = "x" }); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.WebhookSubscribers(a.Events()[1]); !slices.Equal(got, []string{all.ID, updated.ID, late.ID}) {
@@ -67,6 +68,7 @@ func TestWebhookSubscribers(t *testing.T) {
 
 // TestWebhookSecretSealed: the secret is shown once, kept sealed, and survives a snapshot.
 func TestWebhookSecretSealed(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	a := s.Account("acct_1")
 	e := newWebhook(t, a, true, webhooks.EventAll)

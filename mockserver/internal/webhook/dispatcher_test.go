@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -30,12 +31,12 @@ func TestRetryRunsInRealTime(t *testing.T) {
 	d := New(st, Options{})
 	defer d.Close()
 	a := st.Account("acct_test")
-	e, err := a.CreateWebhook(webhooks.Endpoint{URL: ts.URL, Events: []webhooks.EventType{webhooks.EventAll}, Enabled: true}, time.Time{})
+	e, err := a.CreateWebhook(context.Background(), store.WebhookInputOf(webhooks.Endpoint{URL: ts.URL, Events: []webhooks.EventType{webhooks.EventAll}, Enabled: true}), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}, time.Time{}); err != nil {
+	if _, err := a.CreatePatient(store.PatientInputOf(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -67,7 +68,7 @@ func TestNoEndpointsNoWork(t *testing.T) {
 	a := st.Account("acct_test")
 	rec := d.Record(a.ID)
 	for range 3 {
-		if _, err := a.CreatePatient(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}, time.Time{}); err != nil {
+		if _, err := a.CreatePatient(store.PatientInputOf(patients.Patient{FirstName: "A", LastName: "B", Email: "a@example.com"}), time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -28,7 +28,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // endpoint registers a receiver for every event type in a.
 func endpoint(t *testing.T, a *store.Account, rc *receiver) string {
 	t.Helper()
-	e, err := a.CreateWebhook(webhooks.Endpoint{URL: rc.URL.String(), Events: []webhooks.EventType{webhooks.EventAll}, Enabled: true}, time.Time{})
+	e, err := a.CreateWebhook(context.Background(), store.WebhookInputOf(webhooks.Endpoint{URL: rc.URL.String(), Events: []webhooks.EventType{webhooks.EventAll}, Enabled: true}), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func endpoint(t *testing.T, a *store.Account, rc *receiver) string {
 func emit(t *testing.T, a *store.Account, n int) {
 	t.Helper()
 	for i := range n {
-		if _, err := a.CreatePatient(patients.Patient{FirstName: "P", LastName: fmt.Sprint(i), Email: "p@example.com"}, time.Time{}); err != nil {
+		if _, err := a.CreatePatient(store.PatientInputOf(patients.Patient{FirstName: "P", LastName: fmt.Sprint(i), Email: "p@example.com"}), time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 // The byte scan for valid JSON answers as the token walk does.
 func TestCheckValidJSONMatchesTokens(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth)
 	tooDeep := strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1)
 	for _, in := range []string{

@@ -13,6 +13,9 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
+// rateLimits are the credentials' token buckets and daily quotas.
+type rateLimits struct{ byCredential sync.Map } // credential id → *limitState
+
 // limitState is one credential's token bucket and daily quota (docs/protocol.md §7), both evaluated on the
 // account's clock: the bucket is golang.org/x/time/rate driven with explicit times.
 type limitState struct {
@@ -21,23 +24,29 @@ type limitState struct {
 	lim  *rate.Limiter
 	day  time.Time // UTC midnight starting the counted day
 	used int       // requests admitted that day
-	// policy and limit are the constant header values of the plan, made once.
+	// policy and limit are the constant header values of the plan, made once: a fenced
+	// optimisation kept by BenchmarkFenceRateLimitHeaders (BENCHMARKS.md).
 	policy, limit []string
 }
 
-func (s *security) limitFor(c *auth.Credential) *limitState {
-	if v, ok := s.limits.Load(c.ID); ok {
+// constantHeaders are the RateLimit-Policy and X-RateLimit-Limit values of a plan.
+func constantHeaders(plan auth.Plan) (policy, limit []string) {
+	refill := int64(math.Ceil(float64(plan.Burst) / (plan.RatePerMinute / 60)))
+	p := `"burst";q=` + itoa(plan.Burst) + `;w=` + strconv.FormatInt(refill, 10)
+	if plan.Daily > 0 {
+		p += `, "daily";q=` + itoa(plan.Daily) + `;w=86400`
+	}
+	return []string{p}, []string{itoa(plan.Burst)}
+}
+
+func (l *rateLimits) limitFor(c *auth.Credential) *limitState {
+	if v, ok := l.byCredential.Load(c.ID); ok {
 		return v.(*limitState)
 	}
 	plan := c.Plan
-	refill := int64(math.Ceil(float64(plan.Burst) / (plan.RatePerMinute / 60)))
-	policy := `"burst";q=` + itoa(plan.Burst) + `;w=` + strconv.FormatInt(refill, 10)
-	if plan.Daily > 0 {
-		policy += `, "daily";q=` + itoa(plan.Daily) + `;w=86400`
-	}
-	st := &limitState{plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst),
-		policy: []string{policy}, limit: []string{itoa(plan.Burst)}}
-	v, _ := s.limits.LoadOrStore(c.ID, st)
+	st := &limitState{plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst)}
+	st.policy, st.limit = constantHeaders(plan)
+	v, _ := l.byCredential.LoadOrStore(c.ID, st)
 	return v.(*limitState)
 }
 
@@ -46,11 +55,21 @@ func ceilSeconds(d time.Duration) int64 {
 	return int64(math.Ceil(d.Seconds()))
 }
 
-// rateLimit takes a token from the credential's bucket and a unit of its daily quota, and sets
-// the rate-limit headers (on every answer from here on, errors included). A refused request
-// consumes nothing.
-func (s *security) rateLimit(w http.ResponseWriter, rq *request) *problem.Problem {
-	st := s.limitFor(rq.cred)
+// rateLimit takes a token from the credential's bucket and a unit of its daily quota
+// (docs/protocol.md §7) and sets the rate-limit headers, on every answer from here on, errors
+// included. Over a limit it answers 429; a refused request consumes nothing.
+func (a *API) rateLimit(w http.ResponseWriter, rq *request, next handler) {
+	if p := a.buckets.take(w, rq); p != nil {
+		problem.Write(w, rq.id, p)
+		return
+	}
+	next(w, rq)
+}
+
+// take takes a token and a unit of quota for rq's credential, sets the headers, and returns the
+// 429 problem when either is spent.
+func (l *rateLimits) take(w http.ResponseWriter, rq *request) *problem.Problem {
+	st := l.limitFor(rq.cred)
 	now := rq.acct.Clock().Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -65,12 +84,12 @@ func (s *security) rateLimit(w http.ResponseWriter, rq *request) *problem.Proble
 	var p *problem.Problem
 	switch {
 	case plan.Daily > 0 && st.used >= plan.Daily:
-		p = problem.New(http.StatusTooManyRequests, "quota_exceeded", "the daily request quota is spent").
+		p = problem.New("quota_exceeded", "the daily request quota is spent").
 			WithHeader("Retry-After", strconv.FormatInt(max(ceilSeconds(toMidnight), 1), 10))
 	case !st.lim.AllowN(now, 1):
 		need := 1 - st.lim.TokensAt(now)
 		wait := max(int64(math.Ceil(need/perSecond)), 1)
-		p = problem.New(http.StatusTooManyRequests, "rate_limited", "the rate limit is exceeded").
+		p = problem.New("rate_limited", "the rate limit is exceeded").
 			WithHeader("Retry-After", strconv.FormatInt(wait, 10))
 	default:
 		st.used++

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/audit"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -18,42 +18,22 @@ type ClockControl interface {
 	RealTime(account string)
 }
 
-// AuditEvents returns account's audit chain, oldest first (account "" is the server-level
-// chain of denied requests whose credentials were unknown).
-func (a *API) AuditEvents(account string) []audit.Event { return a.sec.audit.Events(account) }
-
 // clockAnswer is the body of GET and POST /__admin/clock.
 type clockAnswer struct {
 	Now    time.Time `json:"now"`
 	Frozen bool      `json:"frozen"`
 }
 
-// adminSecurityRoutes are /__admin/oauth-clients, /__admin/audit-events and /__admin/clock.
-func (a *API) adminSecurityRoutes() []route {
+// adminClockRoutes are GET and POST /__admin/clock.
+func (a *API) adminClockRoutes() []route {
 	return []route{
-		{method: http.MethodPost, pattern: "/__admin/oauth-clients", handle: func(rq *request) (int, any, error) {
-			var p OAuthClientParams
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			c, err := a.CreateOAuthClient(p)
-			return http.StatusCreated, c, err
-		}},
-		{method: http.MethodGet, pattern: "/__admin/audit-events", handle: func(rq *request) (int, any, error) {
-			account := rq.URL.Query().Get("account")
-			if _, ok := a.store.LookupAccount(account); !ok && account != "" {
-				return 0, nil, problem.NotFound("account")
-			}
-			events := a.AuditEvents(account)
-			return http.StatusOK, map[string]any{"events": events, "verified": audit.Verify(events)}, nil
-		}},
 		{method: http.MethodGet, pattern: "/__admin/clock", handle: a.getClock},
 		{method: http.MethodPost, pattern: "/__admin/clock", handle: a.setClock},
 	}
 }
 
 func (a *API) clockAnswer(account string) clockAnswer {
-	return clockAnswer{Now: a.opts.Clock.Now(account).Truncate(time.Second), Frozen: a.opts.Clock.Frozen(account)}
+	return clockAnswer{Now: wire.Time(a.opts.Clock.Now(account)), Frozen: a.opts.Clock.Frozen(account)}
 }
 
 func (a *API) getClock(rq *request) (int, any, error) {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/medspa/medspa-go/api"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
@@ -20,6 +21,12 @@ func (a *API) account(id string) (*store.Account, error) {
 	return acct, nil
 }
 
+// snapshots are saved account states, by account and name.
+type snapshots struct {
+	mu     sync.Mutex
+	byName map[string][]byte // account + "\x00" + name → Account.Export
+}
+
 // Snapshot saves the account's whole state (data and idempotency keys) under name, replacing
 // an earlier snapshot of that name.
 func (a *API) Snapshot(account, name string) error {
@@ -34,10 +41,9 @@ func (a *API) Snapshot(account, name string) error {
 	if err != nil {
 		return err
 	}
-	t := a.tools
-	t.snapMu.Lock()
-	t.snapshots[account+"\x00"+name] = b
-	t.snapMu.Unlock()
+	a.snapshots.mu.Lock()
+	a.snapshots.byName[account+"\x00"+name] = b
+	a.snapshots.mu.Unlock()
 	return nil
 }
 
@@ -48,26 +54,23 @@ func (a *API) Restore(account, name string) error {
 	if err != nil {
 		return err
 	}
-	t := a.tools
-	t.snapMu.Lock()
-	b, ok := t.snapshots[account+"\x00"+name]
-	t.snapMu.Unlock()
+	a.snapshots.mu.Lock()
+	b, ok := a.snapshots.byName[account+"\x00"+name]
+	a.snapshots.mu.Unlock()
 	if !ok {
 		return problem.NotFound("snapshot")
 	}
 	return acct.Import(b)
 }
 
-// toolRoutes are the admin endpoints of the test tools.
-func (a *API) toolRoutes() []route {
+// adminToolRoutes are the admin endpoints of the test tools: faults, the journal, snapshots,
+// fixtures, and the admin OpenAPI document.
+func (a *API) adminToolRoutes() []route {
 	return []route{
-		{method: http.MethodPost, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
-			var f Fault
-			if err := decodeAdmin(rq, &f); err != nil {
-				return 0, nil, err
-			}
-			return http.StatusNoContent, nil, a.InjectFault(f)
-		}},
+		{method: http.MethodPost, pattern: "/__admin/reset", handle: withBody(http.StatusNoContent,
+			func(_ *request, p accountBody) (any, error) { return nil, a.Reset(p.Account) })},
+		{method: http.MethodPost, pattern: "/__admin/faults", handle: withBody(http.StatusNoContent,
+			func(_ *request, f Fault) (any, error) { return nil, a.InjectFault(f) })},
 		{method: http.MethodDelete, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
 			a.ClearFaults()
 			return http.StatusNoContent, nil, nil
@@ -75,33 +78,17 @@ func (a *API) toolRoutes() []route {
 		{method: http.MethodGet, pattern: "/__admin/requests", handle: func(rq *request) (int, any, error) {
 			return http.StatusOK, map[string]any{"requests": a.Requests(rq.URL.Query().Get("account"))}, nil
 		}},
-		{method: http.MethodPost, pattern: "/__admin/snapshots", handle: func(rq *request) (int, any, error) {
-			var p struct {
+		{method: http.MethodPost, pattern: "/__admin/snapshots", handle: withBody(http.StatusNoContent,
+			func(_ *request, p struct {
 				Account string `json:"account"`
 				Name    string `json:"name"`
-			}
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			return http.StatusNoContent, nil, a.Snapshot(p.Account, p.Name)
-		}},
-		{method: http.MethodPost, pattern: "/__admin/snapshots/{name}/restore", handle: func(rq *request) (int, any, error) {
-			var p struct {
-				Account string `json:"account"`
-			}
-			if err := decodeAdmin(rq, &p); err != nil {
-				return 0, nil, err
-			}
-			return http.StatusNoContent, nil, a.Restore(p.Account, rq.PathValue("name"))
-		}},
-		{method: http.MethodPost, pattern: "/__admin/fixtures", handle: func(rq *request) (int, any, error) {
-			var fx Fixtures
-			if err := decodeAdmin(rq, &fx); err != nil {
-				return 0, nil, err
-			}
-			ids, err := a.LoadFixtures(rq.Context(), fx)
-			return http.StatusCreated, ids, err
-		}},
+			}) (any, error) {
+				return nil, a.Snapshot(p.Account, p.Name)
+			})},
+		{method: http.MethodPost, pattern: "/__admin/snapshots/{name}/restore", handle: withBody(http.StatusNoContent,
+			func(rq *request, p accountBody) (any, error) { return nil, a.Restore(p.Account, rq.PathValue("name")) })},
+		{method: http.MethodPost, pattern: "/__admin/fixtures", handle: withBody(http.StatusCreated,
+			func(_ *request, fx Fixtures) (any, error) { return a.LoadFixtures(fx) })},
 		{method: http.MethodGet, pattern: "/__admin/openapi.yaml", handle: func(rq *request) (int, any, error) {
 			return http.StatusOK, rawBody{contentType: "application/yaml", body: api.AdminOpenAPIYAML}, nil
 		}},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/medspa/medspa-go/api"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
 // strictRouter loads the OpenAPI document once per process, on the first strict request.
@@ -38,13 +39,24 @@ var schemaCodes = map[string]string{
 
 var unsupportedProperty = regexp.MustCompile(`^property "(.*)" is unsupported$`)
 
-// strictCheck validates the request against the OpenAPI document (strict mode); the findings
-// become the protocol's problems (422 with field errors, or 400 for a body that is not JSON).
-// Requests the document does not describe pass: the API answers them itself.
-func (a *API) strictCheck(rq *request) *problem.Problem {
+// strict validates the request against the OpenAPI document when the server was made with
+// WithStrictValidation: the findings become the protocol's problems (422 with field errors, or
+// 400 for a body that is not JSON). Requests the document does not describe pass: the API
+// answers them itself.
+func (a *API) strict(w http.ResponseWriter, rq *request, next handler) {
+	if a.opts.Strict {
+		if p := strictCheck(rq); p != nil {
+			problem.Write(w, rq.id, p)
+			return
+		}
+	}
+	next(w, rq)
+}
+
+func strictCheck(rq *request) *problem.Problem {
 	router, err := strictRouter()
 	if err != nil {
-		return problem.New(http.StatusInternalServerError, "internal_error", "the OpenAPI document did not load")
+		return problem.New("internal_error", "the OpenAPI document did not load")
 	}
 	r := rq.Request.Clone(rq.Context())
 	r.Body = io.NopCloser(bytes.NewReader(rq.body))
@@ -95,12 +107,12 @@ func (a *API) strictCheck(rq *request) *problem.Problem {
 					ptr = append(ptr, m[1])
 				}
 				for i, p := range ptr {
-					ptr[i] = escapePointer(p)
+					ptr[i] = store.EscapePointer(p)
 				}
 				errs = append(errs, problem.FieldError{Pointer: "/" + strings.Join(ptr, "/"), Code: code,
 					Detail: "does not match the OpenAPI document (" + se.SchemaField + ")"})
 			case re.RequestBody != nil:
-				return problem.New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
+				return problem.New("malformed_json", "the request body is not valid JSON")
 			}
 		}
 	}

@@ -1,0 +1,100 @@
+package mockserver
+
+import (
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+)
+
+// APIKeyParams describe an API key to create (CreateAPIKey, or the body of POST
+// /__admin/api-keys; docs/protocol.md §12).
+type APIKeyParams struct {
+	// Plan is starter, professional, enterprise, or custom (with RatePerMinute, Burst, Daily).
+	Plan string `json:"plan"`
+	// Scopes such as "patients:read", "billing:write" or "*" (docs/protocol.md §5).
+	Scopes []string `json:"scopes"`
+	// Account names an existing account to share; empty makes a fresh, empty one.
+	Account string `json:"account,omitempty"`
+	// AllowedIPs is a CIDR allowlist (IPv4 and IPv6; a bare address is a /32 or /128); empty
+	// allows every address.
+	AllowedIPs []string `json:"allowedIps,omitempty"`
+	// SigningRequired demands RFC 9421 request signatures (docs/protocol.md §6).
+	SigningRequired bool `json:"signingRequired,omitempty"`
+	// ExpiresAt ends the key (on its account's clock): after it, requests are 401.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// RatePerMinute, Burst and Daily (0 = unlimited) set a custom plan's limits.
+	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
+	Burst         int     `json:"burst,omitempty"`
+	Daily         int     `json:"daily,omitempty"`
+}
+
+// APIKey is a created API key: what CreateAPIKey returns (and POST /__admin/api-keys answers).
+// Key and SigningSecret are shown only here.
+type APIKey struct {
+	// ID is the key's public id (key_…): the actor of its audit events, the keyid of its
+	// signatures.
+	ID string `json:"id"`
+	// Key is the bearer secret, msk_test_….
+	Key string `json:"key"`
+	// Account is the account the key acts on.
+	Account string `json:"account"`
+	// SigningSecret is the RFC 9421 HMAC secret (mss_…), for signed requests.
+	SigningSecret   string     `json:"signingSecret"`
+	Plan            string     `json:"plan"`
+	Scopes          []string   `json:"scopes"`
+	AllowedIPs      []string   `json:"allowedIps"`
+	SigningRequired bool       `json:"signingRequired"`
+	ExpiresAt       *time.Time `json:"expiresAt"`
+	// RatePerMinute, Burst and Daily are the plan's limits (Daily 0: unlimited).
+	RatePerMinute float64 `json:"ratePerMinute"`
+	Burst         int     `json:"burst"`
+	Daily         int     `json:"daily"`
+}
+
+// CreateAPIKey creates an API key; without Account it gets a fresh, empty account. An invalid
+// p is refused with the problem POST /__admin/api-keys answers, every invalid field named.
+func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) {
+	k, err := s.api.CreateAPIKey(httpapi.APIKeyParams(p))
+	return APIKey(k), httpapi.AsProblem(err)
+}
+
+// OAuthClientParams describe an OAuth client to create (CreateOAuthClient, or the body of POST
+// /__admin/oauth-clients; docs/protocol.md §5, §12).
+type OAuthClientParams struct {
+	// Plan is starter, professional, enterprise, or custom (with RatePerMinute, Burst, Daily).
+	Plan string `json:"plan"`
+	// Scopes the client may ask for.
+	Scopes []string `json:"scopes"`
+	// Account names an existing account to share; empty makes a fresh, empty one.
+	Account string `json:"account,omitempty"`
+	// RedirectURIs are the registered redirect URIs of the authorization-code flow.
+	RedirectURIs []string `json:"redirectUris,omitempty"`
+	// RatePerMinute, Burst and Daily (0 = unlimited) set a custom plan's limits.
+	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
+	Burst         int     `json:"burst,omitempty"`
+	Daily         int     `json:"daily,omitempty"`
+}
+
+// OAuthClient is a created OAuth client. ClientSecret is shown only here.
+type OAuthClient struct {
+	// ClientID is the client's id (cli_…): its rate limits and audit events count under it.
+	ClientID     string   `json:"clientId"`
+	ClientSecret string   `json:"clientSecret"`
+	Account      string   `json:"account"`
+	Plan         string   `json:"plan"`
+	Scopes       []string `json:"scopes"`
+	RedirectURIs []string `json:"redirectUris"`
+}
+
+// CreateOAuthClient registers an OAuth client; without Account it gets a fresh, empty account.
+// An invalid p is refused with the problem POST /__admin/oauth-clients answers.
+func (s *Server) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
+	c, err := s.api.CreateOAuthClient(httpapi.OAuthClientParams(p))
+	return OAuthClient(c), httpapi.AsProblem(err)
+}
+
+// WithTokenLifetimes sets the OAuth access and refresh token lifetimes (defaults 1 h and 30
+// days; zero keeps a default). Expiry follows the client's account clock.
+func WithTokenLifetimes(access, refresh time.Duration) Option {
+	return func(o *options) { o.accessTTL, o.refreshTTL = access, refresh }
+}

@@ -1,0 +1,20 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
+)
+
+// adminWebhookRoutes are GET /__admin/deliveries.
+func (a *API) adminWebhookRoutes() []route {
+	return []route{
+		{http.MethodGet, "/__admin/deliveries", "", func(rq *request) (int, any, error) {
+			ds := a.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
+			if ds == nil {
+				ds = []webhook.Delivery{}
+			}
+			return ok, map[string]any{"deliveries": ds}, nil
+		}},
+	}
+}

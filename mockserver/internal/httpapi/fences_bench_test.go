@@ -1,0 +1,196 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/patients"
+)
+
+// The benchmarks that keep the fenced optimisations of this package (BENCHMARKS.md "Fenced
+// optimisations"): each runs the optimisation ("fast") and the plain code it replaces
+// ("plain") in one run, so the ratio between them is what justifies it.
+
+func benchPatient(i int) patients.Patient {
+	at := time.Date(2026, 11, 24, 6, 40, 1, 0, time.UTC)
+	return patients.Patient{ID: "pat_0193a1b2c3d4e5f60718293a4b5c6d7e", FirstName: "Bench", LastName: "Patient" + strconv.Itoa(i),
+		Email: "bench" + strconv.Itoa(i) + "@example.com", Phone: "+15555550100", DateOfBirth: client.NewDate(1980, 2, 29),
+		Tags: []string{"vip"}, CreatedAt: at, UpdatedAt: at}
+}
+
+// BenchmarkFenceEncoders keeps encode.go: a patient, and a page of 25, encoded by hand versus by
+// encoding/json.
+func BenchmarkFenceEncoders(b *testing.B) {
+	p := benchPatient(0)
+	page := make([]patients.Patient, 25)
+	for i := range page {
+		page[i] = benchPatient(i)
+	}
+	w := store.Window{Page: 1, PerPage: 25}
+	b.Run("patient/fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = (*patientJSON)(&p).appendJSON(nil)
+		}
+	})
+	b.Run("patient/plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(&p)
+		}
+	})
+	b.Run("page/fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = newPatientList(page, 1000, w).appendJSON(nil)
+		}
+	})
+	b.Run("page/plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(list(page, 1000, w))
+		}
+	})
+}
+
+// BenchmarkFenceAnswerBuffers keeps answerbuf.go: a page of 25 encoded into a pooled buffer
+// versus a fresh one.
+func BenchmarkFenceAnswerBuffers(b *testing.B) {
+	page := make([]patients.Patient, 25)
+	for i := range page {
+		page[i] = benchPatient(i)
+	}
+	l := newPatientList(page, 1000, store.Window{Page: 1, PerPage: 25})
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf := answerBuffers.Get().(*[]byte)
+			body := l.appendJSON((*buf)[:0])
+			recycle(buf, body)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = l.appendJSON(nil)
+		}
+	})
+}
+
+// BenchmarkFenceCheckJSON keeps the byte scan of jsoncheck.go: a create body checked for
+// duplicate keys and depth by scanning its bytes versus walking its tokens.
+func BenchmarkFenceCheckJSON(b *testing.B) {
+	body := []byte(`{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com","phone":"+15551234567",` +
+		`"dateOfBirth":"1980-02-29","gender":"female","address":{"line1":"1 Main St","city":"Springfield","country":"US"},` +
+		`"allergies":["latex","penicillin"],"notes":"first visit","tags":["vip"]}`)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := checkJSON(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := checkJSONTokens(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// plainLoggedPath is loggedPath without its first pass: split and join every path.
+func plainLoggedPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if !keptSegment(s) {
+			segs[i] = "{redacted}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// BenchmarkFenceLoggedPath keeps the first pass of loggedPath (redact.go): a clean path (the
+// usual case) returned as it is versus split and joined.
+func BenchmarkFenceLoggedPath(b *testing.B) {
+	p := "/api/v1/patients/pat_0193a1b2c3d4e5f60718293a4b5c6d7e"
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = loggedPath(p)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = plainLoggedPath(p)
+		}
+	})
+}
+
+// BenchmarkFenceRateLimitHeaders keeps the header values limitState makes once (mw_ratelimit.go):
+// a request's rate limiting with the plan's constant header values shared, versus formatted
+// again for each request.
+func BenchmarkFenceRateLimitHeaders(b *testing.B) {
+	c := &auth.Credential{ID: "key_bench", Account: "acct_bench", Plan: auth.Plan{Name: "custom", RatePerMinute: 1e9, Burst: 1e9}}
+	rq := &request{cred: c, acct: store.New(store.Options{}).Account(c.Account)}
+	w := httptest.NewRecorder()
+	b.Run("fast", func(b *testing.B) {
+		var limits rateLimits
+		b.ReportAllocs()
+		for b.Loop() {
+			if p := limits.take(w, rq); p != nil {
+				b.Fatal(p)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		var limits rateLimits
+		b.ReportAllocs()
+		for b.Loop() {
+			if p := limits.take(w, rq); p != nil {
+				b.Fatal(p)
+			}
+			w.Header()["Ratelimit-Policy"], w.Header()["X-Ratelimit-Limit"] = constantHeaders(c.Plan)
+		}
+	})
+}
+
+// BenchmarkFenceCatchAllRoute keeps the catch-all route (mw_route.go): a request routed once
+// versus looked up and then served (routed twice).
+func BenchmarkFenceCatchAllRoute(b *testing.B) {
+	a := New(store.New(store.Options{}), auth.NewRegistry(), Options{})
+	plain := http.NewServeMux()
+	for _, rt := range a.routes() {
+		plain.HandleFunc(rt.method+" "+rt.pattern, func(http.ResponseWriter, *http.Request) {})
+	}
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/patients/pat_0193a1b2c3d4e5f60718293a4b5c6d7e", nil)
+	fast := http.NewServeMux()
+	for _, rt := range a.routes() {
+		fast.HandleFunc(rt.method+" "+rt.pattern, func(http.ResponseWriter, *http.Request) {})
+	}
+	fast.HandleFunc(unroutedPattern, func(http.ResponseWriter, *http.Request) {})
+	w := httptest.NewRecorder()
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			fast.ServeHTTP(w, r)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if _, pattern := plain.Handler(r); pattern != "" {
+				plain.ServeHTTP(w, r)
+			}
+		}
+	})
+}

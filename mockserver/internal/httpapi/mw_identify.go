@@ -1,0 +1,107 @@
+package httpapi
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
+)
+
+// caller is who a request's Authorization header says it is, resolved once (identify) for
+// every step that needs to know: the journal and faults scope by the credential's account
+// whatever its state, authenticate decides whether it may act.
+type caller struct {
+	// cred is the credential the header names: an API key, expired or not; the client of an
+	// OAuth access token, expired or not (for a valid token, a copy carrying the token's
+	// scopes). Nil when the header names none.
+	cred  *auth.Credential
+	state callerState
+}
+
+// callerState is what authenticate makes of a caller.
+type callerState int
+
+const (
+	callerNone         callerState = iota // no Bearer credential, or a malformed header: 401
+	callerUnknown                         // a secret that names no key: 401
+	callerKeyExpired                      // an API key past its expiry: 401, audited as anonymous
+	callerTokenUnknown                    // an unknown or revoked access token: 401 invalid_token
+	callerTokenExpired                    // an expired access token: 401 token_expired, audited under the client
+	callerValid
+)
+
+// identify resolves the request's credential (without checking it) and its caller's address.
+func (a *API) identify(w http.ResponseWriter, rq *request, next handler) {
+	rq.caller = a.resolveCaller(rq.Request)
+	rq.addr = a.clientAddr(rq.Request)
+	next(w, rq)
+}
+
+// resolveCaller is the one credential lookup: a Bearer API key or OAuth access token
+// (docs/protocol.md §5). The header must be one value, "Bearer <secret>", the secret without
+// blanks; when it is repeated, the first names the credential (for the journal) but the
+// request is not authenticated.
+func (a *API) resolveCaller(r *http.Request) caller {
+	values := r.Header.Values("Authorization")
+	if len(values) == 0 {
+		return caller{}
+	}
+	scheme, secret, ok := strings.Cut(values[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" || strings.ContainsAny(secret, " \t") {
+		return caller{}
+	}
+	c := a.credentialOf(secret)
+	if len(values) != 1 {
+		c.state = callerNone
+	}
+	return c
+}
+
+func (a *API) credentialOf(secret string) caller {
+	if strings.HasPrefix(secret, "mat_") {
+		t, state := a.oauth.Access(secret, func(c *auth.OAuthClient) time.Time { return a.accountNow(c.Credential.Account) })
+		switch state {
+		case auth.TokenValid:
+			c := *t.Client.Credential // the client's id, account and plan; the token's scopes
+			c.Scopes = t.Scopes
+			return caller{cred: &c, state: callerValid}
+		case auth.TokenExpired:
+			return caller{cred: t.Client.Credential, state: callerTokenExpired}
+		}
+		return caller{state: callerTokenUnknown}
+	}
+	c, ok := a.keys.Lookup(secret)
+	switch {
+	case !ok:
+		return caller{state: callerUnknown}
+	case !c.ExpiresAt.IsZero() && !a.accountNow(c.Account).Before(c.ExpiresAt):
+		return caller{cred: c, state: callerKeyExpired}
+	}
+	return caller{cred: c, state: callerValid}
+}
+
+// clientAddr is the peer address, or the last X-Forwarded-For hop when the proxy is trusted.
+func (a *API) clientAddr(r *http.Request) netip.Addr {
+	if a.opts.TrustProxy {
+		// The trusted proxy appends the address it saw; earlier hops come from the client and
+		// could be forged to pass an allowlist, so only the last one counts.
+		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+			hops := strings.Split(xff[len(xff)-1], ",")
+			if ip, err := netip.ParseAddr(strings.TrimSpace(hops[len(hops)-1])); err == nil {
+				return ip.Unmap()
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ip.Unmap()
+}

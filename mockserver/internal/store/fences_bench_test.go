@@ -1,0 +1,89 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"runtime"
+	"testing"
+
+	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/patients"
+)
+
+// The benchmarks that keep the fenced optimisations of this package (BENCHMARKS.md "Fenced
+// optimisations"): each runs the optimisation ("fast") and the plain code it replaces
+// ("plain") in one run.
+
+// BenchmarkFencePHICodec keeps phicodec.go: a patient's PHI opened from the binary form versus
+// from JSON (every read of a patient opens it; a page opens 25).
+func BenchmarkFencePHICodec(b *testing.B) {
+	p := patients.Patient{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", Phone: "+15551234567",
+		DateOfBirth: client.NewDate(1980, 2, 29), Gender: "female", Notes: "first visit",
+		Address: &patients.Address{Line1: "1 Main St", City: "Springfield", Country: "US"}, Allergies: []string{"latex"}}
+	bin := encodePHI(nil, &p)
+	js, _ := json.Marshal(&p)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var out patients.Patient
+			if err := decodePHI(bin, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var out patients.Patient
+			if err := json.Unmarshal(js, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkFenceIdempotencyArena keeps arena.go: a full garbage collection with 200,000 kept
+// idempotency answers (a busy day of keyed POSTs) in the arena versus one []byte per entry.
+func BenchmarkFenceIdempotencyArena(b *testing.B) {
+	const n = 200_000
+	answer := bytes.Repeat([]byte{'x'}, 280)
+	key := func(i int) digest {
+		var k [8]byte
+		binary.LittleEndian.PutUint64(k[:], uint64(i))
+		return sha256.Sum256(k[:])
+	}
+	b.Run("fast", func(b *testing.B) {
+		s := newIdemStore()
+		for i := range n {
+			s.entries[key(i)] = idemEntry{status: 201, answer: s.arena.add(answer)}
+		}
+		runtime.GC()
+		for b.Loop() {
+			runtime.GC()
+		}
+		runtime.KeepAlive(s)
+	})
+	b.Run("plain", func(b *testing.B) {
+		type plainEntry struct { // idemEntry with the answer as a slice
+			fingerprint digest
+			storedAt    int64
+			status      int32
+			inFlight    bool
+			answer      []byte
+		}
+		entries := map[digest]plainEntry{}
+		for i := range n {
+			entries[key(i)] = plainEntry{fingerprint: key(-i), storedAt: int64(i), status: 201, answer: bytes.Clone(answer)}
+		}
+		if e := entries[key(0)]; e.inFlight {
+			b.Fatal("in flight")
+		}
+		runtime.GC()
+		for b.Loop() {
+			runtime.GC()
+		}
+		runtime.KeepAlive(entries)
+	})
+}

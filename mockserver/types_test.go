@@ -1,0 +1,38 @@
+package mockserver
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/medspa/medspa-go/mockserver/internal/audit"
+	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
+)
+
+// The public types read as the admin surface's JSON: each has the fields of the internal type
+// the admin surface encodes, with the same JSON names (a conversion checks the fields' names and
+// types; this checks the tags, which conversions ignore).
+func TestPublicTypesMatchTheAdminJSON(t *testing.T) {
+	t.Parallel()
+	for _, pair := range []struct{ public, internal reflect.Type }{
+		{reflect.TypeFor[APIKeyParams](), reflect.TypeFor[httpapi.APIKeyParams]()},
+		{reflect.TypeFor[APIKey](), reflect.TypeFor[httpapi.APIKey]()},
+		{reflect.TypeFor[OAuthClientParams](), reflect.TypeFor[httpapi.OAuthClientParams]()},
+		{reflect.TypeFor[OAuthClient](), reflect.TypeFor[httpapi.OAuthClient]()},
+		{reflect.TypeFor[Fault](), reflect.TypeFor[httpapi.Fault]()},
+		{reflect.TypeFor[Fixtures](), reflect.TypeFor[httpapi.Fixtures]()},
+		{reflect.TypeFor[FixtureIDs](), reflect.TypeFor[httpapi.FixtureIDs]()},
+		{reflect.TypeFor[JournalEntry](), reflect.TypeFor[httpapi.JournalEntry]()},
+		{reflect.TypeFor[AuditEvent](), reflect.TypeFor[audit.Event]()},
+		{reflect.TypeFor[Delivery](), reflect.TypeFor[webhook.Delivery]()},
+	} {
+		for i := range pair.public.NumField() {
+			f := pair.public.Field(i)
+			g, ok := pair.internal.FieldByName(f.Name)
+			if !ok || g.Type != f.Type || g.Tag.Get("json") != f.Tag.Get("json") {
+				t.Errorf("%s.%s (%s %q) does not match %s (%v %q)", pair.public.Name(), f.Name, f.Type, f.Tag.Get("json"),
+					pair.internal, g.Type, g.Tag.Get("json"))
+			}
+		}
+	}
+}
