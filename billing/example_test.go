@@ -12,8 +12,8 @@ import (
 // subtotal.
 func ExampleInvoicesService_Create() {
 	c := exampleClient()
-	pat, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+	pat, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: pat.ID,
 		LineItems: []billing.LineItemParams{
 			{Description: "Chemical peel", Quantity: 1, UnitAmount: medspa.Ptr[int64](15000)},
@@ -34,28 +34,28 @@ func ExampleInvoicesService_Create() {
 // Payments settle an invoice in parts; the invoice's status and amounts follow.
 func ExamplePaymentsService_Create() {
 	c := exampleClient()
-	pat, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-	inv, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+	pat, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	inv, _, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: pat.ID,
 		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
 
-	cash, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCash})
+	cash, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCash})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	inv, _ = c.Invoices.Get(ctx, inv.ID)
+	inv, _, _ = c.Invoices.Get(ctx, inv.ID)
 	fmt.Println(cash.Method, cash.Status, inv.Status, inv.AmountDue)
 
-	card, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	card, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenMastercard,
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	inv, _ = c.Invoices.Get(ctx, inv.ID)
+	inv, _, _ = c.Invoices.Get(ctx, inv.ID)
 	fmt.Println(card.Card.Brand, card.Card.Last4, card.Amount, inv.Status, inv.AmountDue)
 	// Output:
 	// cash succeeded partially_paid 14900

@@ -27,7 +27,7 @@ func ExampleWithClientCredentials() {
 		panic(err)
 	}
 	var resp *client.Response
-	page, err := c.Patients.List(context.Background(), nil, client.WithResponseInto(&resp))
+	page, resp, err := c.Patients.List(context.Background(), nil)
 	fmt.Println(len(page.Data), err, resp.RateLimit.Limit, resp.RateLimit.DailyRemaining)
 	// Output: 0 <nil> 100 9999
 }
@@ -49,7 +49,7 @@ func ExampleWithSigning() {
 		panic(err)
 	}
 	var resp *client.Response
-	_, err = c.Patients.List(context.Background(), nil, client.WithResponseInto(&resp))
+	_, resp, err = c.Patients.List(context.Background(), nil)
 	fmt.Println(err, resp.Header.Get("Signature") != "")
 	// Output: <nil> true
 }

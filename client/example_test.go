@@ -62,11 +62,11 @@ func ExampleWithOAuth2() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	page, err := c.Patients.List(context.Background(), nil)
+	page, _, err := c.Patients.List(context.Background(), nil)
 	fmt.Println(page.Meta.Total, err)
 
 	// The token carries only the scopes the user granted.
-	_, err = c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@example.com"})
+	_, _, err = c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@example.com"})
 	fmt.Println(errors.Is(err, client.ErrInsufficientScope))
 	// Output:
 	// state: state-123
@@ -91,7 +91,8 @@ func ExampleWithPlan() {
 
 	var resp *client.Response
 	for range 3 {
-		if _, err := c.Patients.List(context.Background(), nil, client.WithResponseInto(&resp)); err != nil {
+		var err error
+		if _, resp, err = c.Patients.List(context.Background(), nil); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -111,7 +112,7 @@ func ExampleError() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
+	_, _, err = c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
 
 	var apiErr *client.Error
 	if errors.Is(err, client.ErrValidation) && errors.As(err, &apiErr) {

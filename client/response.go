@@ -43,15 +43,19 @@ func parseRateLimit(h http.Header) RateLimit {
 	return rl
 }
 
-// Response is the metadata of a call's final HTTP response (see WithResponseInto).
+// Response is the metadata of the last HTTP answer a call got, returned by every call with its
+// result or its error (go-github style): status, request id, rate-limit state, attempts and
+// idempotent replay. Calls that got no answer (refused before the wire, transport failures) or
+// whose answer failed signature verification return a nil *Response.
 type Response struct {
-	// StatusCode is the HTTP status of the final attempt.
+	// StatusCode is the HTTP status of the last answer.
 	StatusCode int
-	// Header is the response header of the final attempt.
+	// Header is the header of the last answer.
 	Header http.Header
 	// RequestID is the server's X-Request-Id.
 	RequestID string
-	// Attempts counts the HTTP attempts the call made (1 when it was not retried).
+	// Attempts counts the HTTP attempts the call made up to this answer (1 when it was not
+	// retried).
 	Attempts int
 	// RateLimit is the rate-limit state the server reported.
 	RateLimit RateLimit

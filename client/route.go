@@ -12,8 +12,9 @@ import (
 // they are carries the reason instead, and every call with it fails with ErrInvalidArgument
 // before anything reaches the wire.
 type Route struct {
-	path string
-	err  error
+	path    string
+	pattern string // path with ids as {id}, for logs
+	err     error
 }
 
 // Path joins /api/v1 and the segments, each escaped as exactly one path segment:
@@ -21,16 +22,35 @@ type Route struct {
 // holds "/", "\", "?", "#", a control character or invalid UTF-8 would name another resource
 // (or none) on the way to the server, so the Route is invalid instead.
 func Path(segments ...string) Route {
-	var b strings.Builder
+	var b, pattern strings.Builder
 	b.WriteString("/api/v1")
+	pattern.WriteString("/api/v1")
 	for _, s := range segments {
 		if problem := segmentProblem(s); problem != "" {
 			return Route{err: fmt.Errorf("%w: path segment after %s %s", ErrInvalidArgument, b.String(), problem)}
 		}
 		b.WriteByte('/')
 		b.WriteString(url.PathEscape(s))
+		pattern.WriteByte('/')
+		if isRouteWord(s) {
+			pattern.WriteString(s)
+		} else {
+			pattern.WriteString("{id}")
+		}
 	}
-	return Route{path: b.String()}
+	return Route{path: b.String(), pattern: pattern.String()}
+}
+
+// isRouteWord reports a segment that names a route rather than a record: lowercase letters and
+// inner hyphens ("patients", "rotate-secret"). Every id has a prefix and an underscore
+// (docs/protocol.md §2), so an id, or anything else a caller passed, is never one.
+func isRouteWord(s string) bool {
+	for i, r := range s {
+		if (r < 'a' || r > 'z') && (r != '-' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // segmentProblem says why s is not one path segment, or "" when it is.
@@ -54,6 +74,10 @@ func segmentProblem(s string) string {
 
 // String returns the escaped path, or "" for an invalid Route.
 func (r Route) String() string { return r.path }
+
+// Pattern returns the path with every segment that is not a route word (lowercase letters and
+// hyphens) written {id}: /api/v1/patients/{id}. Logs carry it rather than the path.
+func (r Route) Pattern() string { return r.pattern }
 
 // Err returns why the Route is invalid (wrapping ErrInvalidArgument), or nil.
 func (r Route) Err() error { return r.err }

@@ -33,22 +33,22 @@ func exampleClient() *medspa.Client {
 // on hand is refused with the quantity available.
 func ExampleStockService_Adjust() {
 	c := exampleClient()
-	p, _ := c.Products.Create(ctx, &inventory.ProductCreateParams{
+	p, _, _ := c.Products.Create(ctx, &inventory.ProductCreateParams{
 		SKU: "JUV-VOL", Name: "Juvederm Voluma", Category: inventory.CategoryFiller, Unit: inventory.UnitSyringe,
 		Price: 85000, TrackLots: true, ReorderPoint: 2,
 	})
-	_, _ = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 4, Reason: inventory.ReasonReceived,
+	_, _, _ = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 4, Reason: inventory.ReasonReceived,
 		LotNumber: "V-77", ExpiresOn: client.NewDate(2028, time.June, 30)})
-	_, _ = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 2, Reason: inventory.ReasonReceived,
+	_, _, _ = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 2, Reason: inventory.ReasonReceived,
 		LotNumber: "V-12", ExpiresOn: client.NewDate(2027, time.December, 31)})
 
-	used, _ := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -3, Reason: inventory.ReasonUsed})
+	used, _, _ := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -3, Reason: inventory.ReasonUsed})
 	for _, l := range used.Inventory.Lots {
 		fmt.Printf("lot %s (expires %s): %d left\n", l.LotNumber, l.ExpiresOn, l.Quantity)
 	}
 	fmt.Println("on hand:", used.OnHandAfter, "low:", used.Inventory.LowStock)
 
-	_, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -5, Reason: inventory.ReasonUsed})
+	_, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -5, Reason: inventory.ReasonUsed})
 	var apiErr *medspa.Error
 	if errors.Is(err, medspa.ErrInsufficientStock) && errors.As(err, &apiErr) {
 		fmt.Println("refused, available:", *apiErr.Available)

@@ -28,7 +28,7 @@ func exampleClient() *medspa.Client {
 
 func ExampleService_Create() {
 	c := exampleClient()
-	p, err := c.Patients.Create(context.Background(), &patients.CreateParams{
+	p, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{
 		FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", Tags: []string{"vip"},
 	})
 	if err != nil {
@@ -41,10 +41,10 @@ func ExampleService_Create() {
 func ExampleService_Update() {
 	c := exampleClient()
 	ctx := context.Background()
-	p, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com", Phone: "+15551234567"})
+	p, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com", Phone: "+15551234567"})
 
 	// Absent fields are unchanged, Set changes one, Null clears one.
-	p, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{
+	p, _, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{
 		Notes: medspa.Set("Prefers mornings."),
 		Phone: medspa.Null[string](),
 	})
@@ -59,7 +59,7 @@ func ExampleService_All() {
 	c := exampleClient()
 	ctx := context.Background()
 	for _, name := range []string{"Ada", "Grace", "Alan"} {
-		_, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: name, LastName: "Example", Email: "x@example.com"})
+		_, _, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: name, LastName: "Example", Email: "x@example.com"})
 	}
 	// All fetches pages lazily (two per page here) and stops when the loop breaks.
 	params := &patients.ListParams{ListOptions: client.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}
@@ -77,7 +77,7 @@ func ExampleService_All() {
 
 func ExampleService_Get_errors() {
 	c := exampleClient()
-	_, err := c.Patients.Get(context.Background(), "pat_00000000000000000000000000000000")
+	_, _, err := c.Patients.Get(context.Background(), "pat_00000000000000000000000000000000")
 
 	var apiErr *medspa.Error
 	if errors.As(err, &apiErr) {
@@ -91,7 +91,7 @@ func ExampleService_Get_errors() {
 
 func ExampleService_Create_validation() {
 	c := exampleClient()
-	_, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
+	_, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
 
 	var apiErr *medspa.Error
 	if errors.As(err, &apiErr) && errors.Is(err, medspa.ErrValidation) {

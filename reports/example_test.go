@@ -29,12 +29,12 @@ func exampleClient() *medspa.Client {
 		log.Fatal(err)
 	}
 	srv.SetTime(key.Account, day.Add(15*time.Hour))
-	p, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	for _, sale := range []struct {
 		amount int64
 		method billing.PaymentMethod
 	}{{10000, billing.MethodCard}, {5000, billing.MethodCash}} {
-		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
+		inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
 			LineItems: []billing.LineItemParams{{Description: "Facial", Quantity: 1, UnitAmount: medspa.Ptr[int64](sale.amount)}}})
 		if err != nil {
 			log.Fatal(err)
@@ -43,7 +43,7 @@ func exampleClient() *medspa.Client {
 		if sale.method == billing.MethodCard {
 			pay.CardToken = billing.TokenVisa
 		}
-		if _, err := c.Payments.Create(ctx, pay); err != nil {
+		if _, _, err := c.Payments.Create(ctx, pay); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func exampleClient() *medspa.Client {
 // The revenue report: amounts collected and invoiced per bucket, in minor units.
 func ExampleService_Revenue() {
 	c := exampleClient()
-	rev, err := c.Reports.Revenue(context.Background(), &reports.RevenueParams{
+	rev, _, err := c.Reports.Revenue(context.Background(), &reports.RevenueParams{
 		From: day, To: day.AddDate(0, 0, 1), Timezone: "UTC", GroupBy: reports.GroupByDay,
 	})
 	if err != nil {
@@ -69,12 +69,12 @@ func ExampleService_Revenue() {
 // rows into structs.
 func ExampleService_Custom() {
 	c := exampleClient()
-	r, err := c.Reports.Custom(context.Background(), &reports.CustomParams{
+	r, _, err := c.Reports.Custom(context.Background(), &reports.CustomParams{
 		From: day, To: day.AddDate(0, 0, 1),
 		Source:  reports.SourcePayments,
-		GroupBy: []string{"method"},
-		Metrics: []string{"count", "sum:amount"},
-		Filters: []string{reports.Filter("status", "succeeded")},
+		GroupBy: []reports.Dimension{"method"},
+		Metrics: []reports.Metric{"count", "sum:amount"},
+		Filters: []reports.Filter{reports.Where("status", "succeeded")},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -101,7 +101,7 @@ func ExampleService_Custom() {
 // Any report downloads as CSV; the caller reads and closes the body.
 func ExampleService_CSV() {
 	c := exampleClient()
-	body, err := c.Reports.CSV(context.Background(), reports.NameRevenue, &reports.RevenueParams{
+	body, _, err := c.Reports.CSV(context.Background(), reports.NameRevenue, &reports.RevenueParams{
 		From: day, To: day.AddDate(0, 0, 1), GroupBy: reports.GroupByDay,
 	})
 	if err != nil {

@@ -26,7 +26,7 @@ func ExampleService_Create() {
 	// A receiver on loopback; it learns the secret once the endpoint is registered.
 	recv := httptest.NewUnstartedServer(nil)
 	defer recv.Close()
-	e, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
+	e, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
 		URL:    "http://" + recv.Listener.Addr().String() + "/hooks",
 		Events: []webhooks.EventType{webhooks.EventAppointmentCreated, webhooks.EventAppointmentCancelled},
 	})
@@ -39,7 +39,7 @@ func ExampleService_Create() {
 	})
 	recv.Start()
 
-	res, err := c.Webhooks.Test(ctx, e.ID)
+	res, _, err := c.Webhooks.Test(ctx, e.ID)
 	if err != nil {
 		panic(err)
 	}
