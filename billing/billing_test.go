@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -759,30 +758,6 @@ func TestLotTrackedSaleIsFEFO(t *testing.T) {
 	if s.OnHand != 2 || len(s.Lots) != 1 || s.Lots[0].LotNumber != "LATE" || s.Lots[0].Quantity != 2 {
 		t.Errorf("after the sale %+v", s)
 	}
-}
-
-// ExamplePaymentsService_Create_declined shows how to read a declined card: the error is a
-// *client.Error matching client.ErrCardDeclined, with the failed payment's id and the reason.
-func ExamplePaymentsService_Create_declined() {
-	c := exampleClient()
-	pat, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-	inv, _, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
-		PatientID: pat.ID,
-		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
-	})
-
-	_, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
-		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds,
-	})
-	var apiErr *client.Error
-	if errors.Is(err, client.ErrCardDeclined) && errors.As(err, &apiErr) {
-		failed, _, _ := c.Payments.Get(ctx, apiErr.PaymentID)
-		fmt.Println("declined:", apiErr.DeclineCode)
-		fmt.Println("recorded payment:", failed.Status, failed.ID == apiErr.PaymentID)
-	}
-	// Output:
-	// declined: insufficient_funds
-	// recorded payment: failed true
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -145,6 +145,18 @@ func TestWire(t *testing.T) {
 		Err: func(t *testing.T, err error) { wiretest.OneLine(t, err, "99999") },
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
+		"Invoices.List an unknown status": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Invoices.List(ctx, &billing.InvoiceListParams{Status: []billing.InvoiceStatus{billing.InvoiceOpen, "unpaid"}})
+			return err
+		},
+		"Invoices.List an unknown sort": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Invoices.List(ctx, &billing.InvoiceListParams{Sort: "total"})
+			return err
+		},
+		"Payments.Create an unknown method": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: wiretest.InvoiceID, Amount: 100, Method: "bitcoin"})
+			return err
+		},
 		"Invoices.Get empty id": func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Invoices.Get(ctx, ""); return err },
 		"Invoices.Get slash": func(ctx context.Context, c *medspa.Client) error {
 			_, _, err := c.Invoices.Get(ctx, "inv_1/void")

@@ -153,7 +153,8 @@ func (t *tokenCredentials) fetch(f *tokenFetch) TokenRefresh {
 	life := time.Duration(0)
 	switch {
 	case !tok.Expiry.IsZero():
-		life = time.Until(tok.Expiry) // oauth2 sets Expiry from expires_in, by the real clock
+		// oauth2 sets Expiry from expires_in (whole seconds) by the real clock, a moment ago.
+		life = time.Until(tok.Expiry).Round(time.Second)
 	case tok.ExpiresIn > 0:
 		life = time.Duration(tok.ExpiresIn) * time.Second
 	}

@@ -73,7 +73,10 @@ func walkParams(v reflect.Value, where string, depth int) error {
 	if depth > maxParamsDepth || !v.IsValid() {
 		return nil
 	}
-	if v.Type().Implements(validatorType) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
+	// An embedded struct of an unexported type cannot be looked at as a whole; its exported
+	// fields, which encoders promote, can.
+	interfaceable := v.CanInterface()
+	if interfaceable && v.Type().Implements(validatorType) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
 		if err := v.Interface().(Validator).Validate(); err != nil {
 			reason := strings.TrimPrefix(err.Error(), ErrInvalidArgument.Error()+": ")
 			if !errors.Is(err, ErrInvalidArgument) {
@@ -81,6 +84,12 @@ func walkParams(v reflect.Value, where string, depth int) error {
 			}
 			return &callError{msg: ErrInvalidArgument.Error() + ": " + where + ": " + reason, err: err}
 		}
+	}
+	if !interfaceable {
+		if v.Kind() == reflect.Struct {
+			return walkFields(v, where, depth)
+		}
+		return nil
 	}
 	if o, ok := optionalValue(v); ok {
 		return walkParams(o, where, depth+1)
@@ -94,20 +103,7 @@ func walkParams(v reflect.Value, where string, depth int) error {
 		if v.Type() == timeType {
 			return nil
 		}
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() || !mayHoldValidator(f.Type) {
-				continue
-			}
-			at := where + "." + f.Name
-			if f.Anonymous {
-				at = where
-			}
-			if err := walkParams(v.Field(i), at, depth+1); err != nil {
-				return err
-			}
-		}
+		return walkFields(v, where, depth)
 	case reflect.Slice, reflect.Array:
 		if !mayHoldValidator(v.Type().Elem()) {
 			return nil
@@ -119,6 +115,31 @@ func walkParams(v reflect.Value, where string, depth int) error {
 		}
 	}
 	return nil
+}
+
+// walkFields walks the exported fields of a struct and the structs it embeds.
+func walkFields(v reflect.Value, where string, depth int) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !visible(f) || !mayHoldValidator(f.Type) {
+			continue
+		}
+		at := where + "." + f.Name
+		if f.Anonymous {
+			at = where
+		}
+		if err := walkParams(v.Field(i), at, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// visible reports a field an encoder sees: exported, or an embedded struct (whose exported
+// fields are promoted).
+func visible(f reflect.StructField) bool {
+	return f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct
 }
 
 // optionalValue returns the value an Optional sets, if v is one that sets a value.
@@ -170,7 +191,7 @@ func holdsValidator(t reflect.Type, depth int) bool {
 			return false
 		}
 		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() && holdsValidator(f.Type, depth+1) {
+			if f := t.Field(i); visible(f) && holdsValidator(f.Type, depth+1) {
 				return true
 			}
 		}

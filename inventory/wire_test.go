@@ -162,6 +162,26 @@ func TestWire(t *testing.T) {
 		Err: func(t *testing.T, err error) { wiretest.OneLine(t, err, "2028-02-30") },
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
+		"Products.Create an unknown category": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "X", Name: "X", Category: "toxin", Price: 1})
+			return err
+		},
+		"Products.Create an unknown unit": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "X", Name: "X", Category: inventory.CategoryOther, Unit: "box", Price: 1})
+			return err
+		},
+		"Products.Update to an unknown unit": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Update(ctx, wiretest.ProductID, &inventory.ProductUpdateParams{Unit: medspa.Set[inventory.Unit]("ML")})
+			return err
+		},
+		"Products.List an unknown category": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.List(ctx, &inventory.ProductListParams{Category: "fillers"})
+			return err
+		},
+		"Inventory.Adjust an unknown reason": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: wiretest.ProductID, Delta: 1, Reason: "found"})
+			return err
+		},
 		"Products.Get empty id": func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Products.Get(ctx, ""); return err },
 		"Products.Get backslash": func(ctx context.Context, c *medspa.Client) error {
 			_, _, err := c.Products.Get(ctx, `prd\1`)

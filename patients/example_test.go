@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
+	"time"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -38,6 +39,45 @@ func ExampleService_Create() {
 	// Output: Ada Lovelace [vip]
 }
 
+// Get returns the patient, and every call also returns the metadata of the server's answer.
+func ExampleService_Get() {
+	c := exampleClient()
+	ctx := context.Background()
+	created, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
+		DateOfBirth: medspa.NewDate(1990, time.December, 10)})
+
+	p, resp, err := c.Patients.Get(ctx, created.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(p.FirstName, p.DateOfBirth)
+	fmt.Println(resp.StatusCode, strings.HasPrefix(resp.RequestID, "req_"), resp.Attempts, resp.RateLimit.Limit)
+	// Output:
+	// Ada 1990-12-10
+	// 200 true 1 2000
+}
+
+// List returns one page and its paging information; filters combine with AND.
+func ExampleService_List() {
+	c := exampleClient()
+	ctx := context.Background()
+	for _, name := range []string{"Ada", "Grace", "Alan", "Barbara"} {
+		_, _, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: name, LastName: "Example", Email: strings.ToLower(name) + "@example.com"})
+	}
+	page, _, err := c.Patients.List(ctx, &patients.ListParams{Q: "a", ListOptions: medspa.ListOptions{PerPage: 2}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range page.Data {
+		fmt.Println(p.FirstName)
+	}
+	fmt.Println("total", page.Meta.Total, "more", page.HasMore())
+	// Output:
+	// Ada
+	// Grace
+	// total 4 more true
+}
+
 func ExampleService_Update() {
 	c := exampleClient()
 	ctx := context.Background()
@@ -55,6 +95,25 @@ func ExampleService_Update() {
 	// Output: Grace "" "Prefers mornings."
 }
 
+// An address is patched member by member (RFC 7396): only the members set are sent, so a
+// server that merges nested objects as docs/protocol.md §2 says keeps the street.
+func ExampleAddressPatch() {
+	c := exampleClient()
+	ctx := context.Background()
+	p, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
+		Address: &patients.Address{Line1: "12 St James's Square", City: "London", Country: "GB"}})
+
+	// Sends {"address":{"city":"Boston","country":"US"}}.
+	p, _, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{
+		Address: medspa.Set(patients.AddressPatch{City: medspa.Set("Boston"), Country: medspa.Set("US")}),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(p.Address.City, p.Address.Country)
+	// Output: Boston US
+}
+
 func ExampleService_All() {
 	c := exampleClient()
 	ctx := context.Background()
@@ -62,7 +121,7 @@ func ExampleService_All() {
 		_, _, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: name, LastName: "Example", Email: "x@example.com"})
 	}
 	// All fetches pages lazily (two per page here) and stops when the loop breaks.
-	params := &patients.ListParams{ListOptions: client.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}
+	params := &patients.ListParams{ListOptions: medspa.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}
 	for p, err := range c.Patients.All(ctx, params) {
 		if err != nil {
 			log.Fatal(err)

@@ -60,6 +60,37 @@ func TestWire(t *testing.T) {
 		},
 		Check: wiretest.Equal(wantPatient),
 	}, {
+		// RFC 7396 merges objects member by member: an address patch sends only what changes.
+		Name: "Update one member of the address",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{
+				Address: medspa.Set(patients.AddressPatch{City: medspa.Set("Boston")}),
+			})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one, Body: `{"address":{"city":"Boston"}}`}, Answer: patientJSON},
+	}, {
+		Name: "Update clears one member of the address and sets another",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{
+				Address: medspa.Set(patients.AddressPatch{Line2: medspa.Null[string](), PostalCode: medspa.Set("02108"), Country: medspa.Set("US")}),
+				Notes:   medspa.Set("moved"),
+			})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one,
+			Body: `{"address":{"line2":null,"postalCode":"02108","country":"US"},"notes":"moved"}`}, Answer: patientJSON},
+	}, {
+		Name: "Update removes the whole address",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{Address: medspa.Null[patients.AddressPatch]()})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one, Body: `{"address":null}`}, Answer: patientJSON},
+	}, {
+		Name: "Update with an empty address patch",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{Address: medspa.Set(patients.AddressPatch{})})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one, Body: `{"address":{}}`}, Answer: patientJSON},
+	}, {
 		Name: "Update empty patch",
 		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{})
@@ -147,6 +178,22 @@ func TestWire(t *testing.T) {
 		},
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
+		"Create an unknown gender": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@example.com", Gender: "F"})
+			return err
+		},
+		"Update to an unknown gender": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{Gender: medspa.Set[patients.Gender]("none")})
+			return err
+		},
+		"List an unknown sort": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Patients.List(ctx, &patients.ListParams{Sort: "createdAt desc"})
+			return err
+		},
+		"All an unknown sort": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := wiretest.Count(c.Patients.All(ctx, &patients.ListParams{Sort: "name"}))
+			return err
+		},
 		"Get empty id": func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Patients.Get(ctx, ""); return err },
 		"Get dot-dot":  func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Patients.Get(ctx, ".."); return err },
 		"Get two segments": func(ctx context.Context, c *medspa.Client) error {

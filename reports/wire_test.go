@@ -64,6 +64,21 @@ func TestWire(t *testing.T) {
 			}
 		},
 	}, {
+		// A filter value may hold a colon (the server cuts at the first); the metric
+		// constructors write op:field.
+		Name: "Custom with a colon in a filter value",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourceAppointments,
+				Metrics: []reports.Metric{reports.MetricCount, reports.Avg("durationMinutes"), reports.Min("durationMinutes"), reports.Max("durationMinutes")},
+				GroupBy: []reports.Dimension{reports.DimensionWeek, "service"},
+				Filters: []reports.Filter{reports.Where("service", "Botox: forehead", "Peel")}})
+		},
+		Exchange: wiretest.Exchange{
+			Want: wiretest.Want{Method: "GET", Path: base + "custom", Query: "filter=service%3ABotox%3A+forehead%2CPeel&groupBy=week%2Cservice" +
+				"&metrics=count%2Cavg%3AdurationMinutes%2Cmin%3AdurationMinutes%2Cmax%3AdurationMinutes&source=appointments"},
+			Answer: `{"report":"custom","source":"appointments","columns":["week","service","count","avg:durationMinutes","min:durationMinutes","max:durationMinutes"],"rows":[]}`,
+		},
+	}, {
 		Name: "Custom",
 		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Reports.Custom(ctx, &reports.CustomParams{From: wiretest.OddTime, Source: reports.SourcePayments,
@@ -115,6 +130,58 @@ func TestWire(t *testing.T) {
 		},
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
+		"CSV a misspelt name": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, "revnue", &reports.RevenueParams{})
+			return err
+		},
+		"CSV custom with standard params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameCustom, &reports.RevenueParams{})
+			return err
+		},
+		"CSV revenue with custom params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.CustomParams{Source: reports.SourcePayments})
+			return err
+		},
+		"CSV with other params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameRevenue, map[string]string{"groupBy": "day"})
+			return err
+		},
+		"Revenue an unknown groupBy": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Revenue(ctx, &reports.RevenueParams{GroupBy: "year"})
+			return err
+		},
+		"Custom an unknown source": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: "refunds"})
+			return err
+		},
+		"Custom a malformed metric": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Metrics: []reports.Metric{reports.Sum("amount,count")}})
+			return err
+		},
+		"Custom a dimension with a comma": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, GroupBy: []reports.Dimension{"method,status"}})
+			return err
+		},
+		"Custom a filter value with a comma": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "card,cash")}})
+			return err
+		},
+		"Custom a filter value with a control character": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "card\x00")}})
+			return err
+		},
+		"Custom a filter on a field with a colon": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("a:b", "x")}})
+			return err
+		},
+		"Custom a filter without values": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method")}})
+			return err
+		},
+		"CSV custom with a filter value with a comma": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameCustom, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "a,b")}})
+			return err
+		},
 		"CSV without a name": func(ctx context.Context, c *medspa.Client) error {
 			_, _, err := c.Reports.CSV(ctx, "", nil)
 			return err

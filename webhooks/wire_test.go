@@ -89,6 +89,10 @@ func TestWire(t *testing.T) {
 		},
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
+		"Create a malformed event type": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "https://hooks.example.com/x", Events: []webhooks.EventType{"Patient Created"}})
+			return err
+		},
 		"Get empty id":    func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Webhooks.Get(ctx, ""); return err },
 		"Delete empty id": func(ctx context.Context, c *medspa.Client) error { _, err := c.Webhooks.Delete(ctx, ""); return err },
 		"Delete dot-dot":  func(ctx context.Context, c *medspa.Client) error { _, err := c.Webhooks.Delete(ctx, ".."); return err },
