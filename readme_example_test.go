@@ -5,6 +5,7 @@ package medspa_test
 import (
 	"context"
 	"errors"
+	"expvar"
 	"fmt"
 	"log"
 	"log/slog"
@@ -18,7 +19,6 @@ import (
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
@@ -48,12 +48,16 @@ func tour(t *testing.T, c *medspa.Client) {
 
 	// Patients
 	p, _, err = c.Patients.Update(ctx, p.ID, &patients.UpdateParams{
-		Notes: medspa.Set("Prefers mornings."),
-		Phone: medspa.Null[string](),
+		Notes:   medspa.Set("Prefers mornings."),
+		Phone:   medspa.Null[string](),
+		Address: medspa.Set(patients.AddressPatch{City: medspa.Set("Boston")}), // sends {"address":{"city":"Boston"}}
 	})
 	check(err)
+	if p.Address == nil || p.Address.City != "Boston" {
+		t.Fatalf("address %+v", p.Address)
+	}
 	page, _, err := c.Patients.List(ctx, &patients.ListParams{
-		ListOptions: client.ListOptions{PerPage: 50}, Sort: patients.SortCreatedDesc,
+		ListOptions: medspa.ListOptions{PerPage: 50}, Sort: patients.SortCreatedDesc,
 	})
 	check(err)
 	if p.Phone != "" || page.Meta.Total != 1 {
@@ -116,7 +120,7 @@ func tour(t *testing.T, c *medspa.Client) {
 	check(err)
 	adj, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{
 		ProductID: prod.ID, Delta: 4, Reason: inventory.ReasonReceived,
-		LotNumber: "V-77", ExpiresOn: client.NewDate(2028, time.June, 30),
+		LotNumber: "V-77", ExpiresOn: medspa.NewDate(2028, time.June, 30),
 	})
 	check(err)
 	_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: -9, Reason: inventory.ReasonUsed})
@@ -233,13 +237,13 @@ func Example_webhookReceiver() {
 }
 
 // The README's authorization-code flow with PKCE in a web app (compiled, not run; see
-// client.ExampleWithOAuth2 for a run against the mock server).
+// ExampleWithOAuth2 for a run against the mock server).
 func Example_oauthAuthorizationCode() {
 	clientID, clientSecret := os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET")
 	cfg := &oauth2.Config{
 		ClientID: clientID, ClientSecret: clientSecret,
 		RedirectURL: "https://app.example/callback", Scopes: []string{"patients:read"},
-		Endpoint: medspa.OAuthEndpoint(client.DefaultBaseURL), // /oauth/authorize, /oauth/token
+		Endpoint: medspa.OAuthEndpoint(medspa.DefaultBaseURL), // /oauth/authorize, /oauth/token
 	}
 	const state = "per-session-random-state"
 	verifier := oauth2.GenerateVerifier() // keep it in the user's session
@@ -277,8 +281,12 @@ func Example_configuration() {
 	ctx := context.Background()
 	key := os.Getenv("MEDSPA_API_KEY")
 
-	// Client credentials.
-	_, err := medspa.New(medspa.WithClientCredentials(os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET"), "patients:read", "appointments:write"))
+	// Client credentials, with a count of token fetches by reason.
+	refreshes := expvar.NewMap("medspa_token_refreshes") // by reason: first, expiring, token_expired
+	_, err := medspa.New(
+		medspa.WithClientCredentials(os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET"), "patients:read", "appointments:write"),
+		medspa.WithTokenRefreshHook(func(r medspa.TokenRefresh) { refreshes.Add(string(r.Reason), 1) }),
+	)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -297,8 +305,7 @@ func Example_configuration() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var resp *client.Response
-	_, resp, err = c.Patients.List(ctx, nil)
+	_, resp, err := c.Patients.List(ctx, nil) // every call returns it
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 )
@@ -62,11 +61,11 @@ func run(ctx context.Context, out io.Writer) error {
 	// Two deliveries; the later one expires sooner, so it is used first.
 	for _, lot := range []struct {
 		number  string
-		expires client.Date
+		expires medspa.Date
 		qty     int64
 	}{
-		{"C3401", client.NewDate(2027, time.September, 30), 6},
-		{"C2988", client.NewDate(2027, time.March, 31), 4},
+		{"C3401", medspa.NewDate(2027, time.September, 30), 6},
+		{"C2988", medspa.NewDate(2027, time.March, 31), 4},
 	} {
 		a, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{
 			ProductID: botox.ID, Delta: lot.qty, Reason: inventory.ReasonReceived,
@@ -101,7 +100,7 @@ func run(ctx context.Context, out io.Writer) error {
 		}
 		printLots(out, s)
 	}
-	soon, _, err := c.Inventory.List(ctx, &inventory.StockListParams{ExpiringBefore: client.NewDate(2028, time.January, 1)})
+	soon, _, err := c.Inventory.List(ctx, &inventory.StockListParams{ExpiringBefore: medspa.NewDate(2028, time.January, 1)})
 	if err != nil {
 		return err
 	}

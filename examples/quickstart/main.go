@@ -14,7 +14,6 @@ import (
 	"os"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -84,7 +83,7 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "search %q: %d of %d match\n", "ho", len(page.Data), page.Meta.Total)
 
 	n := 0
-	for p, err := range c.Patients.All(ctx, &patients.ListParams{ListOptions: client.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}) {
+	for p, err := range c.Patients.All(ctx, &patients.ListParams{ListOptions: medspa.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}) {
 		if err != nil {
 			return err
 		}
