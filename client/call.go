@@ -45,7 +45,7 @@ type call struct {
 	cfg      config
 	method   string
 	path     string // for errors and logs: never the query
-	route    string // the path's pattern (/api/v1/patients/{id}), for the wait log
+	route    Route  // the path, whose Pattern the wait log shows
 	url      string
 	body     []byte // the JSON body; nil sends none
 	accept   string
@@ -97,7 +97,7 @@ func (e *Engine) newCall(method string, route Route, params any, accept string, 
 	if err := checkParams(params); err != nil {
 		return nil, err
 	}
-	c := &call{cfg: e.cfg, method: method, path: route.path, route: route.pattern, accept: accept, hc: e.hc,
+	c := &call{cfg: e.cfg, method: method, path: route.path, route: route, accept: accept, hc: e.hc,
 		creds: e.defaultCreds, limiter: e.defaultLimiter}
 	if len(opts) > 0 {
 		if err := c.configure(e, opts); err != nil {
@@ -317,7 +317,7 @@ func (c *call) record(resp *http.Response) {
 	c.resp = &Response{
 		StatusCode: resp.StatusCode,
 		Header:     resp.Header,
-		RequestID:  resp.Header.Get("X-Request-Id"),
+		RequestID:  resp.Header.Get("X-Request-Id"), // canonical keys: Get allocates nothing
 		Attempts:   c.attempts,
 		RateLimit:  parseRateLimit(resp.Header),
 		Replayed:   resp.Header.Get("Idempotent-Replayed") == "true",
@@ -344,7 +344,7 @@ func (c *call) logWait(ctx context.Context, d time.Duration, reason string) {
 	if d <= waitLogAbove || l == nil || !l.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	l.LogAttrs(ctx, slog.LevelInfo, "medspa wait", slog.String("method", c.method), slog.String("route", c.route),
+	l.LogAttrs(ctx, slog.LevelInfo, "medspa wait", slog.String("method", c.method), slog.String("route", c.route.Pattern()),
 		slog.Duration("wait", d), slog.String("reason", reason), slog.Int("attempt", c.attempts))
 }
 

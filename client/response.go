@@ -19,15 +19,22 @@ type RateLimit struct {
 	DailyRemaining int
 }
 
-// parseRateLimit reads X-RateLimit-* and the daily item of the IETF RateLimit field.
+// parseRateLimit reads X-RateLimit-* and the daily item of the IETF RateLimit field. Keys are
+// written canonically and absent fields skipped: reading an answer's state allocates nothing.
 func parseRateLimit(h http.Header) RateLimit {
 	rl := RateLimit{DailyRemaining: -1}
-	rl.Limit, _ = strconv.Atoi(h.Get("X-RateLimit-Limit"))
-	rl.Remaining, _ = strconv.Atoi(h.Get("X-RateLimit-Remaining"))
-	if s, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-		rl.Reset = time.Unix(s, 0).UTC()
+	if v := h.Get("X-Ratelimit-Limit"); v != "" {
+		rl.Limit, _ = strconv.Atoi(v)
 	}
-	for item := range strings.SplitSeq(h.Get("RateLimit"), ",") {
+	if v := h.Get("X-Ratelimit-Remaining"); v != "" {
+		rl.Remaining, _ = strconv.Atoi(v)
+	}
+	if v := h.Get("X-Ratelimit-Reset"); v != "" {
+		if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+			rl.Reset = time.Unix(s, 0).UTC()
+		}
+	}
+	for item := range strings.SplitSeq(h.Get("Ratelimit"), ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(item), ";")
 		if name != `"daily"` {
 			continue

@@ -12,9 +12,8 @@ import (
 // they are carries the reason instead, and every call with it fails with ErrInvalidArgument
 // before anything reaches the wire.
 type Route struct {
-	path    string
-	pattern string // path with ids as {id}, for logs
-	err     error
+	path string
+	err  error
 }
 
 // Path joins /api/v1 and the segments, each escaped as exactly one path segment:
@@ -22,24 +21,25 @@ type Route struct {
 // holds "/", "\", "?", "#", a control character or invalid UTF-8 would name another resource
 // (or none) on the way to the server, so the Route is invalid instead.
 func Path(segments ...string) Route {
-	var b, pattern strings.Builder
-	b.WriteString("/api/v1")
-	pattern.WriteString("/api/v1")
+	size := len(apiPrefix)
+	for _, s := range segments {
+		size += 1 + len(s)
+	}
+	var b strings.Builder
+	b.Grow(size) // escaping may grow it once more
+	b.WriteString(apiPrefix)
 	for _, s := range segments {
 		if problem := segmentProblem(s); problem != "" {
 			return Route{err: fmt.Errorf("%w: path segment after %s %s", ErrInvalidArgument, b.String(), problem)}
 		}
 		b.WriteByte('/')
 		b.WriteString(url.PathEscape(s))
-		pattern.WriteByte('/')
-		if isRouteWord(s) {
-			pattern.WriteString(s)
-		} else {
-			pattern.WriteString("{id}")
-		}
 	}
-	return Route{path: b.String(), pattern: pattern.String()}
+	return Route{path: b.String()}
 }
+
+// apiPrefix starts every path (docs/protocol.md §1).
+const apiPrefix = "/api/v1"
 
 // isRouteWord reports a segment that names a route rather than a record: lowercase letters and
 // inner hyphens ("patients", "rotate-secret"). Every id has a prefix and an underscore
@@ -76,8 +76,28 @@ func segmentProblem(s string) string {
 func (r Route) String() string { return r.path }
 
 // Pattern returns the path with every segment that is not a route word (lowercase letters and
-// hyphens) written {id}: /api/v1/patients/{id}. Logs carry it rather than the path.
-func (r Route) Pattern() string { return r.pattern }
+// hyphens) written {id}: /api/v1/patients/{id}. Logs carry it rather than the path. It is
+// worked out when asked for: a call's path is built on every call, its pattern rarely needed.
+func (r Route) Pattern() string {
+	rest, ok := strings.CutPrefix(r.path, apiPrefix)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(apiPrefix)
+	for seg := range strings.SplitSeq(strings.TrimPrefix(rest, "/"), "/") {
+		if seg == "" {
+			continue
+		}
+		b.WriteByte('/')
+		if isRouteWord(seg) {
+			b.WriteString(seg)
+		} else {
+			b.WriteString("{id}")
+		}
+	}
+	return b.String()
+}
 
 // Err returns why the Route is invalid (wrapping ErrInvalidArgument), or nil.
 func (r Route) Err() error { return r.err }

@@ -76,7 +76,8 @@ func walkParams(v reflect.Value, where string, depth int) error {
 	// An embedded struct of an unexported type cannot be looked at as a whole; its exported
 	// fields, which encoders promote, can.
 	interfaceable := v.CanInterface()
-	if interfaceable && v.Type().Implements(validatorType) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
+	indirect := v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface // checked at what they hold
+	if interfaceable && !indirect && v.Type().Implements(validatorType) {
 		if err := v.Interface().(Validator).Validate(); err != nil {
 			reason := strings.TrimPrefix(err.Error(), ErrInvalidArgument.Error()+": ")
 			if !errors.Is(err, ErrInvalidArgument) {
