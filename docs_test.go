@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/medspa/medspa-go/client"
+	medspa "github.com/medspa/medspa-go"
 )
 
 // TestDocsAgree keeps the README, CI, go.mod and changelog in step: the README's test command
 // is exactly the one .ci/run runs, every direct dependency is in its table, and the changelog's
-// newest release is client.Version.
+// newest release is medspa.Version.
 func TestDocsAgree(t *testing.T) {
 	t.Parallel()
 	read := func(name string) string {
@@ -41,10 +41,10 @@ func TestDocsAgree(t *testing.T) {
 	}
 
 	release := regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$`).FindStringSubmatch(changelog)
-	if release == nil || release[1] != client.Version {
-		t.Errorf("newest CHANGELOG release %v, client.Version %s", release, client.Version)
+	if release == nil || release[1] != medspa.Version {
+		t.Errorf("newest CHANGELOG release %v, medspa.Version %s", release, medspa.Version)
 	}
-	if !strings.Contains(readme, "medspa-go/"+client.Version+" ") {
-		t.Errorf("README's User-Agent example is not version %s", client.Version)
+	if !strings.Contains(readme, "medspa-go/"+medspa.Version+" ") {
+		t.Errorf("README's User-Agent example is not version %s", medspa.Version)
 	}
 }

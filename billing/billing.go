@@ -24,6 +24,12 @@ const (
 	InvoicePaid          InvoiceStatus = "paid"
 )
 
+// Validate refuses an InvoiceStatus other than the three above (client.ErrInvalidArgument):
+// the call path runs it before anything is sent.
+func (s InvoiceStatus) Validate() error {
+	return client.CheckEnum(s, InvoiceOpen, InvoicePartiallyPaid, InvoicePaid)
+}
+
 // LineItem is one line of an invoice.
 type LineItem struct {
 	Description string `json:"description"`
@@ -110,8 +116,8 @@ func (p InvoiceCreateParams) MarshalJSON() ([]byte, error) {
 
 // Sort orders of an invoice list.
 const (
-	SortCreatedAsc  = "createdAt"
-	SortCreatedDesc = "-createdAt"
+	SortCreatedAsc  = client.SortCreatedAsc
+	SortCreatedDesc = client.SortCreatedDesc
 )
 
 // InvoiceListParams filter and page an invoice list; filters combine with AND.
@@ -124,7 +130,7 @@ type InvoiceListParams struct {
 	CreatedFrom time.Time `url:"createdFrom,omitempty"`
 	CreatedTo   time.Time `url:"createdTo,omitempty"`
 	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
-	Sort string `url:"sort,omitempty"`
+	Sort client.Sort `url:"sort,omitempty"`
 }
 
 // PaymentMethod is how a payment was made.
@@ -140,6 +146,12 @@ const (
 	MethodOther     PaymentMethod = "other"
 )
 
+// Validate refuses a PaymentMethod other than the six above (client.ErrInvalidArgument): the
+// call path runs it before anything is sent.
+func (m PaymentMethod) Validate() error {
+	return client.CheckEnum(m, MethodCard, MethodCash, MethodCheck, MethodGiftCard, MethodFinancing, MethodOther)
+}
+
 // PaymentStatus is the outcome of a payment.
 type PaymentStatus string
 
@@ -148,6 +160,9 @@ const (
 	PaymentSucceeded PaymentStatus = "succeeded"
 	PaymentFailed    PaymentStatus = "failed"
 )
+
+// Validate refuses a PaymentStatus other than the two above (client.ErrInvalidArgument).
+func (s PaymentStatus) Validate() error { return client.CheckEnum(s, PaymentSucceeded, PaymentFailed) }
 
 // Card test tokens the mock server accepts as PaymentCreateParams.CardToken.
 const (
@@ -196,7 +211,10 @@ type PaymentCreateParams struct {
 	CardToken string        `json:"cardToken,omitempty"`
 }
 
-// InvoicesService calls the invoice endpoints. Get one from medspa.New, or NewInvoicesService.
+// InvoicesService calls the invoice endpoints. Get one from medspa.New (the client's Invoices
+// field). Every method but All also returns the metadata of the server's answer
+// (*client.Response: status, request id, rate limit, attempts), with the result or the error;
+// it is nil when no answer arrived.
 type InvoicesService struct{ e *client.Engine }
 
 // NewInvoicesService returns an InvoicesService sending through e (medspa.New does this for you).
@@ -204,26 +222,29 @@ func NewInvoicesService(e *client.Engine) *InvoicesService { return &InvoicesSer
 
 // Create creates an invoice and returns it. Product lines sell stock at location "main", all or
 // none: short stock is client.ErrInsufficientStock and nothing changes.
-func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, error) {
+func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices"), params, opts...)
 }
 
-// Get returns the invoice with the given id.
-func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, error) {
+// Get returns the invoice with the given id (client.ErrNotFound if there is none).
+func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodGet, client.Path("invoices", id), nil, opts...)
 }
 
 // List returns one page of invoices.
-func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], error) {
+func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], *client.Response, error) {
 	return client.List[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
-// All iterates over every invoice matching params, fetching pages as needed.
+// All iterates over every invoice matching params, fetching pages as needed; an error ends the
+// iteration.
 func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.Option) iter.Seq2[Invoice, error] {
 	return client.All[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
-// PaymentsService calls the payment endpoints. Get one from medspa.New, or NewPaymentsService.
+// PaymentsService calls the payment endpoints. Get one from medspa.New (the client's Payments
+// field). Every method also returns the metadata of the server's answer (*client.Response), as
+// InvoicesService's do.
 type PaymentsService struct{ e *client.Engine }
 
 // NewPaymentsService returns a PaymentsService sending through e (medspa.New does this for you).
@@ -232,11 +253,11 @@ func NewPaymentsService(e *client.Engine) *PaymentsService { return &PaymentsSer
 // Create pays (part of) an invoice and returns the succeeded payment. A declined card is an
 // *client.Error matching client.ErrCardDeclined whose PaymentID names the recorded failed
 // payment and whose DeclineCode says why.
-func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, error) {
+func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodPost, client.Path("payments"), params, opts...)
 }
 
-// Get returns the payment with the given id.
-func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, error) {
+// Get returns the payment with the given id (client.ErrNotFound if there is none).
+func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodGet, client.Path("payments", id), nil, opts...)
 }

@@ -41,7 +41,7 @@ func TestFixturesAppointments(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, id := range ids.Appointments {
-		a, err := c.Appointments.Get(context.Background(), id)
+		a, _, err := c.Appointments.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,7 +68,7 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(recv.Close)
-	hook, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: recv.URL + "/hook", Events: []webhooks.EventType{webhooks.EventAll}})
+	hook, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: recv.URL + "/hook", Events: []webhooks.EventType{webhooks.EventAll}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,32 +78,32 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 	if err := env.Server.InjectFault(mockserver.Fault{Method: "POST", Path: "/api/v1/patients", Status: 503, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic@phi.example",
+	pat, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic@phi.example",
 		Phone: "+15550001234", DateOfBirth: client.NewDate(1971, time.March, 4), Gender: patients.GenderFemale,
 		Address:   &patients.Address{Line1: "742 Evergreen Terrace", City: "Springfieldia", Country: "US"},
 		Allergies: []string{"penicillin"}, Notes: "Hemangioma on left cheek", Tags: []string{"vip"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Patients.Update(ctx, pat.ID, &patients.UpdateParams{Notes: medspa.Set("Latexallergy noted")}); err != nil {
+	if _, _, err := c.Patients.Update(ctx, pat.ID, &patients.UpdateParams{Notes: medspa.Set("Latexallergy noted")}); err != nil {
 		t.Fatal(err)
 	}
 	start := env.Server.Now(env.Key.Account).Add(72 * time.Hour).Truncate(time.Hour)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "consult",
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "consult",
 		StartAt: start, EndAt: start.Add(time.Hour), Notes: "Zygomatic assessment"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, Notes: "Cheekfiller follow-up",
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, Notes: "Cheekfiller follow-up",
 		LineItems: []billing.LineItemParams{{Description: "consult", Quantity: 1, UnitAmount: medspa.Ptr[int64](5000)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCard, CardToken: "tok_visa"}); err != nil {
+	if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCard, CardToken: "tok_visa"}); err != nil {
 		t.Fatal(err)
 	}
 	// PHI in query strings, and rejected requests carrying PHI.
-	if _, err := c.Patients.List(ctx, &patients.ListParams{Q: "Quixotic", Email: "zelda.quixotic@phi.example"}); err != nil {
+	if _, _, err := c.Patients.List(ctx, &patients.ListParams{Q: "Quixotic", Email: "zelda.quixotic@phi.example"}); err != nil {
 		t.Fatal(err)
 	}
 	var errorBodies []string
@@ -117,7 +117,7 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 		_, b := env.DoInvalid(t, r.method, r.path, r.body)
 		errorBodies = append(errorBodies, string(b))
 	}
-	if _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic"}); err == nil {
+	if _, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic"}); err == nil {
 		t.Fatal("an invalid email was accepted")
 	} else {
 		errorBodies = append(errorBodies, err.Error())

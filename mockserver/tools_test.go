@@ -65,7 +65,7 @@ func newKey(t testing.TB, s *mockserver.Server, account string) mockserver.APIKe
 
 func createPatient(t testing.TB, c *medspa.Client, first string) *patients.Patient {
 	t.Helper()
-	p, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: first, LastName: "Tester", Email: strings.ToLower(first) + "@example.com"})
+	p, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: first, LastName: "Tester", Email: strings.ToLower(first) + "@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestFaultsHitExactlyTimes(t *testing.T) {
 	}
 	var codes []int
 	for range 4 {
-		_, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0))
+		_, _, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0))
 		var e *client.Error
 		switch {
 		case err == nil:
@@ -273,7 +273,7 @@ func TestFaultDelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := c.Patients.List(context.Background(), nil); err != nil {
+	if _, _, err := c.Patients.List(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < 60*time.Millisecond {
@@ -282,7 +282,7 @@ func TestFaultDelay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	if _, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0)); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cancelled delayed request: %v", err)
 	}
 	if d := time.Since(start); d > 50*time.Millisecond {
@@ -298,7 +298,7 @@ func TestFaultDropConnectionIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without retries the SDK reports a transport error.
-	_, err := env.Client.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "X", LastName: "Y", Email: "x@example.com"}, medspa.WithMaxRetries(0))
+	_, _, err := env.Client.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "X", LastName: "Y", Email: "x@example.com"}, medspa.WithMaxRetries(0))
 	var ce *client.Error
 	if err == nil || errors.As(err, &ce) {
 		t.Fatalf("dropped connection: %v, want a transport error", err)
@@ -308,7 +308,7 @@ func TestFaultDropConnectionIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := createPatient(t, env.Client, "Once")
-	page, err := env.Client.Patients.List(context.Background(), nil)
+	page, _, err := env.Client.Patients.List(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,14 +471,14 @@ func TestFixtures(t *testing.T) {
 		t.Fatalf("ids %+v", ids)
 	}
 	kc, _ := medspa.New(medspa.WithAPIKey(k.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(s.HTTPClient()))
-	old, err := kc.Patients.Get(context.Background(), ids.Patients[0])
+	old, _, err := kc.Patients.Get(context.Background(), ids.Patients[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !old.CreatedAt.Equal(time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)) {
 		t.Fatalf("backdated createdAt %v", old.CreatedAt)
 	}
-	ref, _ := kc.Patients.Get(context.Background(), ids.Patients[1])
+	ref, _, _ := kc.Patients.Get(context.Background(), ids.Patients[1])
 	if len(ref.Tags) != 2 || ref.Tags[0] != ids.Patients[0] || ref.Tags[1] != "sibling of "+ids.Patients[0] {
 		t.Fatalf("references not resolved: %v", ref.Tags)
 	}
@@ -629,7 +629,7 @@ func TestFaultStatusAfterCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := createPatient(t, c, "Committed") // 503 after the write; the retry is replayed
-	page, err := c.Patients.List(context.Background(), nil)
+	page, _, err := c.Patients.List(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

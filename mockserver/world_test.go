@@ -61,22 +61,22 @@ func seedWorld(t testing.TB, srv *mockserver.Server) *world {
 			t.Fatal(err)
 		}
 	}
-	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Wanda", LastName: "Worldwide", Email: "wanda@example.com"})
+	pat, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Wanda", LastName: "Worldwide", Email: "wanda@example.com"})
 	must(err)
 	start := srv.Now(key.Account).Add(48 * time.Hour).Truncate(time.Hour)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
 	must(err)
-	prd, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "W-1", Name: "Filler", Category: inventory.CategoryOther, Price: 300})
+	prd, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "W-1", Name: "Filler", Category: inventory.CategoryOther, Price: 300})
 	must(err)
-	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 100, Reason: inventory.ReasonReceived})
+	_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 100, Reason: inventory.ReasonReceived})
 	must(err)
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
 	must(err)
-	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1000, Method: billing.MethodCash})
+	pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1000, Method: billing.MethodCash})
 	must(err)
 	// A disabled loopback endpoint: no delivery changes the state behind a test's back.
 	off := false
-	whk, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}, Enabled: &off})
+	whk, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}, Enabled: &off})
 	must(err)
 	return &world{srv: srv, c: c, hc: srv.HTTPClient(), key: key, ids: map[string]string{
 		"@pat": pat.ID, "@apt": apt.ID, "@inv": inv.ID, "@pay": pay.ID, "@prd": prd.ID, "@whk": whk.ID,

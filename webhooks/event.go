@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
+	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/safetext"
 	"github.com/medspa/medspa-go/internal/wire"
 )
@@ -70,6 +72,31 @@ func (t EventType) Valid() bool {
 	}
 	_, ok := newData[t]
 	return ok
+}
+
+// Validate refuses an EventType that cannot be one (client.ErrInvalidArgument): anything but
+// EventAll or "<object>.<action>" in lowercase letters and underscores. Types this package does
+// not know yet pass, so a program can subscribe to event types the API adds before the SDK
+// names them (they arrive as *UnknownData).
+func (t EventType) Validate() error {
+	if t == EventAll || t == "" {
+		return nil
+	}
+	object, action, ok := strings.Cut(string(t), ".")
+	if ok && isEventWord(object) && isEventWord(action) {
+		return nil
+	}
+	return fmt.Errorf("%w: webhooks.EventType is not \"*\" nor <object>.<action> in lowercase letters and underscores", client.ErrInvalidArgument)
+}
+
+// isEventWord reports lowercase ASCII letters and inner underscores.
+func isEventWord(s string) bool {
+	for i, r := range s {
+		if (r < 'a' || r > 'z') && (r != '_' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // newData maps each known type to a constructor of its typed data, so that

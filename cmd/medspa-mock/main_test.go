@@ -147,14 +147,14 @@ func TestFixturesSeedAndStartInProcess(t *testing.T) {
 		pw.Close()
 	}()
 	base, key := started(t, pr)
-	page, err := sdk(t, base, key).Patients.List(context.Background(), nil)
+	page, _, err := sdk(t, base, key).Patients.List(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page.Meta.Total != 1 || page.Data[0].FirstName != "Fix" || !page.Data[0].CreatedAt.Equal(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("fixtures: %+v", page.Data)
 	}
-	p, err := sdk(t, base, key).Patients.Create(context.Background(), &patients.CreateParams{FirstName: "N", LastName: "O", Email: "n@example.com"})
+	p, _, err := sdk(t, base, key).Patients.Create(context.Background(), &patients.CreateParams{FirstName: "N", LastName: "O", Email: "n@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 	c := sdk(t, base, key)
 	var ids []string
 	for _, n := range []string{"Persephone", "Quetzalli"} {
-		p, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: n, LastName: "Uniquesurname", Email: strings.ToLower(n) + "@example.org", Notes: "allergic to penicillin"})
+		p, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: n, LastName: "Uniquesurname", Email: strings.ToLower(n) + "@example.org", Notes: "allergic to penicillin"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 	cmd, base2, key2 := start()
 	defer stop(cmd)
 	for _, k := range []string{key, key2} { // the old key still works, and the new one shares its account
-		page, err := sdk(t, base2, k).Patients.List(context.Background(), nil)
+		page, _, err := sdk(t, base2, k).Patients.List(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

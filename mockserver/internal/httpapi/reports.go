@@ -23,7 +23,7 @@ func (a *API) reportRoutes() []route {
 
 // runReport is the handler of one report: it reads the query, lets the store validate and run
 // it, and answers JSON or (Accept: text/csv) CSV. Reports hold no PHI, so nothing is audited.
-func runReport(name string) func(rq *request) (int, any, error) {
+func runReport(name reports.Name) func(rq *request) (int, any, error) {
 	return func(rq *request) (int, any, error) {
 		allowed := []string{"from", "to", "timezone", "groupBy"}
 		if name == reports.NameCustom {
@@ -40,7 +40,7 @@ func runReport(name string) func(rq *request) (int, any, error) {
 		} else {
 			in.GroupBy = q.nonEmpty("groupBy")
 		}
-		req, errs := store.ParseReport(name, in, rq.acct.Now())
+		req, errs := store.ParseReport(string(name), in, rq.acct.Now())
 		q.errs = append(q.errs, errs...)
 		if err := q.done(); err != nil {
 			return 0, nil, err

@@ -38,9 +38,9 @@ type ReportRequest struct {
 
 // standardGroupBy lists each standard report's groupBy values, the default first.
 var standardGroupBy = map[string][]string{
-	reports.NameRevenue:      {"day", "week", "month", "provider", "service"},
-	reports.NameAppointments: {"status", "day", "week", "month", "provider", "service"},
-	reports.NamePatients:     {"month", "day", "week"},
+	string(reports.NameRevenue):      {"day", "week", "month", "provider", "service"},
+	string(reports.NameAppointments): {"status", "day", "week", "month", "provider", "service"},
+	string(reports.NamePatients):     {"month", "day", "week"},
 }
 
 // ParseReport validates q for report (revenue, appointments, patients or custom) with now as
@@ -82,7 +82,7 @@ func ParseReport(report string, q ReportQuery, now time.Time) (*ReportRequest, F
 			fail("to", "out_of_range", fmt.Sprintf("the window must be at most %d days", reportMaxDays))
 		}
 	}
-	if report == reports.NameCustom {
+	if report == string(reports.NameCustom) {
 		r.custom = parseCustom(q, fail)
 	} else {
 		allowed := standardGroupBy[report]

@@ -56,9 +56,9 @@ func (m *memSources) sources() *reportSources {
 	}
 }
 
-func mustParse(t *testing.T, report string, q ReportQuery) *ReportRequest {
+func mustParse(t *testing.T, report reports.Name, q ReportQuery) *ReportRequest {
 	t.Helper()
-	r, errs := ParseReport(report, q, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	r, errs := ParseReport(string(report), q, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	if errs != nil {
 		t.Fatalf("ParseReport(%s, %+v): %+v", report, q, errs)
 	}
@@ -158,7 +158,7 @@ func TestParseReportWindow(t *testing.T) {
 		{"only to", ReportQuery{To: "2026-02-01"}, "2026-01-02T00:00:00Z", "2026-02-01T00:00:00Z", "UTC"},
 		{"366 days", ReportQuery{From: "2024-01-01", To: "2025-01-01"}, "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z", "UTC"},
 	} {
-		r, errs := ParseReport(reports.NameRevenue, c.q, now)
+		r, errs := ParseReport(string(reports.NameRevenue), c.q, now)
 		if errs != nil {
 			t.Errorf("%s: %+v", c.name, errs)
 			continue
@@ -180,7 +180,7 @@ func TestParseReportErrors(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		name   string
-		report string
+		report reports.Name
 		q      ReportQuery
 		want   FieldErrors
 	}{
@@ -215,7 +215,7 @@ func TestParseReportErrors(t *testing.T) {
 		{"duplicate dimension", reports.NameCustom, ReportQuery{Source: "appointments", GroupBy: "status,status"},
 			FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
 	} {
-		r, errs := ParseReport(c.report, c.q, now)
+		r, errs := ParseReport(string(c.report), c.q, now)
 		if r != nil {
 			t.Errorf("%s: got a request", c.name)
 		}
@@ -231,7 +231,7 @@ func TestParseReportErrors(t *testing.T) {
 func TestCustomErrorDetails(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	_, errs := ParseReport(reports.NameCustom, ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
+	_, errs := ParseReport(string(reports.NameCustom), ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
 	for _, e := range errs {
 		if !strings.Contains(e.Detail, "PHI") {
 			t.Errorf("%s: detail %q does not say PHI", e.Pointer, e.Detail)
@@ -240,7 +240,7 @@ func TestCustomErrorDetails(t *testing.T) {
 			t.Errorf("%s: detail %q names a PHI field", e.Pointer, e.Detail)
 		}
 	}
-	_, errs = ParseReport(reports.NameCustom, ReportQuery{Source: "inventory_adjustments", GroupBy: "sku", Metrics: "sum:qty"}, now)
+	_, errs = ParseReport(string(reports.NameCustom), ReportQuery{Source: "inventory_adjustments", GroupBy: "sku", Metrics: "sum:qty"}, now)
 	want := map[string]string{
 		"groupBy": "day, week, month, id, productId, location, reason, lotNumber, reference",
 		"metrics": "delta, onHandAfter",
