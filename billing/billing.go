@@ -58,12 +58,19 @@ type Invoice struct {
 	// Total is Subtotal − DiscountAmount + Tax.
 	Total      int64 `json:"total"`
 	AmountPaid int64 `json:"amountPaid"`
-	// AmountDue is Total − AmountPaid.
+	// AmountDue is Total − AmountPaid. Neither voiding nor refunds change it.
 	AmountDue int64 `json:"amountDue"`
+	// AmountRefunded is the sum of the refunds of the invoice's payments; refunds change
+	// neither AmountPaid nor Status.
+	AmountRefunded int64 `json:"amountRefunded"`
 	// PaidAt is when the invoice became paid (zero until then).
-	PaidAt    time.Time `json:"paidAt,omitzero"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	PaidAt time.Time `json:"paidAt,omitzero"`
+	// VoidedAt is when the invoice was voided (zero unless Status is InvoiceVoid).
+	VoidedAt time.Time `json:"voidedAt,omitzero"`
+	// VoidReason is the reason sent when the invoice was voided, if any.
+	VoidReason string    `json:"voidReason,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
 }
 
 // LineItemParams is one line of a new invoice. Description and Quantity are required, and
@@ -181,8 +188,11 @@ type Payment struct {
 	// Card is set for card payments.
 	Card *Card `json:"card,omitempty"`
 	// DeclineCode says why a card payment failed.
-	DeclineCode string    `json:"declineCode,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
+	DeclineCode string `json:"declineCode,omitempty"`
+	// AmountRefunded is the sum of the payment's refunds; Amount − AmountRefunded is what is
+	// left to refund.
+	AmountRefunded int64     `json:"amountRefunded"`
+	CreatedAt      time.Time `json:"createdAt"`
 }
 
 // PaymentCreateParams are the fields of a new payment. InvoiceID, Amount (> 0, ≤ the invoice's

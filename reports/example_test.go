@@ -113,6 +113,6 @@ func ExampleService_CSV() {
 		fmt.Println(sc.Text())
 	}
 	// Output:
-	// key,collected,payments,invoiced,invoices
-	// 2026-11-20,15000,2,15000,2
+	// key,collected,payments,invoiced,invoices,refunded,net
+	// 2026-11-20,15000,2,15000,2,0,15000
 }
