@@ -480,3 +480,39 @@ func TestPaymentList(t *testing.T) {
 		t.Fatalf("failed payment on the wire: %v", raw.Data[0])
 	}
 }
+
+// TestBillingExtensionsStrict: a strict server (requests validated against the OpenAPI document)
+// serves the extensions' valid requests, bare POSTs included, and refuses bad ones with the
+// normal server's status, code and pointers.
+func TestBillingExtensionsStrict(t *testing.T) {
+	t.Parallel()
+	normal, strict := newWireAPI(t), newWireAPI(t, mockserver.WithStrictValidation())
+	for _, c := range []wireAPI{normal, strict} {
+		pat := c.patient()
+		inv := c.id("/api/v1/invoices", `{"patientId":"`+pat+`","lineItems":[{"description":"x","quantity":1,"unitAmount":1000}]}`)
+		pay := c.id("/api/v1/payments", `{"invoiceId":"`+inv+`","amount":1000,"method":"cash"}`)
+		open := c.id("/api/v1/invoices", `{"patientId":"`+pat+`","lineItems":[{"description":"x","quantity":1,"unitAmount":1000}]}`)
+		c.expect(http.StatusOK, http.MethodPost, "/api/v1/invoices/"+open+"/void", "", nil)
+		c.expect(http.StatusCreated, http.MethodPost, "/api/v1/refunds", `{"paymentId":"`+pay+`","amount":10,"reason":"other"}`, nil)
+		c.expect(http.StatusOK, http.MethodGet, "/api/v1/payments?status=succeeded&method=cash,card&sort=-createdAt", "", nil)
+		c.expect(http.StatusOK, http.MethodGet, "/api/v1/refunds?invoiceId="+inv, "", nil)
+		var e webhooks.Endpoint
+		c.expect(http.StatusCreated, http.MethodPost, "/api/v1/webhooks", `{"url":"http://127.0.0.1:9/h","events":["*"],"enabled":false}`, &e)
+		c.expect(http.StatusOK, http.MethodPatch, "/api/v1/webhooks/"+e.ID, `{"description":null,"enabled":false}`, nil,
+			"Content-Type: application/merge-patch+json")
+		c.expect(http.StatusOK, http.MethodPost, "/api/v1/webhooks/"+e.ID+"/rotate-secret", "", nil)
+		for _, bad := range []struct{ method, path, body, want string }{
+			{http.MethodPost, "/api/v1/refunds", `{"paymentId":"` + pay + `","amount":0}`, "/amount out_of_range"},
+			{http.MethodPost, "/api/v1/invoices/" + inv + "/void", `{"reason":"` + strings.Repeat("r", 501) + `"}`, "/reason too_long"},
+			{http.MethodPost, "/api/v1/webhooks/" + e.ID + "/rotate-secret", `{"expiresInSeconds":604801}`, "/expiresInSeconds out_of_range"},
+			{http.MethodPatch, "/api/v1/webhooks/" + e.ID, `{"description":"` + strings.Repeat("d", 501) + `"}`, "/description too_long"},
+			{http.MethodGet, "/api/v1/refunds?createdTo=2026-01-01T00:00:00Z", "", "createdTo unknown_parameter"},
+		} {
+			var p testenv.Problem
+			c.invalid().expect(http.StatusUnprocessableEntity, bad.method, bad.path, bad.body, &p)
+			if got := p.Fields(); p.Code != "validation_error" || !slices.Equal(got, []string{bad.want}) {
+				t.Errorf("%s %s: %s %v, want %s", bad.method, bad.path, p.Code, got, bad.want)
+			}
+		}
+	}
+}
