@@ -89,6 +89,18 @@ func (c wireAPI) id(path, body string) string {
 	return rec.ID
 }
 
+// listIDs returns the ids of the page a list answers.
+func (c wireAPI) listIDs(path string) []string {
+	c.t.Helper()
+	var l struct{ Data []struct{ ID string } }
+	c.expect(http.StatusOK, http.MethodGet, path, "", &l)
+	ids := []string{}
+	for _, r := range l.Data {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
 func (c wireAPI) invoice(id string) billing.Invoice {
 	c.t.Helper()
 	var inv billing.Invoice
@@ -234,6 +246,15 @@ func TestVoidInvoice(t *testing.T) {
 		t.Fatalf("status=void: %+v", l)
 	}
 
+	// The books keep void invoices: they stay in the revenue report's invoiced and invoices.
+	var rev struct {
+		Totals struct{ Invoiced, Invoices int64 }
+	}
+	c.expect(http.StatusOK, http.MethodGet, "/api/v1/reports/revenue?from=2030-05-01&to=2030-06-01&groupBy=month", "", &rev)
+	if rev.Totals.Invoices != 2 || rev.Totals.Invoiced != before.Total+100 {
+		t.Fatalf("revenue of void invoices: %+v, want 2 invoices of %d", rev.Totals, before.Total+100)
+	}
+
 	// Voiding is an update of the invoice in the audit log (its answer holds the notes, PHI).
 	audited := 0
 	for _, e := range c.env.Server.AuditEvents(acct) {
@@ -278,6 +299,14 @@ func TestVoidRules(t *testing.T) {
 	r.problem(403, "insufficient_scope", http.MethodPost, "/api/v1/invoices/"+open+"/void", "")
 	if c.invoice(open).Status != billing.InvoiceOpen {
 		t.Fatal("a denied void changed the invoice")
+	}
+	// billing:read lists payments and refunds but may not refund.
+	var pays struct{ Data []billing.Payment }
+	r.expect(http.StatusOK, http.MethodGet, "/api/v1/payments?invoiceId="+paid, "", &pays)
+	r.expect(http.StatusOK, http.MethodGet, "/api/v1/refunds", "", nil)
+	r.problem(403, "insufficient_scope", http.MethodPost, "/api/v1/refunds", `{"paymentId":"`+pays.Data[0].ID+`"}`)
+	if p := c.payment(pays.Data[0].ID); p.AmountRefunded != 0 {
+		t.Fatal("a denied refund refunded")
 	}
 }
 
@@ -374,16 +403,7 @@ func TestRefunds(t *testing.T) {
 		"?paymentId=" + cash + "&invoiceId=" + inv:        {r3.ID},
 		"?paymentId=pay_00000000000000000000000000000000": {},
 	} {
-		var l struct {
-			Data []billing.Refund
-			Meta struct{ Total, Page, PerPage int }
-		}
-		c.expect(http.StatusOK, http.MethodGet, "/api/v1/refunds"+q, "", &l)
-		ids := []string{}
-		for _, r := range l.Data {
-			ids = append(ids, r.ID)
-		}
-		if !slices.Equal(ids, wantIDs) {
+		if ids := c.listIDs("/api/v1/refunds" + q); !slices.Equal(ids, wantIDs) {
 			t.Errorf("refunds%s = %v, want %v", q, ids, wantIDs)
 		}
 	}
@@ -458,13 +478,7 @@ func TestPaymentList(t *testing.T) {
 		"?status=succeeded&method=card&invoiceId=" + i2:                    {p3},
 		"?perPage=3&page=2": {p4},
 	} {
-		var l list
-		c.expect(http.StatusOK, http.MethodGet, "/api/v1/payments"+q, "", &l)
-		ids := []string{}
-		for _, p := range l.Data {
-			ids = append(ids, p.ID)
-		}
-		if !slices.Equal(ids, want) {
+		if ids := c.listIDs("/api/v1/payments" + q); !slices.Equal(ids, want) {
 			t.Errorf("payments%s = %v, want %v", q, ids, want)
 		}
 	}

@@ -53,27 +53,23 @@ func newRevenueWorld(rnd *rand.Rand, from, to time.Time) revenueWorld {
 	for i := range 4 {
 		w.appts = append(w.appts, revenueAppt{provider: fmt.Sprintf("prv_%d", i%3), service: []string{"botox", "filler"}[i%2]})
 	}
+	// parts calls each with up to n random parts of total, each at a time after after.
+	parts := func(total int64, n int, after time.Time, each func(amount int64, at time.Time)) {
+		for left := total; n > 0 && left > 0; n-- {
+			amount := 1 + rnd.Int64N(left)
+			left -= amount
+			each(amount, when(after))
+		}
+	}
 	for range 6 + rnd.IntN(12) {
 		inv := revenueInvoice{appt: rnd.IntN(len(w.appts)+1) - 1, total: 1000 + rnd.Int64N(50_000), at: when(time.Time{})}
 		w.invoices = append(w.invoices, inv)
-		due := inv.total
-		for range rnd.IntN(4) {
-			if due == 0 {
-				break
-			}
-			p := revenueMoney{of: len(w.invoices) - 1, amount: 1 + rnd.Int64N(due), at: when(inv.at)}
-			due -= p.amount
-			w.payments = append(w.payments, p)
-			left := p.amount
-			for range rnd.IntN(3) {
-				if left == 0 {
-					break
-				}
-				r := revenueMoney{of: len(w.payments) - 1, amount: 1 + rnd.Int64N(left), at: when(p.at)}
-				left -= r.amount
-				w.refunds = append(w.refunds, r)
-			}
-		}
+		parts(inv.total, rnd.IntN(4), inv.at, func(amount int64, at time.Time) {
+			w.payments = append(w.payments, revenueMoney{of: len(w.invoices) - 1, amount: amount, at: at})
+			parts(amount, rnd.IntN(3), at, func(amount int64, at time.Time) {
+				w.refunds = append(w.refunds, revenueMoney{of: len(w.payments) - 1, amount: amount, at: at})
+			})
+		})
 	}
 	return w
 }

@@ -287,6 +287,60 @@ func TestWebhookSecretRotationRules(t *testing.T) {
 	}
 }
 
+// TestExtensionsSurviveExport: refunds, void invoices and a rotation's previous secret are part
+// of the account's state (snapshots, -data files), secrets and notes still sealed.
+func TestExtensionsSurviveExport(t *testing.T) {
+	t.Parallel()
+	st := New(Options{})
+	a := st.Account("acct_x")
+	inv, pay := paidInvoice(t, a, 300, 300)
+	ref, err := a.CreateRefund(RefundInput{PaymentID: Given(pay.ID), Notes: Given("Zora's refund")}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hundred := int64(100)
+	toVoid, err := a.createInvoice(billing.InvoiceCreateParams{PatientID: inv.PatientID, Currency: "usd",
+		LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: &hundred}}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	voided, err := a.VoidInvoice(toVoid.ID, InvoiceVoidInput{Reason: Given("raised in error")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newWebhook(t, a, true, webhooks.EventAll)
+	rot, err := a.RotateWebhookSecret(e.ID, SecretRotateInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.Export()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, clear := range []string{"Zora", e.Secret[len("whsec_"):], rot.Secret[len("whsec_"):]} {
+		if bytes.Contains(b, []byte(clear)) {
+			t.Fatalf("the export holds %q in the clear", clear)
+		}
+	}
+	c := st.Account("acct_y")
+	if err := c.Import(b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetRefund(ref.ID); err != nil || got != ref {
+		t.Fatalf("refund after import: %+v %v", got, err)
+	}
+	if got, _ := c.GetInvoice(inv.ID); got.AmountRefunded != 300 {
+		t.Fatalf("invoice after import: %+v", got)
+	}
+	if got, _ := c.GetInvoice(toVoid.ID); !cmp.Equal(got, voided) {
+		t.Fatalf("void invoice after import: %+v, want %+v", got, voided)
+	}
+	tg, _ := c.WebhookTarget(e.ID)
+	if got := tg.Secrets(c.Now()); !slices.Equal(got, []string{rot.Secret, e.Secret}) {
+		t.Fatalf("secrets after import: %v", got)
+	}
+}
+
 func TestMergeAddress(t *testing.T) {
 	t.Parallel()
 	a := New(Options{}).Account("acct_m")

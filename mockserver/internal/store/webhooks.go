@@ -254,13 +254,13 @@ func (a *Account) RotateWebhookSecret(id string, in SecretRotateInput) (webhooks
 	if err := c.done(); err != nil {
 		return webhooks.SecretRotation{}, err
 	}
-	secret, sealed := a.newWebhookSecret()
 	t := a.begin()
 	defer t.end()
 	r, ok := a.data.Webhooks.get(id)
 	if !ok {
 		return webhooks.SecretRotation{}, NotFound("webhook")
 	}
+	secret, sealed := a.newWebhookSecret() // drawn only for a rotation that happens: seeded runs stay reproducible
 	out := webhooks.SecretRotation{Secret: secret}
 	r.PreviousSecret, r.PreviousSecretExpiresAt = nil, time.Time{}
 	if overlap > 0 {
