@@ -14,7 +14,8 @@ import (
 	"github.com/medspa/medspa-go/internal/wire"
 )
 
-// InvoiceStatus is where an invoice is in its life: open → partially_paid → paid.
+// InvoiceStatus is where an invoice is in its life: open → partially_paid → paid, or open →
+// void.
 type InvoiceStatus string
 
 // Invoice statuses. An invoice whose total is zero is paid at creation.
@@ -22,12 +23,15 @@ const (
 	InvoiceOpen          InvoiceStatus = "open"
 	InvoicePartiallyPaid InvoiceStatus = "partially_paid"
 	InvoicePaid          InvoiceStatus = "paid"
+	// InvoiceVoid is the status of an invoice voided before anything was paid on it: terminal,
+	// it takes no payments, and the stock its product lines sold went back to location "main".
+	InvoiceVoid InvoiceStatus = "void"
 )
 
-// Validate refuses an InvoiceStatus other than the three above (client.ErrInvalidArgument):
+// Validate refuses an InvoiceStatus other than the four above (client.ErrInvalidArgument):
 // the call path runs it before anything is sent.
 func (s InvoiceStatus) Validate() error {
-	return client.CheckEnum(s, InvoiceOpen, InvoicePartiallyPaid, InvoicePaid)
+	return client.CheckEnum(s, InvoiceOpen, InvoicePartiallyPaid, InvoicePaid, InvoiceVoid)
 }
 
 // LineItem is one line of an invoice.
@@ -64,12 +68,19 @@ type Invoice struct {
 	// Total is Subtotal − DiscountAmount + Tax.
 	Total      int64 `json:"total"`
 	AmountPaid int64 `json:"amountPaid"`
-	// AmountDue is Total − AmountPaid.
+	// AmountDue is Total − AmountPaid. Neither voiding nor refunds change it.
 	AmountDue int64 `json:"amountDue"`
+	// AmountRefunded is the sum of the refunds of the invoice's payments; refunds change
+	// neither AmountPaid nor Status.
+	AmountRefunded int64 `json:"amountRefunded"`
 	// PaidAt is when the invoice became paid (zero until then).
-	PaidAt    time.Time `json:"paidAt,omitzero"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	PaidAt time.Time `json:"paidAt,omitzero"`
+	// VoidedAt is when the invoice was voided (zero unless Status is InvoiceVoid).
+	VoidedAt time.Time `json:"voidedAt,omitzero"`
+	// VoidReason is the reason sent when the invoice was voided, if any.
+	VoidReason string    `json:"voidReason,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
 }
 
 // LineItemParams is one line of a new invoice. Description and Quantity are required, and
@@ -196,8 +207,11 @@ type Payment struct {
 	// Card is set for card payments.
 	Card *Card `json:"card,omitempty"`
 	// DeclineCode says why a card payment failed.
-	DeclineCode string    `json:"declineCode,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
+	DeclineCode string `json:"declineCode,omitempty"`
+	// AmountRefunded is the sum of the payment's refunds; Amount − AmountRefunded is what is
+	// left to refund.
+	AmountRefunded int64     `json:"amountRefunded"`
+	CreatedAt      time.Time `json:"createdAt"`
 }
 
 // PaymentCreateParams are the fields of a new payment. InvoiceID, Amount (> 0, ≤ the invoice's

@@ -563,7 +563,7 @@ func TestInvoiceListFilters(t *testing.T) {
 	if err != nil || len(page.Data) != 1 || page.Meta.Total != 5 || page.Data[0].ID != ids[4] {
 		t.Errorf("page 3: %+v %v", page, err)
 	}
-	for _, q := range []string{"status=void", "sort=total", "createdFrom=yesterday", "perPage=101", "customer=1"} {
+	for _, q := range []string{"status=voided", "sort=total", "createdFrom=yesterday", "perPage=101", "customer=1"} {
 		resp, body := env.DoInvalid(t, http.MethodGet, "/api/v1/invoices?"+q, "")
 		if resp.StatusCode != 422 {
 			t.Errorf("%s: %d %s", q, resp.StatusCode, body)

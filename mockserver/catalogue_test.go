@@ -50,6 +50,7 @@ var required = map[string][]string{
 	"/api/v1/appointments":     {"/patientId required", "/providerId required", "/service required", "/startAt required", "/endAt required"},
 	"/api/v1/invoices":         {"/patientId required", "/lineItems required"},
 	"/api/v1/payments":         {"/invoiceId required", "/amount required", "/method required"},
+	"/api/v1/refunds":          {"/paymentId required"},
 	"/api/v1/products":         {"/sku required", "/name required", "/category required", "/price required"},
 	"/api/v1/inventory/adjust": {"/productId required", "/delta required", "/reason required"},
 	"/api/v1/webhooks":         {"/url required", "/events required"},
@@ -64,7 +65,7 @@ func catalogue() []badCase {
 	// same answer on every JSON-body route.
 	deep := `{"x":` + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + `}`
 	huge := `{"notes":"` + strings.Repeat("a", 1<<20) + `"}`
-	for _, rt := range bodyRoutes[:10] {
+	for _, rt := range slices.Concat(bodyRoutes[:10], bodyRoutes[11:]) { // not the webhook test: it reads no body
 		p := rt.method + " " + rt.path
 		add(malformed.with(p+" not JSON", rt.method, rt.path, `firstName=Ada`))
 		add(malformed.with(p+" array", rt.method, rt.path, `[{"firstName":"Ada"}]`))
@@ -221,8 +222,54 @@ func catalogue() []badCase {
 	add(invalidFields("/events/0 invalid_value").with("webhooks unknown event", "POST", wh, `{"url":"https://127.0.0.1/h","events":["patient.deleted"]}`))
 	add(invalidFields("/events/1 invalid_value").with("webhooks duplicate event", "POST", wh, `{"url":"https://127.0.0.1/h","events":["patient.created","patient.created"]}`))
 
+	// Voids, refunds, webhook updates and secret rotation (docs/protocol.md §9 extensions).
+	void := func(inv string) string { return "/api/v1/invoices/" + inv + "/void" }
+	add(want(409, "invoice_not_voidable").with("void of a partly paid invoice", "POST", void("@inv"), ""))
+	add(want(409, "invoice_not_voidable").with("void of a paid invoice", "POST", void("@fullinv"), `{"reason":"too late"}`))
+	add(want(409, "invoice_not_voidable").with("void of a void invoice", "POST", void("@void"), ""))
+	add(invalidFields("/reason too_long").with("void with a 501-char reason", "POST", void("@void"), `{"reason":"`+strings.Repeat("r", 501)+`"}`))
+	add(invalidFields("/reason invalid_value", "/at unknown_field").with("void reason not a string", "POST", void("@inv"), `{"reason":5,"at":"now"}`))
+	add(notFound.with("void of an unknown invoice", "POST", void("inv_00000000000000000000000000000000"), ""))
+	add(notFound.with("void of a payment id", "POST", void("@pay"), ""))
+	add(want(409, "invoice_not_payable").with("payments on a void invoice", "POST", "/api/v1/payments", `{"invoiceId":"@void","amount":1,"method":"cash"}`))
+	rf := "/api/v1/refunds"
+	add(want(409, "payment_not_refundable").with("refunds of a failed payment", "POST", rf, `{"paymentId":"@failpay"}`))
+	add(want(409, "payment_not_refundable").with("refunds of a payment refunded in full", "POST", rf, `{"paymentId":"@fullpay","amount":1}`))
+	add(want(422, "amount_exceeds_refundable").with("refunds over what is left", "POST", rf, `{"paymentId":"@pay","amount":901}`))
+	add(invalidFields("/amount out_of_range").with("refunds zero amount", "POST", rf, `{"paymentId":"@pay","amount":0}`))
+	add(invalidFields("/amount out_of_range").with("refunds negative amount", "POST", rf, `{"paymentId":"@pay","amount":-100}`))
+	add(invalidFields("/amount invalid_value").with("refunds amount 0.5", "POST", rf, `{"paymentId":"@pay","amount":0.5}`))
+	add(invalidFields("/amount invalid_value").with("refunds amount as a string", "POST", rf, `{"paymentId":"@pay","amount":"100"}`))
+	add(invalidFields("/paymentId not_found").with("refunds unknown payment", "POST", rf, `{"paymentId":"pay_00000000000000000000000000000000"}`))
+	add(invalidFields("/paymentId invalid_format").with("refunds invoice id as payment", "POST", rf, `{"paymentId":"@inv"}`))
+	add(invalidFields("/reason invalid_value", "/notes too_long").with("refunds bad reason and notes", "POST", rf,
+		`{"paymentId":"@pay","reason":"chargeback","notes":"`+strings.Repeat("n", 501)+`"}`))
+	add(invalidFields("/status unknown_field", "/invoiceId unknown_field").with("refunds server fields", "POST", rf, `{"paymentId":"@pay","status":"succeeded","invoiceId":"@inv"}`))
+	add(invalidFields("status invalid_value").with("GET payments status pending", "GET", "/api/v1/payments?status=succeeded,pending", ""))
+	add(invalidFields("method invalid_value").with("GET payments method bitcoin", "GET", "/api/v1/payments?method=bitcoin", ""))
+	add(invalidFields("createdTo invalid_format").with("GET payments createdTo tomorrow", "GET", "/api/v1/payments?createdTo=tomorrow", ""))
+	add(invalidFields("createdFrom unknown_parameter").with("GET refunds createdFrom", "GET", "/api/v1/refunds?createdFrom=2026-01-01", ""))
+	whk := "/api/v1/webhooks/@whk"
+	add(invalidFields("/url invalid_value").with("webhooks PATCH to cloud metadata", "PATCH", whk, `{"url":"http://169.254.169.254/latest/meta-data"}`))
+	add(invalidFields("/url invalid_value").with("webhooks PATCH to a private address", "PATCH", whk, `{"url":"https://10.0.0.1/h","enabled":true}`))
+	add(invalidFields("/url invalid_format").with("webhooks PATCH to a file URL", "PATCH", whk, `{"url":"file:///etc/passwd"}`))
+	add(invalidFields("/url required", "/events required").with("webhooks PATCH null url and events", "PATCH", whk, `{"url":null,"events":null}`))
+	add(invalidFields("/events too_short").with("webhooks PATCH no events", "PATCH", whk, `{"events":[]}`))
+	add(invalidFields("/events/0 invalid_value").with("webhooks PATCH unknown event", "PATCH", whk, `{"events":["refund.deleted"]}`))
+	add(invalidFields("/enabled invalid_value", "/secret unknown_field").with("webhooks PATCH secret and enabled string", "PATCH", whk, `{"enabled":"yes","secret":"whsec_x"}`))
+	add(invalidFields("/description too_long").with("webhooks PATCH 501-char description", "PATCH", whk, `{"description":"`+strings.Repeat("d", 501)+`"}`))
+	add(notFound.with("webhooks PATCH of an unknown id", "PATCH", "/api/v1/webhooks/whk_00000000000000000000000000000000", `{"enabled":true}`))
+	add(badMedia.with("webhooks PATCH as json-patch", "PATCH", whk, `[{"op":"replace","path":"/url","value":"x"}]`, "Content-Type: application/json-patch+json"))
+	rot := whk + "/rotate-secret"
+	add(invalidFields("/expiresInSeconds out_of_range").with("rotate expiry 604801", "POST", rot, `{"expiresInSeconds":604801}`))
+	add(invalidFields("/expiresInSeconds out_of_range").with("rotate negative expiry", "POST", rot, `{"expiresInSeconds":-1}`))
+	add(invalidFields("/expiresInSeconds invalid_value").with("rotate expiry 1.5", "POST", rot, `{"expiresInSeconds":1.5}`))
+	add(invalidFields("/expiresInSeconds invalid_value").with("rotate expiry as a string", "POST", rot, `{"expiresInSeconds":"86400"}`))
+	add(invalidFields("/secret unknown_field").with("rotate to a chosen secret", "POST", rot, `{"secret":"whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`))
+	add(notFound.with("rotate of an unknown id", "POST", "/api/v1/webhooks/whk_00000000000000000000000000000000/rotate-secret", ""))
+
 	// Query strings of every list and report.
-	for _, l := range listRoutes[:6] {
+	for _, l := range pagedRoutes {
 		add(invalidFields("perPage out_of_range").with("GET "+l+" perPage=0", "GET", l+"?perPage=0", ""))
 		add(invalidFields("perPage out_of_range").with("GET "+l+" perPage=101", "GET", l+"?perPage=101", ""))
 		add(invalidFields("perPage invalid_value").with("GET "+l+" perPage=1e3", "GET", l+"?perPage=1e3", ""))
@@ -233,7 +280,7 @@ func catalogue() []badCase {
 		add(invalidFields("union unknown_parameter").with("GET "+l+" SQL param", "GET", l+"?union=SELECT%20*%20FROM%20keys", ""))
 		add(invalidFields("page invalid_value").with("GET "+l+" repeated page", "GET", l+"?page=1&page=2", ""))
 	}
-	for _, l := range listRoutes[6:] {
+	for _, l := range reportRoutes {
 		if strings.HasSuffix(l, "custom") {
 			l += "?source=payments&"
 		} else {
@@ -273,7 +320,9 @@ func catalogue() []badCase {
 	// Wrong methods: 405 with Allow.
 	for _, m := range [][2]string{{"PUT", "/api/v1/patients"}, {"DELETE", "/api/v1/patients/@pat"}, {"DELETE", "/api/v1/invoices/@inv"},
 		{"PATCH", "/api/v1/payments/@pay"}, {"DELETE", "/api/v1/payments/@pay"}, {"POST", "/api/v1/inventory"}, {"GET", "/api/v1/inventory/adjust"},
-		{"PATCH", "/api/v1/webhooks/@whk"}, {"POST", "/api/v1/reports/revenue"}, {"DELETE", "/api/v1/products/@prd"}, {"GET", "/api/v1/payments"}} {
+		{"PUT", "/api/v1/webhooks/@whk"}, {"POST", "/api/v1/reports/revenue"}, {"DELETE", "/api/v1/products/@prd"}, {"DELETE", "/api/v1/payments"},
+		{"GET", "/api/v1/invoices/@inv/void"}, {"PATCH", "/api/v1/refunds/@ref"}, {"DELETE", "/api/v1/refunds"},
+		{"GET", "/api/v1/webhooks/@whk/rotate-secret"}} {
 		add(notAllowed.with(m[0]+" "+m[1], m[0], m[1], ""))
 	}
 

@@ -102,6 +102,22 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 	if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCard, CardToken: "tok_visa"}); err != nil {
 		t.Fatal(err)
 	}
+	// A refund with notes (PHI) and a rotated webhook secret, over raw HTTP.
+	var pays struct{ Data []struct{ ID string } }
+	if _, b := env.Do(t, "GET", "/api/v1/payments?invoiceId="+inv.ID, ""); json.Unmarshal(b, &pays) != nil || len(pays.Data) != 1 {
+		t.Fatalf("payments: %s", b)
+	}
+	var refund struct{ ID string }
+	if r, b := env.Do(t, "POST", "/api/v1/refunds", `{"paymentId":"`+pays.Data[0].ID+`","amount":100,"notes":"Cheekfiller refund"}`); r.StatusCode != 201 || json.Unmarshal(b, &refund) != nil {
+		t.Fatalf("refund: %d %s", r.StatusCode, b)
+	}
+	if r, _ := env.Do(t, "GET", "/api/v1/refunds/"+refund.ID, ""); r.StatusCode != 200 {
+		t.Fatalf("GET refund: %d", r.StatusCode)
+	}
+	var rotated struct{ Secret string }
+	if r, b := env.Do(t, "POST", "/api/v1/webhooks/"+hook.ID+"/rotate-secret", `{"expiresInSeconds":60}`); r.StatusCode != 200 || json.Unmarshal(b, &rotated) != nil {
+		t.Fatalf("rotate: %d %s", r.StatusCode, b)
+	}
 	// PHI in query strings, and rejected requests carrying PHI.
 	if _, _, err := c.Patients.List(ctx, &patients.ListParams{Q: "Quixotic", Email: "zelda.quixotic@phi.example"}); err != nil {
 		t.Fatal(err)
@@ -113,6 +129,8 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 		{"POST", "/api/v1/appointments", `{"patientId":"` + pat.ID + `","notes":"Zygomatic"}`},
 		{"GET", "/api/v1/patients?q=Zelda&bogus=Quixotic", ``},
 		{"GET", "/api/v1/patients/zelda.quixotic", ``},
+		{"POST", "/api/v1/refunds", `{"paymentId":"Zelda","notes":"Zygomatic","reason":"Quixotic"}`},
+		{"POST", "/api/v1/invoices/" + inv.ID + "/void", `{"reason":"Hemangioma"}`},
 	} {
 		_, b := env.DoInvalid(t, r.method, r.path, r.body)
 		errorBodies = append(errorBodies, string(b))
@@ -182,7 +200,7 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 			}
 		}
 		for what, secret := range map[string]string{"API key": env.Key.Key, "OAuth client secret": oc.ClientSecret,
-			"access token": tok.AccessToken, "webhook secret": hook.Secret} {
+			"access token": tok.AccessToken, "webhook secret": hook.Secret, "rotated webhook secret": rotated.Secret} {
 			if strings.Contains(s, secret) {
 				t.Errorf("%s contains the %s", name, what)
 			}

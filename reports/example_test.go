@@ -115,8 +115,8 @@ func ExampleService_CSV() {
 		fmt.Println(sc.Text())
 	}
 	// Output:
-	// key,collected,payments,invoiced,invoices
-	// 2026-11-20,15000,2,15000,2
+	// key,collected,payments,invoiced,invoices,refunded,net
+	// 2026-11-20,15000,2,15000,2,0,15000
 }
 
 // The appointments report counts appointments by status (or day, week, month, provider,

@@ -92,6 +92,10 @@ type RevenueTotals struct {
 	Invoiced int64 `json:"invoiced"`
 	// Invoices is the number of invoices.
 	Invoices int64 `json:"invoices"`
+	// Refunded is the sum of refund amounts (by refund createdAt).
+	Refunded int64 `json:"refunded"`
+	// Net is Collected − Refunded (negative when a bucket refunds more than it collects).
+	Net int64 `json:"net"`
 }
 
 // RevenueRow is one bucket of the revenue report.

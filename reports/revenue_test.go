@@ -83,31 +83,31 @@ func TestRevenueReportOverAPI(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	window := reports.RevenueParams{From: time.Date(2026, 11, 1, 0, 0, 0, 0, ny), To: time.Date(2026, 11, 8, 0, 0, 0, 0, ny), Timezone: "America/New_York"}
 	// Hand-computed: invoice 2 is 50000 + round_half_up(50000 × 8.25%) = 54125.
-	totals := m{Collected: 52500, Payments: 3, Invoiced: 66625, Invoices: 3}
+	totals := m{Collected: 52500, Payments: 3, Invoiced: 66625, Invoices: 3, Net: 52500}
 	for _, c := range []struct {
 		groupBy reports.GroupBy
 		want    []row
 	}{
 		{"", []row{ // default: day
-			{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2}},
-			{Key: "2026-11-02", RevenueTotals: m{Collected: 20000, Payments: 1}},
-			{Key: "2026-11-03", RevenueTotals: m{Collected: 2500, Payments: 1}},
+			{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2, Net: 30000}},
+			{Key: "2026-11-02", RevenueTotals: m{Collected: 20000, Payments: 1, Net: 20000}},
+			{Key: "2026-11-03", RevenueTotals: m{Collected: 2500, Payments: 1, Net: 2500}},
 			{Key: "2026-11-07", RevenueTotals: m{Invoiced: 10000, Invoices: 1}},
 		}},
 		{"week", []row{
-			{Key: "2026-W44", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2}}, // Sunday 11-01
-			{Key: "2026-W45", RevenueTotals: m{Collected: 22500, Payments: 2, Invoiced: 10000, Invoices: 1}},
+			{Key: "2026-W44", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2, Net: 30000}}, // Sunday 11-01
+			{Key: "2026-W45", RevenueTotals: m{Collected: 22500, Payments: 2, Invoiced: 10000, Invoices: 1, Net: 22500}},
 		}},
 		{"month", []row{{Key: "2026-11", RevenueTotals: totals}}},
 		{"provider", []row{
-			{Key: "prv_a", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1}},
-			{Key: "prv_b", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "prv_a", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1, Net: 30000}},
+			{Key: "prv_b", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 2500}},
 		}},
 		{"service", []row{
-			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1}},
-			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1, Net: 30000}},
+			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 2500}},
 		}},
 	} {
 		p := window
@@ -128,7 +128,7 @@ func TestRevenueReportOverAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []row{{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 84125, Invoices: 2}}}; !cmp.Equal(want, r.Data) {
+	if want := []row{{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 84125, Invoices: 2, Net: 30000}}}; !cmp.Equal(want, r.Data) {
 		t.Errorf("UTC day: %+v, want %+v", r.Data, want)
 	}
 
@@ -137,8 +137,9 @@ func TestRevenueReportOverAPI(t *testing.T) {
 	p.GroupBy = "provider"
 	got := readCSV(t, env, reports.NameRevenue, &p)
 	want := [][]string{
-		{"key", "collected", "payments", "invoiced", "invoices"},
-		{"prv_a", "30000", "1", "10000", "1"}, {"prv_b", "20000", "1", "54125", "1"}, {"unassigned", "2500", "1", "2500", "1"},
+		{"key", "collected", "payments", "invoiced", "invoices", "refunded", "net"},
+		{"prv_a", "30000", "1", "10000", "1", "0", "30000"}, {"prv_b", "20000", "1", "54125", "1", "0", "20000"},
+		{"unassigned", "2500", "1", "2500", "1", "0", "2500"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CSV (-want +got):\n%s", diff)

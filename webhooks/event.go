@@ -27,8 +27,10 @@ const (
 	EventAppointmentCancelled EventType = "appointment.cancelled"
 	EventInvoiceCreated       EventType = "invoice.created"
 	EventInvoicePaid          EventType = "invoice.paid"
+	EventInvoiceVoided        EventType = "invoice.voided"
 	EventPaymentSucceeded     EventType = "payment.succeeded"
 	EventPaymentFailed        EventType = "payment.failed"
+	EventRefundCreated        EventType = "refund.created"
 	EventProductCreated       EventType = "product.created"
 	EventInventoryAdjusted    EventType = "inventory.adjusted"
 	EventInventoryLowStock    EventType = "inventory.low_stock"
@@ -50,8 +52,10 @@ var allEventTypes = []EventType{
 	EventAppointmentCancelled,
 	EventInvoiceCreated,
 	EventInvoicePaid,
+	EventInvoiceVoided,
 	EventPaymentSucceeded,
 	EventPaymentFailed,
+	EventRefundCreated,
 	EventProductCreated,
 	EventInventoryAdjusted,
 	EventInventoryLowStock,
@@ -109,8 +113,10 @@ var newData = map[EventType]func() EventData{
 	EventAppointmentCancelled: func() EventData { return new(AppointmentData) },
 	EventInvoiceCreated:       func() EventData { return new(InvoiceData) },
 	EventInvoicePaid:          func() EventData { return new(InvoiceData) },
+	EventInvoiceVoided:        func() EventData { return new(InvoiceData) },
 	EventPaymentSucceeded:     func() EventData { return new(PaymentData) },
 	EventPaymentFailed:        func() EventData { return new(PaymentData) },
+	EventRefundCreated:        func() EventData { return new(RefundData) },
 	EventProductCreated:       func() EventData { return new(ProductData) },
 	EventInventoryAdjusted:    func() EventData { return new(InventoryAdjustmentData) },
 	EventInventoryLowStock:    func() EventData { return new(LowStockData) },
@@ -119,7 +125,7 @@ var newData = map[EventType]func() EventData{
 
 // EventData is the typed "data" object of an Event. It is implemented by the
 // pointer types *PatientData, *AppointmentData, *InvoiceData, *PaymentData,
-// *ProductData, *InventoryAdjustmentData, *LowStockData, *TestData and
+// *RefundData, *ProductData, *InventoryAdjustmentData, *LowStockData, *TestData and
 // *UnknownData; the set is closed so a type switch over them is exhaustive.
 type EventData interface {
 	// ObjectType returns the value of the wire field "object", such as
@@ -196,6 +202,17 @@ type PaymentData struct {
 	DeclineCode string `json:"declineCode,omitempty"`
 }
 
+// RefundData is the data of refund.created events. Amount is in minor units
+// of Currency. A refund's notes are never carried.
+type RefundData struct {
+	Object    string `json:"object"` // always "refund"
+	ID        string `json:"id"`     // ref_…
+	PaymentID string `json:"paymentId"`
+	InvoiceID string `json:"invoiceId"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+}
+
 // ProductData is the data of product.created events.
 type ProductData struct {
 	Object   string `json:"object"` // always "product"
@@ -255,6 +272,9 @@ func (*InvoiceData) ObjectType() string { return "invoice" }
 // ObjectType returns "payment".
 func (*PaymentData) ObjectType() string { return "payment" }
 
+// ObjectType returns "refund".
+func (*RefundData) ObjectType() string { return "refund" }
+
 // ObjectType returns "product".
 func (*ProductData) ObjectType() string { return "product" }
 
@@ -274,6 +294,7 @@ func (*PatientData) eventData()             {}
 func (*AppointmentData) eventData()         {}
 func (*InvoiceData) eventData()             {}
 func (*PaymentData) eventData()             {}
+func (*RefundData) eventData()              {}
 func (*ProductData) eventData()             {}
 func (*InventoryAdjustmentData) eventData() {}
 func (*LowStockData) eventData()            {}
@@ -314,6 +335,14 @@ func (d InvoiceData) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the wire shape with "object":"payment".
 func (d PaymentData) MarshalJSON() ([]byte, error) {
 	type plain PaymentData
+	w := plain(d)
+	w.Object = d.ObjectType()
+	return json.Marshal(w)
+}
+
+// MarshalJSON writes the wire shape with "object":"refund".
+func (d RefundData) MarshalJSON() ([]byte, error) {
+	type plain RefundData
 	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
@@ -394,6 +423,9 @@ func (e *Event) Invoice() (*InvoiceData, bool) { d, ok := e.Data.(*InvoiceData);
 
 // Payment returns the data of a payment.* event.
 func (e *Event) Payment() (*PaymentData, bool) { d, ok := e.Data.(*PaymentData); return d, ok }
+
+// Refund returns the data of a refund.created event.
+func (e *Event) Refund() (*RefundData, bool) { d, ok := e.Data.(*RefundData); return d, ok }
 
 // Product returns the data of a product.created event.
 func (e *Event) Product() (*ProductData, bool) { d, ok := e.Data.(*ProductData); return d, ok }

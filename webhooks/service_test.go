@@ -274,6 +274,19 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 	}
 	pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCash})
 	must(err)
+	// A refund (its notes are PHI) and a voided invoice, over raw HTTP.
+	var ref, voided struct{ ID string }
+	resp, body := env.Do(t, http.MethodPost, "/api/v1/refunds", `{"paymentId":"`+pay.ID+`","amount":2500,"notes":"Adalind Quixotica changed her mind"}`)
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &ref) != nil {
+		t.Fatalf("refund: %d %s", resp.StatusCode, body)
+	}
+	resp, body = env.Do(t, http.MethodPost, "/api/v1/invoices", `{"patientId":"`+p.ID+`","lineItems":[{"description":"x","quantity":1,"unitAmount":500}]}`)
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &voided) != nil {
+		t.Fatalf("invoice: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := env.Do(t, http.MethodPost, "/api/v1/invoices/"+voided.ID+"/void", `{"reason":"raised in error"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("void: %d %s", resp.StatusCode, body)
+	}
 	tr, _, err := c.Webhooks.Test(ctx, e.ID)
 	if err != nil || !tr.Delivered {
 		t.Fatalf("test delivery: %+v, %v", tr, err)
@@ -289,10 +302,12 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 		webhooks.EventProductCreated:       {prd.ID},
 		webhooks.EventInventoryAdjusted:    {in.ID, out.ID},
 		webhooks.EventInventoryLowStock:    {out.Inventory.ID},
-		webhooks.EventInvoiceCreated:       {inv.ID},
+		webhooks.EventInvoiceCreated:       {inv.ID, voided.ID},
 		webhooks.EventPaymentFailed:        {declined.PaymentID},
 		webhooks.EventPaymentSucceeded:     {pay.ID},
 		webhooks.EventInvoicePaid:          {inv.ID},
+		webhooks.EventRefundCreated:        {ref.ID},
+		webhooks.EventInvoiceVoided:        {voided.ID},
 		webhooks.EventWebhookTest:          {e.ID},
 	}
 	for _, typ := range webhooks.AllEventTypes() {
@@ -356,6 +371,7 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 		webhooks.EventAppointmentCreated, webhooks.EventAppointmentUpdated, webhooks.EventAppointmentCancelled,
 		webhooks.EventProductCreated, webhooks.EventInventoryAdjusted, webhooks.EventInventoryAdjusted, webhooks.EventInventoryLowStock,
 		webhooks.EventInvoiceCreated, webhooks.EventPaymentFailed, webhooks.EventPaymentSucceeded, webhooks.EventInvoicePaid,
+		webhooks.EventRefundCreated, webhooks.EventInvoiceCreated, webhooks.EventInvoiceVoided,
 	}; err != nil || !slices.Equal(types, wantTypes) {
 		t.Fatalf("recorded %v, %v; want %v", types, err, wantTypes)
 	}

@@ -12,8 +12,13 @@ func (a *API) billingRoutes() []route {
 		{http.MethodGet, "/api/v1/invoices", "billing:read", a.listInvoices},
 		{http.MethodPost, "/api/v1/invoices", "billing:write", a.createInvoice},
 		{http.MethodGet, "/api/v1/invoices/{id}", "billing:read", a.getInvoice},
+		{http.MethodPost, "/api/v1/invoices/{id}/void", "billing:write", a.voidInvoice},
+		{http.MethodGet, "/api/v1/payments", "billing:read", a.listPayments},
 		{http.MethodPost, "/api/v1/payments", "billing:write", a.createPayment},
 		{http.MethodGet, "/api/v1/payments/{id}", "billing:read", a.getPayment},
+		{http.MethodGet, "/api/v1/refunds", "billing:read", a.listRefunds},
+		{http.MethodPost, "/api/v1/refunds", "billing:write", a.createRefund},
+		{http.MethodGet, "/api/v1/refunds/{id}", "billing:read", a.getRefund},
 	}
 }
 
@@ -21,6 +26,8 @@ var (
 	invoiceFields  = []string{"patientId", "appointmentId", "lineItems", "taxRateBps", "discountAmount", "currency", "dueAt", "notes"}
 	lineItemFields = []string{"description", "quantity", "unitAmount", "productId"}
 	paymentFields  = []string{"invoiceId", "amount", "currency", "method", "cardToken"}
+	voidFields     = []string{"reason"}
+	refundFields   = []string{"paymentId", "amount", "reason", "notes"}
 )
 
 // decodeInvoice reads an invoice create body.
@@ -46,6 +53,14 @@ func decodePayment(f *form) store.PaymentInput {
 		Members:   f.members(paymentFields...),
 		InvoiceID: f.str("invoiceId"), Amount: f.number("amount"), Currency: f.str("currency"),
 		Method: f.str("method"), CardToken: f.str("cardToken"),
+	}
+}
+
+// decodeRefund reads a refund create body.
+func decodeRefund(f *form) store.RefundInput {
+	return store.RefundInput{
+		Members:   f.members(refundFields...),
+		PaymentID: f.str("paymentId"), Amount: f.number("amount"), Reason: f.str("reason"), Notes: f.str("notes"),
 	}
 }
 
@@ -94,4 +109,65 @@ func (a *API) getPayment(rq *request) (int, any, error) {
 	}
 	pay, err := rq.acct.GetPayment(id)
 	return ok, pay, err
+}
+
+func (a *API) voidInvoice(rq *request) (int, any, error) {
+	id, err := rq.pathID("inv", "invoice")
+	if err != nil {
+		return 0, nil, err
+	}
+	in, err := optionalBody(rq.body, func(f *form) store.InvoiceVoidInput {
+		return store.InvoiceVoidInput{Members: f.members(voidFields...), Reason: f.str("reason")}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	rq.audit = auditInfo{"update", "invoice", id}
+	inv, err := rq.acct.VoidInvoice(id, in)
+	return ok, inv, err
+}
+
+func (a *API) listPayments(rq *request) (int, any, error) {
+	q := rq.parseQuery("page", "perPage", "sort", "invoiceId", "status", "method", "createdFrom", "createdTo")
+	w := q.window(true)
+	filter := store.PaymentFilter{
+		InvoiceID:   q.str("invoiceId", 64),
+		Statuses:    q.list("status", store.PaymentStatuses()...),
+		Methods:     q.list("method", store.PaymentMethods()...),
+		CreatedFrom: q.instant("createdFrom"),
+		CreatedTo:   q.instant("createdTo"),
+	}
+	if err := q.done(); err != nil {
+		return 0, nil, err
+	}
+	items, total := rq.acct.ListPayments(filter, w)
+	return ok, list(items, total, w), nil
+}
+
+func (a *API) createRefund(rq *request) (int, any, error) {
+	ref, err := fromBody(rq.body, decodeRefund, rq.acct.CreateRefund, time.Time{})
+	rq.audit = auditInfo{"create", "refund", ref.ID}
+	return created, ref, err
+}
+
+func (a *API) getRefund(rq *request) (int, any, error) {
+	id, err := rq.pathID("ref", "refund")
+	if err != nil {
+		return 0, nil, err
+	}
+	rq.audit = auditInfo{"read", "refund", id}
+	ref, err := rq.acct.GetRefund(id)
+	return ok, ref, err
+}
+
+func (a *API) listRefunds(rq *request) (int, any, error) {
+	q := rq.parseQuery("page", "perPage", "sort", "paymentId", "invoiceId")
+	w := q.window(true)
+	filter := store.RefundFilter{PaymentID: q.str("paymentId", 64), InvoiceID: q.str("invoiceId", 64)}
+	if err := q.done(); err != nil {
+		return 0, nil, err
+	}
+	rq.audit = auditInfo{"list", "refund", ""}
+	items, total := rq.acct.ListRefunds(filter, w)
+	return ok, list(items, total, w), nil
 }

@@ -43,6 +43,20 @@ func parseForm(body []byte) (*form, error) {
 	return &form{obj: obj}, nil
 }
 
+// optionalBody decodes the body of a request whose body is optional (a bare POST): no body is
+// the zero input, as if every member were absent.
+func optionalBody[In any](body []byte, decode func(*form) In) (In, error) {
+	var in In
+	if len(body) == 0 {
+		return in, nil
+	}
+	f, err := parseForm(body)
+	if err != nil {
+		return in, err
+	}
+	return decode(f), nil
+}
+
 func (f *form) pointer(name string) string { return f.prefix + "/" + store.EscapePointer(name) }
 
 // members reports the object's members that are not among names: unknown_field each, sorted

@@ -49,7 +49,7 @@ func (a *API) appendAudit(account string, rq *request, actor string, what auditI
 
 // singular names the resource type of a path's first segment.
 var singular = map[string]string{
-	"patients": "patient", "appointments": "appointment", "invoices": "invoice", "payments": "payment",
+	"patients": "patient", "appointments": "appointment", "invoices": "invoice", "payments": "payment", "refunds": "refund",
 	"products": "product", "inventory": "inventory", "webhooks": "webhook", "reports": "report", "events": "event",
 }
 

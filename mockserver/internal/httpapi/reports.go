@@ -122,9 +122,10 @@ func f64(f float64) string                         { return strconv.FormatFloat(
 func withKey(k string, metrics ...string) []string { return append([]string{cell(k)}, metrics...) }
 
 func revenueTable(r *reports.RevenueReport) [][]string {
-	t := [][]string{{"key", "collected", "payments", "invoiced", "invoices"}}
+	t := [][]string{{"key", "collected", "payments", "invoiced", "invoices", "refunded", "net"}}
 	for _, d := range r.Data {
-		t = append(t, withKey(d.Key, i64(d.Collected), i64(d.Payments), i64(d.Invoiced), i64(d.Invoices)))
+		t = append(t, withKey(d.Key, i64(d.Collected), i64(d.Payments), i64(d.Invoiced), i64(d.Invoices),
+			i64(d.Refunded), i64(d.Net)))
 	}
 	return t
 }

@@ -68,10 +68,7 @@ func SlotProblem(startAt, endAt time.Time) string {
 }
 
 func (a *Account) sealNotes(r *AppointmentRecord, notes string) {
-	r.Sealed = nil
-	if notes != "" {
-		r.Sealed = a.store.sealer.Seal([]byte(notes))
-	}
+	r.Sealed = a.store.sealer.SealText(notes)
 }
 
 func (a *Account) openNotes(r *AppointmentRecord) (string, error) {

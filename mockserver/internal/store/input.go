@@ -256,6 +256,16 @@ func optional(v string, p Presence) *string {
 	return nil
 }
 
+// changes returns the change that applies each of sets in order: what a checked merge patch
+// (or create) does to its record.
+func changes[T any](sets []func(*T)) func(*T) {
+	return func(x *T) {
+		for _, s := range sets {
+			s(x)
+		}
+	}
+}
+
 // item is an object of an array member, with its JSON Pointer.
 type item[T any] struct {
 	pointer string

@@ -258,7 +258,7 @@ func TestCheckWebhookEventsAndURL(t *testing.T) {
 		{WebhookInput{URL: Given(""), Events: Given([]string{})}, []string{"/url required is required", "/events too_short must list at least one event type"}},
 		{WebhookInput{}, []string{"/url required is required", "/events required is required"}},
 	} {
-		_, err := a.checkWebhook(context.Background(), tc.in)
+		_, err := a.checkWebhook(context.Background(), tc.in, false)
 		if diff := cmp.Diff(tc.errs, fields(t, err)); diff != "" {
 			t.Errorf("%+v (-want +got):\n%s", tc.in, diff)
 		}

@@ -18,6 +18,7 @@ type memSources struct {
 	invoices []invoiceRow
 	patients []patientRow
 	adjs     []adjustmentRow
+	refunds  []refundRow
 }
 
 func memIter[R any](rows []R, when func(*R) time.Time) rowIter[R] {
@@ -39,6 +40,7 @@ func (m *memSources) sources() *reportSources {
 		invoices:     memIter(m.invoices, func(r *invoiceRow) time.Time { return r.CreatedAt }),
 		patients:     memIter(m.patients, func(r *patientRow) time.Time { return r.CreatedAt }),
 		adjustments:  memIter(m.adjs, func(r *adjustmentRow) time.Time { return r.CreatedAt }),
+		refunds:      memIter(m.refunds, func(r *refundRow) time.Time { return r.CreatedAt }),
 		appointment: func(id string, into *apptRow) bool {
 			i := slices.IndexFunc(m.appts, func(a apptRow) bool { return a.ID == id })
 			if i >= 0 {
@@ -256,7 +258,8 @@ func TestCustomErrorDetails(t *testing.T) {
 }
 
 // reportFixture is a small hand-made account: two providers, an invoice without appointment, a
-// failed payment, and records exactly at the window's end.
+// failed payment, refunds in and out of the window (one of a payment made before it), and
+// records exactly at the window's end.
 func reportFixture() *memSources {
 	return &memSources{
 		appts: []apptRow{
@@ -296,6 +299,12 @@ func reportFixture() *memSources {
 			{ID: "adj_3", ProductID: "prd_2", Location: "main", Reason: "received", Delta: 5, OnHandAfter: 5, CreatedAt: utc("2026-11-03T00:00:00Z")},
 			{ID: "adj_4", ProductID: "prd_1", Location: "east", Reason: "received", Delta: 4, OnHandAfter: 4, CreatedAt: utc("2026-11-04T00:00:00Z")},
 		},
+		refunds: []refundRow{
+			{ID: "ref_1", PaymentID: "pay_1", InvoiceID: "inv_1", Amount: 5000, CreatedAt: utc("2026-11-03T10:00:00Z")},
+			{ID: "ref_2", PaymentID: "pay_5", InvoiceID: "inv_4", Amount: 10000, CreatedAt: utc("2026-11-12T12:00:00Z")}, // of an October payment
+			{ID: "ref_3", PaymentID: "pay_3", InvoiceID: "inv_2", Amount: 3, CreatedAt: utc("2026-12-01T00:00:00Z")},     // at `to`
+			{ID: "ref_4", PaymentID: "pay_4", InvoiceID: "inv_3", Amount: 500, CreatedAt: utc("2026-10-31T23:00:00Z")},   // before `from`
+		},
 	}
 }
 
@@ -308,31 +317,32 @@ func TestRevenueReportEngine(t *testing.T) {
 	src := reportFixture().sources()
 	type row = reports.RevenueRow
 	type m = reports.RevenueTotals
-	total := m{Collected: 51000, Payments: 3, Invoiced: 82500, Invoices: 3}
+	total := m{Collected: 51000, Payments: 3, Invoiced: 82500, Invoices: 3, Refunded: 15000, Net: 36000}
 	for _, c := range []struct {
 		groupBy string
 		want    []row
 	}{
 		{"day", []row{
-			{Key: "2026-11-02", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "2026-11-10", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1}},
+			{Key: "2026-11-02", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Net: 30000}},
+			{Key: "2026-11-03", RevenueTotals: m{Refunded: 5000, Net: -5000}},
+			{Key: "2026-11-10", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1, Net: 20000}},
 			{Key: "2026-11-11", RevenueTotals: m{Invoiced: 2500, Invoices: 1}},
-			{Key: "2026-11-12", RevenueTotals: m{Collected: 1000, Payments: 1}},
+			{Key: "2026-11-12", RevenueTotals: m{Collected: 1000, Payments: 1, Refunded: 10000, Net: -9000}},
 		}},
 		{"week", []row{
-			{Key: "2026-W45", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "2026-W46", RevenueTotals: m{Collected: 21000, Payments: 2, Invoiced: 52500, Invoices: 2}},
+			{Key: "2026-W45", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Refunded: 5000, Net: 25000}},
+			{Key: "2026-W46", RevenueTotals: m{Collected: 21000, Payments: 2, Invoiced: 52500, Invoices: 2, Refunded: 10000, Net: 11000}},
 		}},
 		{"month", []row{{Key: "2026-11", RevenueTotals: total}}},
 		{"provider", []row{
-			{Key: "prv_x", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "prv_y", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "prv_x", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Refunded: 15000, Net: 15000}},
+			{Key: "prv_y", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 1000}},
 		}},
 		{"service", []row{
-			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Refunded: 15000, Net: 15000}},
+			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 1000}},
 		}},
 	} {
 		got := revenueReport(src, mustParse(t, reports.NameRevenue, withGroupBy(november, c.groupBy)))

@@ -50,6 +50,26 @@ func (s *Sealer) Open(sealed []byte) ([]byte, error) {
 	return s.aead.Open(nil, sealed[:n], sealed[n:], nil)
 }
 
+// SealText seals free text (notes: PHI); "" is nothing to keep (nil).
+func (s *Sealer) SealText(v string) []byte {
+	if v == "" {
+		return nil
+	}
+	return s.Seal([]byte(v))
+}
+
+// OpenText opens what SealText sealed: "" for nil, or for a value that does not open.
+func (s *Sealer) OpenText(sealed []byte) string {
+	if sealed == nil {
+		return ""
+	}
+	b, err := s.Open(sealed)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 // Index returns the blind index of a case-insensitive value.
 func (s *Sealer) Index(v string) string {
 	m := hmac.New(sha256.New, s.indexKey)
