@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/medspa/medspa-go/internal/httpsig"
+
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -29,6 +31,9 @@ type request struct {
 	// longer than MaxBodyBytes (body).
 	body   []byte
 	tooBig bool
+	// bodyDigest is the length and SHA-256 of a tooBig body whose signature is checked: the
+	// whole body, streamed past what body keeps (body).
+	bodyDigest *httpsig.Body
 	// signed is set when the request's signature verified: its answer is signed too
 	// (verifySignature, signResponse).
 	signed *signedRequest
