@@ -275,3 +275,50 @@ func TestAdminHostOfTheListener(t *testing.T) {
 		})
 	}
 }
+
+// TestAdminNames: names the admin surface lets a caller choose (an account a credential names,
+// a snapshot's name) become keys of maps and files, so they have one shape: letters, digits,
+// "_" and "-", a letter or digit first. Anything else is 422 invalid_format where it is chosen
+// and 404 where it is looked up, before anything is created or looked up.
+func TestAdminNames(t *testing.T) {
+	t.Parallel()
+	_, base, k := serveAdmin(t)
+	for _, bad := range []string{"../../etc", "_anonymous", "a b", `a\u0000`, "a/b", ".", "", "x" + strings.Repeat("y", 64), `\u202eacct`} {
+		body := `{"plan":"starter","scopes":["*"],"account":"` + bad + `"}`
+		want, fields := 422, "/account invalid_format"
+		if bad == "" {
+			want, fields = 201, "" // a fresh account
+		}
+		for _, path := range []string{"/__admin/api-keys", "/__admin/oauth-clients"} {
+			got := (adminCall{"POST", path, body, nil}).do(t, base)
+			if got.status != want || (fields != "" && !strings.Contains(string(got.body), `"pointer":"/account","code":"invalid_format"`)) {
+				t.Errorf("POST %s account %q: %d %s", path, bad, got.status, got.body)
+			}
+		}
+	}
+	for _, good := range []string{"team-a", "CI_run_42", k.Account} {
+		if got := (adminCall{"POST", "/__admin/api-keys", `{"plan":"starter","scopes":["*"],"account":"` + good + `"}`, nil}).do(t, base); got.status != 201 {
+			t.Errorf("account %q: %d %s", good, got.status, got.body)
+		}
+	}
+	acct := `"account":"` + k.Account + `"`
+	for _, tc := range []struct {
+		path, body string
+		status     int
+		code       string
+	}{
+		{"/__admin/snapshots", `{` + acct + `,"name":"../x"}`, 422, "validation_error"},
+		{"/__admin/snapshots", `{` + acct + `,"name":"a b"}`, 422, "validation_error"},
+		{"/__admin/snapshots", `{` + acct + `,"name":"s\u0000"}`, 422, "validation_error"},
+		{"/__admin/snapshots", `{"account":"acct_nope","name":"../x"}`, 422, "validation_error"},
+		{"/__admin/snapshots", `{` + acct + `,"name":"before-login_2"}`, 204, ""},
+		{"/__admin/snapshots/before-login_2/restore", `{` + acct + `}`, 204, ""},
+		{"/__admin/snapshots/..%2Fx/restore", `{` + acct + `}`, 404, "not_found"},
+		{"/__admin/snapshots/s%00/restore", `{` + acct + `}`, 404, "not_found"},
+		{"/__admin/snapshots/%E2%80%AEs/restore", `{` + acct + `}`, 404, "not_found"},
+	} {
+		if got := (adminCall{"POST", tc.path, tc.body, nil}).do(t, base); got.status != tc.status || got.code != tc.code {
+			t.Errorf("POST %s %s: %d %s", tc.path, tc.body, got.status, got.body)
+		}
+	}
+}

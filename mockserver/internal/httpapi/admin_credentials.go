@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,11 +122,29 @@ func checkScopes(errs *store.FieldErrors, scopes []string) {
 	}
 }
 
+// adminName is the shape of a name the admin surface lets a caller choose — an account a
+// credential names (the generated acct_<hex>, or the caller's own), a snapshot's name: letters,
+// digits, "_" and "-", at most 64, a letter or digit first. Such names become keys of maps and
+// files (an audit file per account, a snapshot file, the reserved "_anonymous"): no dots,
+// slashes, control characters or reserved names.
+var adminName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// adminNameDetail says what adminName accepts.
+const adminNameDetail = "must be letters, digits, _ and -, at most 64, starting with a letter or digit"
+
+// checkAccountName records an account a credential may not name ("": a fresh one, fine).
+func checkAccountName(errs *store.FieldErrors, account string) {
+	if account != "" && !adminName.MatchString(account) {
+		errs.Add("/account", "invalid_format", adminNameDetail)
+	}
+}
+
 // CreateAPIKey validates p and registers a new key.
 func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
 	checkScopes(&errs, p.Scopes)
+	checkAccountName(&errs, p.Account)
 	var prefixes []netip.Prefix
 	for i, s := range p.AllowedIPs {
 		pr, err := netip.ParsePrefix(s)
@@ -323,11 +342,11 @@ func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
 	checkScopes(&errs, p.Scopes)
+	checkAccountName(&errs, p.Account)
 	for i, s := range p.RedirectURIs {
 		u, err := url.Parse(s)
 		if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
-			// (The item's pointer escapes its slash: /redirectUris~10, a slip kept for now.)
-			errs.Add("/"+store.EscapePointer("redirectUris/"+itoa(i)), "invalid_format", "must be an absolute http(s) URI without a fragment")
+			errs.Add("/redirectUris/"+itoa(i), "invalid_format", "must be an absolute http(s) URI without a fragment")
 		}
 	}
 	if err := errs.Err(); err != nil {

@@ -33,6 +33,9 @@ func (a *API) Snapshot(account, name string) error {
 	if name == "" {
 		return problem.Field("/name", "required", "is required")
 	}
+	if !adminName.MatchString(name) {
+		return problem.Field("/name", "invalid_format", adminNameDetail)
+	}
 	acct, err := a.account(account)
 	if err != nil {
 		return err
@@ -53,6 +56,9 @@ func (a *API) Restore(account, name string) error {
 	acct, err := a.account(account)
 	if err != nil {
 		return err
+	}
+	if !adminName.MatchString(name) { // no snapshot has such a name: the shape first
+		return problem.NotFound("snapshot")
 	}
 	a.snapshots.mu.Lock()
 	b, ok := a.snapshots.byName[account+"\x00"+name]

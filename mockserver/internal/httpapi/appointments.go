@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/appointments"
-	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -89,13 +88,10 @@ func (a *API) listAppointments(rq *request) (int, any, error) {
 	q := rq.parseQuery("page", "perPage", "patientId", "providerId", "status", "from", "to")
 	w := q.window(false)
 	filter := store.AppointmentFilter{
-		PatientID:  q.str("patientId", 64),
+		PatientID:  q.id("patientId", "pat"),
 		ProviderID: q.str("providerId", 64),
 		From:       q.instant("from"),
 		To:         q.instant("to"),
-	}
-	if filter.PatientID != "" && !wire.IsID(filter.PatientID, "pat") {
-		q.fail("patientId", "invalid_format", "must be a pat_ id")
 	}
 	for _, s := range q.list("status", store.AppointmentStatuses()...) {
 		filter.Statuses = append(filter.Statuses, appointments.Status(s))

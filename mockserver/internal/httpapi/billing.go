@@ -69,7 +69,7 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 	q := rq.parseQuery("page", "perPage", "sort", "patientId", "status", "createdFrom", "createdTo")
 	w := q.window(true)
 	filter := store.InvoiceFilter{
-		PatientID:   q.str("patientId", 64),
+		PatientID:   q.id("patientId", "pat"),
 		Statuses:    q.list("status", store.InvoiceStatuses()...),
 		CreatedFrom: q.instant("createdFrom"),
 		CreatedTo:   q.instant("createdTo"),

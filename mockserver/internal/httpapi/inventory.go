@@ -89,7 +89,7 @@ func (a *API) listStock(rq *request) (int, any, error) {
 	q := rq.parseQuery("page", "perPage", "productId", "location", "lowStock", "expiringBefore")
 	w := q.window(false)
 	filter := store.StockFilter{
-		ProductID: q.str("productId", 64),
+		ProductID: q.id("productId", "prd"),
 		Location:  q.str("location", 64),
 		LowStock:  q.boolean("lowStock"),
 	}
