@@ -96,9 +96,11 @@ func WithJournalSize(n int) Option {
 // same test produce byte-identical responses.
 func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t } }
 
-// WithStrictValidation validates every /api/v1 request against the OpenAPI document
-// (api/openapi.yaml) before the handlers run, answering 422 validation_error (or 400) with the
-// validator's findings as field errors. The document loads once per process, on first use.
+// WithStrictValidation also validates every /api/v1 request against the OpenAPI document
+// (api/openapi.yaml). A request gets the answer it gets without it — same status, code and
+// fields — and, besides, 422 validation_error for what only the document refuses (a value the
+// server would trim, say), listed after the server's own findings. The document loads once per
+// process, on first use.
 func WithStrictValidation() Option { return func(o *options) { o.strict = true } }
 
 // DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize

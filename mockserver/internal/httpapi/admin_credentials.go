@@ -122,20 +122,16 @@ func checkScopes(errs *store.FieldErrors, scopes []string) {
 	}
 }
 
-// adminName is the shape of a name the admin surface lets a caller choose — an account a
-// credential names (the generated acct_<hex>, or the caller's own), a snapshot's name: letters,
-// digits, "_" and "-", at most 64, a letter or digit first. Such names become keys of maps and
-// files (an audit file per account, a snapshot file, the reserved "_anonymous"): no dots,
-// slashes, control characters or reserved names.
-var adminName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-
-// adminNameDetail says what adminName accepts.
-const adminNameDetail = "must be letters, digits, _ and -, at most 64, starting with a letter or digit"
+// accountName is the shape of an account a credential may name: the generated acct_<hex>, or
+// the caller's own name of letters, digits, "_" and "-", at most 64, a letter or digit first.
+// Account ids become keys of maps and files (an audit file per account, the reserved
+// "_anonymous"): no dots, slashes, blanks, control characters or reserved names.
+var accountName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // checkAccountName records an account a credential may not name ("": a fresh one, fine).
 func checkAccountName(errs *store.FieldErrors, account string) {
-	if account != "" && !adminName.MatchString(account) {
-		errs.Add("/account", "invalid_format", adminNameDetail)
+	if account != "" && !accountName.MatchString(account) {
+		errs.Add("/account", "invalid_format", "must be letters, digits, _ and -, at most 64, starting with a letter or digit")
 	}
 }
 

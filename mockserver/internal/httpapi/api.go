@@ -34,7 +34,7 @@ type Options struct {
 	Logger *slog.Logger
 	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
 	TrustProxy bool
-	// Strict validates every /api/v1 request against the OpenAPI document before its handler.
+	// Strict also validates every /api/v1 request against the OpenAPI document (mw_strict.go).
 	Strict bool
 	// NoAdmin turns the /__admin/ surface off.
 	NoAdmin bool

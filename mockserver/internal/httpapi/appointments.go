@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -43,7 +42,7 @@ func decodeAppointment(f *form, patch bool) store.AppointmentInput {
 func decodeNewAppointment(f *form) store.AppointmentInput { return decodeAppointment(f, false) }
 
 func (a *API) createAppointment(rq *request) (int, any, error) {
-	ap, err := fromBody(rq.body, decodeNewAppointment, rq.acct.CreateAppointment, time.Time{})
+	ap, err := fromRequest(rq, decodeNewAppointment, rq.acct.CreateAppointment)
 	rq.audit = auditInfo{"create", "appointment", ap.ID}
 	return created, ap, err
 }
@@ -63,7 +62,7 @@ func (a *API) updateAppointment(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -50,7 +49,7 @@ func decodePayment(f *form) store.PaymentInput {
 }
 
 func (a *API) createInvoice(rq *request) (int, any, error) {
-	inv, err := fromBody(rq.body, decodeInvoice, rq.acct.CreateInvoice, time.Time{})
+	inv, err := fromRequest(rq, decodeInvoice, rq.acct.CreateInvoice)
 	rq.audit = auditInfo{"create", "invoice", inv.ID}
 	return created, inv, err
 }
@@ -83,7 +82,7 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 }
 
 func (a *API) createPayment(rq *request) (int, any, error) {
-	pay, err := fromBody(rq.body, decodePayment, rq.acct.CreatePayment, time.Time{})
+	pay, err := fromRequest(rq, decodePayment, rq.acct.CreatePayment)
 	return created, pay, err
 }
 

@@ -37,6 +37,8 @@ type request struct {
 	// signed is set when the request's signature verified: its answer is signed too
 	// (verifySignature, signResponse).
 	signed *signedRequest
+	// schema is what the OpenAPI document refuses in the request, in strict mode (strict).
+	schema *schemaFindings
 	// audit is the resource the handler touched, for the audit log (the handler, idempotency).
 	audit auditInfo
 	// fault says what an injected fault did to the request, for the journal (faults).

@@ -21,7 +21,7 @@ func (a *API) webhookRoutes() []route {
 var webhookFields = []string{"url", "events", "description", "enabled"}
 
 func (a *API) createWebhook(rq *request) (int, any, error) {
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}

@@ -45,15 +45,20 @@ func Given[T any](v T) Field[T] { return Field[T]{Value: v, State: Present} }
 // have), listed before anything validation finds in the object.
 type Members struct {
 	Unknown FieldErrors
+	// Extra are an outer validator's findings about the whole body (the OpenAPI document's, in
+	// strict mode), set on the body's own Members: validation lists them after its own, but
+	// none at or under a field it refused itself (JoinFindings), and a body with any is invalid.
+	Extra FieldErrors
 }
 
 // checker validates an input's members, recording every invalid one under a pointer prefix.
 type checker struct {
 	errs   *FieldErrors
-	prefix string // the JSON Pointer of the object checked ("" for the body)
+	extra  *FieldErrors // Members.Extra of the body, joined at done
+	prefix string       // the JSON Pointer of the object checked ("" for the body)
 }
 
-func newChecker() checker { return checker{errs: &FieldErrors{}} }
+func newChecker() checker { return checker{errs: &FieldErrors{}, extra: &FieldErrors{}} }
 
 // pointer is the JSON Pointer of a member.
 func (c checker) pointer(name string) string { return c.prefix + "/" + EscapePointer(name) }
@@ -62,7 +67,9 @@ func (c checker) pointer(name string) string { return c.prefix + "/" + EscapePoi
 func EscapePointer(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
 
 // in returns a checker for the object at member name (or item name/i).
-func (c checker) in(pointer string) checker { return checker{errs: c.errs, prefix: pointer} }
+func (c checker) in(pointer string) checker {
+	return checker{errs: c.errs, extra: c.extra, prefix: pointer}
+}
 
 func (c checker) fail(name, code, detail string) { c.errs.Add(c.pointer(name), code, detail) }
 
@@ -71,10 +78,30 @@ func (c checker) failItem(name string, i int, code, detail string) {
 }
 
 // members lists the decoder's findings about the object as a whole.
-func (c checker) members(m Members) { *c.errs = append(*c.errs, m.Unknown...) }
+func (c checker) members(m Members) {
+	*c.errs = append(*c.errs, m.Unknown...)
+	*c.extra = append(*c.extra, m.Extra...)
+}
 
-// done returns the ValidationError of everything recorded, or nil.
-func (c checker) done() error { return c.errs.Err() }
+// done returns the ValidationError of everything recorded, an outer validator's findings
+// joined (JoinFindings), or nil.
+func (c checker) done() error { return JoinFindings(*c.errs, *c.extra).Err() }
+
+// JoinFindings returns own followed by those of extra that name a field own does not name:
+// neither the same pointer nor one inside a field own refused (own's verdict on a field and
+// what is in it stands). Own and extra are not changed.
+func JoinFindings(own, extra FieldErrors) FieldErrors {
+	out := slices.Clip(own)
+	for _, e := range extra {
+		covered := slices.ContainsFunc(out, func(o FieldError) bool {
+			return o.Pointer == e.Pointer || strings.HasPrefix(e.Pointer, o.Pointer+"/")
+		})
+		if !covered {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // nonNull records "required" for required members sent as null in a merge patch
 // (docs/protocol.md §2: null on a required field is 422).
