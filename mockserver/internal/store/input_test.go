@@ -373,3 +373,31 @@ func TestCheckWebhookEventsAndURL(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinFindings: an outer validator's findings (strict mode's) join the store's own after
+// them, except at a field the store refused or inside it; a body with any is invalid.
+func TestJoinFindings(t *testing.T) {
+	t.Parallel()
+	own := FieldErrors{{"/email", "invalid_format", "own"}, {"/lineItems", "too_long", "own"}}
+	extra := FieldErrors{{"/email", "format", "doc"}, {"/lineItems/3/quantity", "out_of_range", "doc"},
+		{"/phone", "invalid_format", "doc"}, {"/emailAddress", "unknown_field", "doc"}}
+	got := JoinFindings(own, extra)
+	want := FieldErrors{own[0], own[1], extra[2], extra[3]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("JoinFindings (-want +got):\n%s", diff)
+	}
+	if len(own) != 2 {
+		t.Error("JoinFindings changed own")
+	}
+	// Through a check: findings of the document alone make a valid body invalid.
+	in := PatientInputOf(patients.Patient{FirstName: "Ada", LastName: "L", Email: "a@b.co"})
+	in.Extra = FieldErrors{{"/phone", "invalid_format", "does not match the OpenAPI document"}}
+	if _, err := checkPatient(in, false, client.DateOf(time.Now())); !cmp.Equal(fields(t, err), []string{"/phone invalid_format does not match the OpenAPI document"}) {
+		t.Errorf("extra only: %v", err)
+	}
+	in.FirstName = Given("")
+	in.Extra = FieldErrors{{"/firstName", "too_short", "doc"}, {"/phone", "invalid_format", "doc"}}
+	if _, err := checkPatient(in, false, client.DateOf(time.Now())); !cmp.Equal(fields(t, err), []string{"/firstName required is required", "/phone invalid_format doc"}) {
+		t.Errorf("own and extra: %v", fields(t, err))
+	}
+}
