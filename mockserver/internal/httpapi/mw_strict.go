@@ -71,9 +71,11 @@ type schemaFindings struct {
 }
 
 // withSchemaFindings is the error a handler's answer becomes in strict mode when the document's
-// findings did not reach the store with a body: joined to its own invalid fields (the server's
-// code wins where both name a field), or a 422 of their own for a read the server would answer.
-// Other errors (404, 409, …) stand: the document refuses nothing it would see first.
+// findings did not reach the store with a body (a query's): joined to its own invalid fields
+// (the server's verdict on a field stands), or a 422 of their own for a read the server would
+// answer. Other errors (404, 409, …) stand: the document refuses nothing it would see first.
+// A write is never answered 422 after it happened: a route that writes decodes its body
+// through rq.form, which takes the findings to the store's validation, before any change.
 func (rq *request) withSchemaFindings(err error) error {
 	s := rq.schema
 	if s == nil || s.consumed {
@@ -81,7 +83,7 @@ func (rq *request) withSchemaFindings(err error) error {
 	}
 	var ve *store.ValidationError
 	switch {
-	case err == nil:
+	case err == nil && (rq.Method == http.MethodGet || rq.Method == http.MethodHead):
 		return &store.ValidationError{Fields: s.errs}
 	case errors.As(err, &ve):
 		return &store.ValidationError{Fields: store.JoinFindings(ve.Fields, s.errs)}
