@@ -33,7 +33,7 @@ var strictRouter = sync.OnceValues(func() (routers.Router, error) {
 var schemaCodes = map[string]string{
 	"required": "required", "maxLength": "too_long", "minLength": "too_short",
 	"minimum": "out_of_range", "maximum": "out_of_range", "exclusiveMinimum": "out_of_range",
-	"exclusiveMaximum": "out_of_range", "minItems": "out_of_range", "maxItems": "out_of_range",
+	"exclusiveMaximum": "out_of_range", "minItems": "too_short", "maxItems": "too_long",
 	"pattern": "invalid_format", "format": "invalid_format", "properties": "unknown_field",
 }
 
