@@ -1,7 +1,9 @@
 package medspa_test
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -46,5 +48,38 @@ func TestDocsAgree(t *testing.T) {
 	}
 	if !strings.Contains(readme, "medspa-go/"+medspa.Version+" ") {
 		t.Errorf("README's User-Agent example is not version %s", medspa.Version)
+	}
+}
+
+// TestSecurityTestsExist keeps SECURITY.md honest: every test it names as holding a defence
+// exists.
+func TestSecurityTestsExist(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("SECURITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := map[string]bool{}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for _, m := range regexp.MustCompile(`(?m)^func (Test\w+)\(`).FindAllSubmatch(b, -1) {
+			defined[string(m[1])] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile("`(Test\\w+)`").FindAllSubmatch(doc, -1)
+	if len(named) < 20 {
+		t.Fatalf("SECURITY.md names %d tests", len(named))
+	}
+	for _, m := range named {
+		if !defined[string(m[1])] {
+			t.Errorf("SECURITY.md names %s, which no test file defines", m[1])
+		}
 	}
 }

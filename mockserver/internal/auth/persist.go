@@ -1,19 +1,23 @@
 package auth
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"strings"
+	"time"
 )
 
-// persistedCredential is one registry entry as persisted: the SHA-256 digest of its bearer
-// secret (never the secret) and the credential.
+// persistedCredential is one registry entry as persisted: the SHA-256 digest of a bearer
+// secret (never the secret), the credential, and for a secret a rotation replaced, when it
+// stops working.
 type persistedCredential struct {
 	SecretSHA256 string      `json:"secretSha256"`
 	Credential   *Credential `json:"credential"`
+	RetiresAt    *time.Time  `json:"retiresAt,omitempty"`
 }
 
 // Export returns every registered credential with the digest of its secret, as JSON, so a
@@ -23,16 +27,23 @@ func (r *Registry) Export() ([]byte, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]persistedCredential, 0, len(r.bySecret))
-	for d, c := range r.bySecret {
-		out = append(out, persistedCredential{SecretSHA256: hex.EncodeToString(d[:]), Credential: c})
+	ids := slices.Sorted(maps.Keys(r.digests)) // in id order, current secret first: the same registry always saves the same bytes
+	for _, id := range ids {
+		for _, d := range r.digests[id] {
+			s := r.bySecret[d]
+			p := persistedCredential{SecretSHA256: hex.EncodeToString(d[:]), Credential: s.cred}
+			if !s.retiresAt.IsZero() {
+				p.RetiresAt = &s.retiresAt
+			}
+			out = append(out, p)
+		}
 	}
-	// In id order: the same registry always saves the same bytes (map order is random).
-	slices.SortFunc(out, func(a, b persistedCredential) int { return strings.Compare(a.Credential.ID, b.Credential.ID) })
 	return json.Marshal(out)
 }
 
-// Import adds the credentials Export returned (existing ones stay). It adds nothing when b
-// does not decode.
+// Import adds the credentials Export returned: other credentials stay, one with an id the
+// import has is replaced, secrets and all. It adds nothing when b does not decode. The secrets
+// of one credential id share one credential, the current one first.
 func (r *Registry) Import(b []byte) error {
 	var in []persistedCredential
 	if err := json.Unmarshal(b, &in); err != nil {
@@ -46,13 +57,44 @@ func (r *Registry) Import(b []byte) error {
 		}
 		copy(digests[i][:], d)
 	}
+	// Current secrets first, each credential's entries under its first credential.
+	order := make([]int, len(in))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(boolRank(in[a].RetiresAt != nil), boolRank(in[b].RetiresAt != nil))
+	})
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, p := range in {
-		r.bySecret[digests[i]] = p.Credential
-		r.byID[p.Credential.ID] = p.Credential
+	imported := map[string]*Credential{}
+	for _, i := range order {
+		p := in[i]
+		c, ok := imported[p.Credential.ID]
+		if !ok {
+			c = p.Credential
+			imported[c.ID] = c
+			for _, d := range r.digests[c.ID] {
+				delete(r.bySecret, d)
+			}
+			r.byID[c.ID] = c
+			r.digests[c.ID] = nil
+		}
+		s := secret{cred: c}
+		if p.RetiresAt != nil {
+			s.retiresAt = *p.RetiresAt
+		}
+		r.bySecret[digests[i]] = s
+		r.digests[c.ID] = append(r.digests[c.ID], digests[i])
 	}
 	return nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // RandomBase62From is RandomBase62 drawing from src (a seeded source makes it reproducible).

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/medspa/medspa-go/api"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
@@ -30,8 +31,8 @@ type snapshots struct {
 // Snapshot saves the account's whole state (data and idempotency keys) under name, replacing
 // an earlier snapshot of that name.
 func (a *API) Snapshot(account, name string) error {
-	if name == "" {
-		return problem.Field("/name", "required", "is required")
+	if p := checkSnapshotName(name); p != nil {
+		return p
 	}
 	acct, err := a.account(account)
 	if err != nil {
@@ -47,12 +48,29 @@ func (a *API) Snapshot(account, name string) error {
 	return nil
 }
 
+// checkSnapshotName refuses a snapshot name that is not one line of text of 1–200 characters
+// (docs/protocol.md §2 "text"; a name is the caller's to choose, "before login" included).
+func checkSnapshotName(name string) *problem.Problem {
+	switch {
+	case name == "":
+		return problem.Field("/name", "required", "is required")
+	case !store.TextAllowed(name, false):
+		return problem.Field("/name", "invalid_format", "must not contain control, bidirectional-override or invisible characters")
+	case utf8.RuneCountInString(name) > 200:
+		return problem.Field("/name", "too_long", "must be at most 200 characters")
+	}
+	return nil
+}
+
 // Restore puts back the account's state saved under name; the snapshot stays for later
 // restores.
 func (a *API) Restore(account, name string) error {
 	acct, err := a.account(account)
 	if err != nil {
 		return err
+	}
+	if checkSnapshotName(name) != nil { // no snapshot has such a name: the shape first
+		return problem.NotFound("snapshot")
 	}
 	a.snapshots.mu.Lock()
 	b, ok := a.snapshots.byName[account+"\x00"+name]

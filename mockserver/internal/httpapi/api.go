@@ -34,10 +34,17 @@ type Options struct {
 	Logger *slog.Logger
 	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
 	TrustProxy bool
-	// Strict validates every /api/v1 request against the OpenAPI document before its handler.
+	// Strict also validates every /api/v1 request against the OpenAPI document (mw_strict.go).
 	Strict bool
 	// NoAdmin turns the /__admin/ surface off.
 	NoAdmin bool
+	// AdminToken, when set, is the bearer token every /__admin/ request must carry
+	// (docs/protocol.md §12).
+	AdminToken string
+	// AdminHosts are further Host values (a name, or name:port) the admin surface answers to,
+	// besides loopback names and addresses and the address a connection arrived at: the name
+	// a server on a network is reached by.
+	AdminHosts []string
 	// JournalSize bounds the request journal per account (<= 0: off).
 	JournalSize int
 	// AccessTokenTTL and RefreshTokenTTL are the OAuth token lifetimes (0: 1 h and 30 days).
@@ -66,6 +73,9 @@ type API struct {
 	snapshots snapshots      // admin: saved account states
 	fixtureMu sync.Mutex     // admin: one fixture load at a time
 
+	// adminToken is the digest of Options.AdminToken (nil: none), for adminGuard.
+	adminToken *adminToken
+
 	accessTTL, refreshTTL time.Duration
 
 	// The pipeline (pipeline.go).
@@ -82,7 +92,8 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 		opts.Webhooks = webhook.New(st, webhook.Options{})
 	}
 	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: audit.NewLog(),
-		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: snapshots{byName: map[string][]byte{}}}
+		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: snapshots{byName: map[string][]byte{}},
+		adminToken: newAdminToken(opts.AdminToken)}
 	a.oauth.Rand = st.IDs().Rand() // seeded servers: reproducible codes and tokens
 	if a.accessTTL <= 0 {
 		a.accessTTL = DefaultAccessTokenTTL

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -65,7 +64,7 @@ func decodeRefund(f *form) store.RefundInput {
 }
 
 func (a *API) createInvoice(rq *request) (int, any, error) {
-	inv, err := fromBody(rq.body, decodeInvoice, rq.acct.CreateInvoice, time.Time{})
+	inv, err := fromRequest(rq, decodeInvoice, rq.acct.CreateInvoice)
 	rq.audit = auditInfo{"create", "invoice", inv.ID}
 	return created, inv, err
 }
@@ -84,7 +83,7 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 	q := rq.parseQuery("page", "perPage", "sort", "patientId", "status", "createdFrom", "createdTo")
 	w := q.window(true)
 	filter := store.InvoiceFilter{
-		PatientID:   q.str("patientId", 64),
+		PatientID:   q.id("patientId", "pat"),
 		Statuses:    q.list("status", store.InvoiceStatuses()...),
 		CreatedFrom: q.instant("createdFrom"),
 		CreatedTo:   q.instant("createdTo"),
@@ -98,7 +97,7 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 }
 
 func (a *API) createPayment(rq *request) (int, any, error) {
-	pay, err := fromBody(rq.body, decodePayment, rq.acct.CreatePayment, time.Time{})
+	pay, err := fromRequest(rq, decodePayment, rq.acct.CreatePayment)
 	return created, pay, err
 }
 
@@ -116,7 +115,7 @@ func (a *API) voidInvoice(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	in, err := optionalBody(rq.body, func(f *form) store.InvoiceVoidInput {
+	in, err := optionalBody(rq, func(f *form) store.InvoiceVoidInput {
 		return store.InvoiceVoidInput{Members: f.members(voidFields...), Reason: f.str("reason")}
 	})
 	if err != nil {
@@ -145,7 +144,7 @@ func (a *API) listPayments(rq *request) (int, any, error) {
 }
 
 func (a *API) createRefund(rq *request) (int, any, error) {
-	ref, err := fromBody(rq.body, decodeRefund, rq.acct.CreateRefund, time.Time{})
+	ref, err := fromRequest(rq, decodeRefund, rq.acct.CreateRefund)
 	rq.audit = auditInfo{"create", "refund", ref.ID}
 	return created, ref, err
 }

@@ -57,7 +57,7 @@ type fixtureKind struct {
 // created by the same store method.
 func maker[In, Out any](decode func(*form) In, create func(*store.Account, In, time.Time) (Out, error), id func(Out) string) func(*store.Account, []byte, time.Time) (string, error) {
 	return func(acct *store.Account, body []byte, createdAt time.Time) (string, error) {
-		out, err := fromBody(body, decode, func(in In, at time.Time) (Out, error) { return create(acct, in, at) }, createdAt)
+		out, err := fromFixture(body, decode, func(in In, at time.Time) (Out, error) { return create(acct, in, at) }, createdAt)
 		return id(out), err
 	}
 }

@@ -34,7 +34,7 @@ func decodeWebhook(f *form) store.WebhookInput {
 }
 
 func (a *API) createWebhook(rq *request) (int, any, error) {
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -49,7 +49,7 @@ func (a *API) updateWebhook(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -65,7 +65,7 @@ func (a *API) rotateWebhookSecret(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	in, err := optionalBody(rq.body, func(f *form) store.SecretRotateInput {
+	in, err := optionalBody(rq, func(f *form) store.SecretRotateInput {
 		return store.SecretRotateInput{Members: f.members(rotationFields...), ExpiresInSeconds: f.number("expiresInSeconds")}
 	})
 	if err != nil {

@@ -209,7 +209,7 @@ func (a *Account) checkAppointment(in AppointmentInput, patch bool, stored *Appo
 	if v, p := c.str("roomId", in.RoomID, false, 0, 64); p != Invalid {
 		ch.RoomID = optional(v, p)
 	}
-	if v, p := c.str("notes", in.Notes, false, 0, 10000); p != Invalid {
+	if v, p := c.text("notes", in.Notes, false, 0, 10000); p != Invalid {
 		ch.Notes = optional(v, p)
 	}
 	statuses := initialStatuses

@@ -158,7 +158,7 @@ func checkInvoice(in InvoiceInput) (billing.InvoiceCreateParams, error) {
 			out.DueAt = wire.Time(t)
 		}
 	}
-	out.Notes, _ = c.str("notes", in.Notes, false, 0, 10_000)
+	out.Notes, _ = c.text("notes", in.Notes, false, 0, 10_000)
 	return out, c.done()
 }
 

@@ -410,7 +410,7 @@ func checkAdjustment(in AdjustmentInput) (inventory.AdjustParams, error) {
 		}
 		out.ExpiresOn = d
 	}
-	out.Note, _ = c.str("note", in.Note, false, 0, 10_000)
+	out.Note, _ = c.text("note", in.Note, false, 0, 10_000)
 	out.Reference, _ = c.str("reference", in.Reference, false, 0, 200)
 	return out, c.done()
 }

@@ -166,7 +166,7 @@ func checkPatient(in PatientInput, patch bool, today client.Date) (func(*patient
 	if v, p := c.strings("allergies", in.Allergies, 50, 200); p != Invalid {
 		set(p, func(x *patients.Patient) { x.Allergies = v })
 	}
-	if v, p := c.str("notes", in.Notes, false, 0, 10000); p != Invalid {
+	if v, p := c.text("notes", in.Notes, false, 0, 10000); p != Invalid {
 		set(p, func(x *patients.Patient) { x.Notes = v })
 	}
 	if v, p := c.strings("tags", in.Tags, 20, 50); p != Invalid {

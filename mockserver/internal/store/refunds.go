@@ -77,7 +77,7 @@ func checkRefund(in RefundInput) (billing.RefundCreateParams, error) {
 	if p == Present {
 		out.Reason = billing.RefundReason(reason)
 	}
-	out.Notes, _ = c.str("notes", in.Notes, false, 0, maxRefundNotes)
+	out.Notes, _ = c.text("notes", in.Notes, false, 0, maxRefundNotes)
 	return out, c.done()
 }
 
