@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
@@ -24,7 +26,7 @@ type Server struct {
 
 	closeMu sync.Mutex
 	closed  bool
-	closers []func() error // what the server started besides the dispatcher (NewTest's listener), in order
+	closers []func() error // what the server opened or started besides the dispatcher (audit files, NewTest's listener), in order
 }
 
 // Option configures a Server.
@@ -43,6 +45,8 @@ type options struct {
 	accessTTL  time.Duration
 	refreshTTL time.Duration
 	webhooks   webhook.Options
+	dataDir    string
+	auditKeep  int
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -83,6 +87,22 @@ func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t }
 // validator's findings as field errors. The document loads once per process, on first use.
 func WithStrictValidation() Option { return func(o *options) { o.strict = true } }
 
+// WithDataDir sets the server's data directory (docs/protocol.md §13). Every account's audit
+// events are appended to its audit file there, DIR/audit/<account>/, before the request that
+// caused them is answered, so none is ever lost: memory keeps the newest (WithAuditRetention),
+// AuditEventsAfter pages through the rest, and a server started on the same directory loads
+// them back. New fails when the directory cannot be used (another server holds it, say).
+func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
+
+// DefaultAuditRetention is how many of an account's newest audit events memory keeps unless
+// WithAuditRetention says otherwise.
+const DefaultAuditRetention = audit.DefaultRetention
+
+// WithAuditRetention keeps the newest n audit events of each account in memory (default
+// 100,000; n <= 0 keeps the default). Older events leave memory, stood for by the chain's
+// checkpoint (AuditLog); under a data directory they stay in the account's audit file.
+func WithAuditRetention(n int) Option { return func(o *options) { o.auditKeep = n } }
+
 // DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize
 // says otherwise.
 const DefaultJournalSize = 10_000
@@ -101,6 +121,10 @@ func New(opts ...Option) (*Server, error) {
 	if o.phiKey != nil && len(o.phiKey) != 32 {
 		return nil, fmt.Errorf("mockserver: the PHI key must be 32 bytes (AES-256), not %d", len(o.phiKey))
 	}
+	auditLog, err := audit.Open(audit.Options{Retention: o.auditKeep, Dir: auditDir(o.dataDir)})
+	if err != nil {
+		return nil, fmt.Errorf("mockserver: the data directory's audit files: %w", err)
+	}
 	clk := clock.New()
 	if o.webhooks.Policy == nil {
 		o.webhooks.Policy = &webhook.Policy{}
@@ -111,8 +135,9 @@ func New(opts ...Option) (*Server, error) {
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
-		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin})
+		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin, Audit: auditLog})
 	s.api = api
+	s.closers = append(s.closers, auditLog.Close) // closed last: after NewTest's listener
 	if !o.start.IsZero() {
 		s.SetTime("", o.start)
 	}
@@ -142,6 +167,14 @@ func (s *Server) Close() error {
 	}
 	s.hooks.Close()
 	return first
+}
+
+// auditDir is where the audit files are under a data directory ("" without one).
+func auditDir(dataDir string) string {
+	if dataDir == "" {
+		return ""
+	}
+	return filepath.Join(dataDir, "audit")
 }
 
 // onClose makes Close release what f releases; after Close, f runs at once.

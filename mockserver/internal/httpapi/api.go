@@ -46,6 +46,8 @@ type Options struct {
 	Clock ClockControl
 	// Webhooks delivers events and checks endpoint URLs (default: one with the default policy).
 	Webhooks *webhook.Dispatcher
+	// Audit is the audit log (default: in memory, with the default retention).
+	Audit *audit.Log
 }
 
 // API is the whole HTTP surface: /api/v1 (and its /v1 alias), /oauth, the OpenAPI documents
@@ -81,7 +83,10 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	if opts.Webhooks == nil {
 		opts.Webhooks = webhook.New(st, webhook.Options{})
 	}
-	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: audit.NewLog(),
+	if opts.Audit == nil {
+		opts.Audit = audit.NewLog()
+	}
+	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: opts.Audit,
 		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: snapshots{byName: map[string][]byte{}}}
 	a.oauth.Rand = st.IDs().Rand() // seeded servers: reproducible codes and tokens
 	if a.accessTTL <= 0 {
