@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"cmp"
+	"container/list"
 	"crypto/sha256"
 	"crypto/subtle"
 	"io"
@@ -9,12 +11,35 @@ import (
 	"time"
 )
 
+// Bounds of what the OAuth registry keeps (RELIABILITY.md "Bounds"). Codes and tokens are purged
+// ExpiredGrace after they expire (a sweep, and any lookup that finds one); families whose tokens
+// are all gone go with them.
+const (
+	// DefaultMaxFamilies bounds each client's live token families (one per authorization or
+	// client-credentials grant): past it, the client's oldest family is revoked.
+	DefaultMaxFamilies = 10_000
+	// DefaultMaxCodes bounds each client's authorization codes (issued, used or not, until they
+	// are purged): past it, the client's oldest code is forgotten (redeeming it fails).
+	DefaultMaxCodes = 10_000
+	// MaxFamilyTokens bounds the tokens a family remembers: past it, its oldest (earlier
+	// rotations' refresh tokens and access tokens) are forgotten early.
+	MaxFamilyTokens = 64
+	// ExpiredGrace is how long an expired code or token is kept before it is purged, so that an
+	// expired access token is still answered token_expired (not unknown) for a while.
+	ExpiredGrace = time.Hour
+)
+
 // OAuthClient is a registered OAuth 2.0 client. Its Credential (ID = client id) carries the
 // account, plan and scopes, so rate limits and the audit log count per client.
 type OAuthClient struct {
 	Credential   *Credential
 	RedirectURIs []string
 	secret       [32]byte // SHA-256 of the client secret
+
+	// Guarded by OAuth.mu: the client's live families, oldest first, and its codes' digests,
+	// oldest first (some may be purged already).
+	families list.List // of *family
+	codes    [][32]byte
 }
 
 // CheckSecret reports whether secret is the client's, in constant time.
@@ -35,8 +60,14 @@ type Code struct {
 }
 
 // family groups every token issued from one authorization (one code, or one client-credentials
-// grant) with its refreshes; revoking it ends them all at once.
-type family struct{ revoked bool }
+// grant) with its refreshes; revoking it ends them all at once (and purges them: a revoked token
+// is answered as an unknown one).
+type family struct {
+	revoked bool
+	client  *OAuthClient
+	tokens  [][32]byte    // digests of its tokens, oldest first (some may be purged already)
+	el      *list.Element // in client.families while live
+}
 
 // Token is an access token (mat_…) or a refresh token (mrt_…).
 type Token struct {
@@ -58,6 +89,9 @@ type OAuth struct {
 	tokens  map[[32]byte]*Token
 	// Rand draws code and token values (nil: crypto/rand); a seeded source makes them reproducible.
 	Rand io.Reader
+	// MaxFamilies and MaxCodes are the bounds per client (0: DefaultMaxFamilies,
+	// DefaultMaxCodes). Set them before use.
+	MaxFamilies, MaxCodes int
 }
 
 // NewOAuth returns an empty OAuth registry.
@@ -95,11 +129,22 @@ func (o *OAuth) Client(id string) (*OAuthClient, bool) {
 // NewCode stores an authorization code and returns its value.
 func (o *OAuth) NewCode(c Code) string {
 	v := "mac_" + o.random()
+	d := digest(v)
 	o.mu.Lock()
-	o.codes[digest(v)] = &c
-	o.mu.Unlock()
+	defer o.mu.Unlock()
+	o.codes[d] = &c
+	if cl := o.clients[c.ClientID]; cl != nil {
+		cl.codes = append(cl.codes, d)
+		for len(cl.codes) > cmp.Or(o.MaxCodes, DefaultMaxCodes) {
+			delete(o.codes, cl.codes[0])
+			cl.codes = cl.codes[1:] // append reallocates, keeping only the live digests
+		}
+	}
 	return v
 }
+
+// purgeable reports whether something that expires at exp may be purged at now.
+func purgeable(exp, now time.Time) bool { return !now.Before(exp.Add(ExpiredGrace)) }
 
 // RedeemCode checks a code for the client, redirect URI and PKCE challenge and marks it used.
 // A replayed code is refused and revokes the tokens issued from it (RFC 6749 §4.1.2). Pass the
@@ -107,13 +152,18 @@ func (o *OAuth) NewCode(c Code) string {
 func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now time.Time) (*Code, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	c, ok := o.codes[digest(value)]
+	d := digest(value)
+	c, ok := o.codes[d]
+	if ok && purgeable(c.ExpiresAt, now) {
+		delete(o.codes, d) // its client's list forgets it at the next sweep
+		ok = false
+	}
 	if !ok || c.ClientID != clientID {
 		return nil, false
 	}
 	if c.used {
 		if c.family != nil {
-			c.family.revoked = true
+			o.revokeFamily(c.family)
 		}
 		return nil, false
 	}
@@ -124,8 +174,55 @@ func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now t
 		subtle.ConstantTimeCompare([]byte(c.Challenge), []byte(challenge)) != 1 {
 		return nil, false
 	}
-	c.family = &family{}
+	c.family = o.newFamily(o.clients[clientID])
 	return c, true
+}
+
+// newFamily starts a token family of client, revoking its oldest past the bound; the caller
+// holds o.mu.
+func (o *OAuth) newFamily(client *OAuthClient) *family {
+	f := &family{client: client}
+	if client != nil {
+		f.el = client.families.PushBack(f)
+		for client.families.Len() > cmp.Or(o.MaxFamilies, DefaultMaxFamilies) {
+			o.revokeFamily(client.families.Front().Value.(*family))
+		}
+	}
+	return f
+}
+
+// revokeFamily ends a family: its tokens are purged (a revoked token is answered as unknown);
+// the caller holds o.mu.
+func (o *OAuth) revokeFamily(f *family) {
+	f.revoked = true
+	for _, d := range f.tokens {
+		delete(o.tokens, d)
+	}
+	f.tokens = nil
+	o.forgetFamily(f)
+}
+
+// forgetFamily takes a family off its client's list; the caller holds o.mu.
+func (o *OAuth) forgetFamily(f *family) {
+	if f.el != nil {
+		f.client.families.Remove(f.el)
+		f.el = nil
+	}
+}
+
+// addToken stores a token of family f under digest d, forgetting the family's oldest past
+// MaxFamilyTokens; the caller holds o.mu.
+func (o *OAuth) addToken(d [32]byte, t *Token) {
+	o.tokens[d] = t
+	f := t.family
+	if f.el == nil && f.client != nil { // a sweep forgot it between its code's redemption and now
+		f.el = f.client.families.PushBack(f)
+	}
+	f.tokens = append(f.tokens, d)
+	for len(f.tokens) > MaxFamilyTokens {
+		delete(o.tokens, f.tokens[0])
+		f.tokens = f.tokens[1:]
+	}
 }
 
 // Issued is a newly issued token pair (Refresh empty for client credentials).
@@ -139,19 +236,26 @@ type Issued struct {
 func (o *OAuth) Issue(client *OAuthClient, code *Code, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	fam := &family{}
+	var fam *family
 	if code != nil {
 		fam = code.family
+	} else {
+		fam = o.newFamily(client)
 	}
 	return o.issueLocked(client, fam, scopes, now, accessTTL, refreshTTL, withRefresh)
 }
 
 func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
 	out := Issued{Access: "mat_" + o.random(), Scopes: slices.Clone(scopes)}
-	o.tokens[digest(out.Access)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam}
 	if withRefresh {
 		out.Refresh = "mrt_" + o.random()
-		o.tokens[digest(out.Refresh)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam}
+	}
+	if fam.revoked { // a replayed code revoked the family between redemption and issue
+		return out
+	}
+	o.addToken(digest(out.Access), &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam})
+	if withRefresh {
+		o.addToken(digest(out.Refresh), &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam})
 	}
 	return out
 }
@@ -172,12 +276,12 @@ const (
 func (o *OAuth) Refresh(value string, client *OAuthClient, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration) (Issued, RefreshResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	t, ok := o.lookup(value, now)
 	if !ok || !t.Refresh || t.Client != client || t.revoked || t.family.revoked || !now.Before(t.ExpiresAt) {
 		return Issued{}, RefreshInvalid
 	}
 	if t.rotated {
-		t.family.revoked = true
+		o.revokeFamily(t.family)
 		return Issued{}, RefreshInvalid
 	}
 	if scopes == nil {
@@ -204,14 +308,31 @@ const (
 func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, TokenState) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	d := digest(value)
+	t, ok := o.tokens[d]
 	if !ok || t.Refresh || t.revoked || t.family.revoked {
 		return nil, TokenUnknown
 	}
-	if !now(t.Client).Before(t.ExpiresAt) {
+	at := now(t.Client)
+	if purgeable(t.ExpiresAt, at) {
+		delete(o.tokens, d)
+		return nil, TokenUnknown
+	}
+	if !at.Before(t.ExpiresAt) {
 		return t, TokenExpired
 	}
 	return t, TokenValid
+}
+
+// lookup finds a token, purging it when it is long expired at now; the caller holds o.mu.
+func (o *OAuth) lookup(value string, now time.Time) (*Token, bool) {
+	d := digest(value)
+	t, ok := o.tokens[d]
+	if ok && purgeable(t.ExpiresAt, now) {
+		delete(o.tokens, d)
+		return nil, false
+	}
+	return t, ok
 }
 
 // Revoke ends a token (RFC 7009); a refresh token takes its whole family with it. When client
@@ -219,14 +340,67 @@ func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, 
 func (o *OAuth) Revoke(value string, client *OAuthClient) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	d := digest(value)
+	t, ok := o.tokens[d]
 	if !ok || (client != nil && t.Client != client) {
 		return
 	}
 	t.revoked = true
+	delete(o.tokens, d) // a revoked token is answered as an unknown one
 	if t.Refresh {
-		t.family.revoked = true
+		o.revokeFamily(t.family)
 	}
+}
+
+// Sweep purges the codes and tokens that expired more than ExpiredGrace ago, each on its
+// client's clock (now), and the families left without tokens. The server runs it periodically;
+// lookups purge what they find expired too.
+func (o *OAuth) Sweep(now func(*OAuthClient) time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	at := make(map[*OAuthClient]time.Time, len(o.clients))
+	clientNow := func(c *OAuthClient) time.Time {
+		t, ok := at[c]
+		if !ok {
+			t = now(c)
+			at[c] = t
+		}
+		return t
+	}
+	for d, t := range o.tokens {
+		if purgeable(t.ExpiresAt, clientNow(t.Client)) {
+			delete(o.tokens, d)
+		}
+	}
+	for _, c := range o.clients {
+		cnow := clientNow(c)
+		c.codes = slices.DeleteFunc(c.codes, func(d [32]byte) bool {
+			code, ok := o.codes[d]
+			if ok && purgeable(code.ExpiresAt, cnow) {
+				delete(o.codes, d)
+				ok = false
+			}
+			return !ok
+		})
+		for el := c.families.Front(); el != nil; {
+			f, next := el.Value.(*family), el.Next()
+			f.tokens = slices.DeleteFunc(f.tokens, func(d [32]byte) bool { _, ok := o.tokens[d]; return !ok })
+			if len(f.tokens) == 0 {
+				o.forgetFamily(f)
+			}
+			el = next
+		}
+	}
+}
+
+// Counts returns how many codes, tokens and live families the registry holds (tests, bounds).
+func (o *OAuth) Counts() (codes, tokens, families int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range o.clients {
+		families += c.families.Len()
+	}
+	return len(o.codes), len(o.tokens), families
 }
 
 // Subset reports whether every scope of want is in have.
