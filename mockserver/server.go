@@ -50,6 +50,7 @@ type options struct {
 	dataDir    string
 	auditKeep  int
 	bounds     Bounds
+	conn       ConnLimits
 	realTime   func() time.Time // tests (export_test.go)
 }
 

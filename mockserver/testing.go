@@ -41,7 +41,10 @@ func NewTest(t testing.TB, opts ...Option) *TestServer {
 	ts := &TestServer{Server: s, Key: key, Account: key.Account, BaseURL: InProcessBaseURL}
 	copts := []medspa.Option{medspa.WithAPIKey(key.Key), medspa.WithRetryWait(0, 0)}
 	if s.opts.listen {
-		hs := httptest.NewServer(s)
+		hs := httptest.NewUnstartedServer(s)
+		hs.Config = s.HTTPServer() // the timeouts and head limit of docs/protocol.md §13
+		hs.Listener = s.LimitListener(hs.Listener)
+		hs.Start()
 		s.onClose(func() error { hs.Close(); return nil })
 		ts.BaseURL = hs.URL
 		copts = append(copts, medspa.WithBaseURL(hs.URL), medspa.WithHTTPClient(hs.Client()))

@@ -23,7 +23,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -45,9 +44,10 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	addr, start, fixtures, tlsCertOut, data, phiKey string
+	trustProxy                                      string
 	seed                                            uint64
-	journal                                         int
-	admin, trustProxy, useTLS, version, quiet       bool
+	journal, maxConns, auditRetention               int
+	admin, useTLS, version, quiet                   bool
 	strict, privateHooks                            bool
 	saveInterval                                    time.Duration
 }
@@ -63,7 +63,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data restored a state)")
 	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
 	fs.BoolVar(&c.admin, "admin", true, "serve the /__admin/ control surface")
-	fs.BoolVar(&c.trustProxy, "trust-proxy", false, "take the caller address from X-Forwarded-For")
+	fs.StringVar(&c.trustProxy, "trust-proxy", "", "believe X-Forwarded-For from these proxies: CIDRs or addresses, comma-separated (true: loopback)")
+	fs.IntVar(&c.maxConns, "max-conns", mockserver.DefaultMaxConns, "connections open at once; beyond, new ones wait")
+	fs.IntVar(&c.auditRetention, "audit-retention", mockserver.DefaultAuditRetention, "audit events kept in memory per account (older ones: the audit file under -data)")
 	fs.BoolVar(&c.useTLS, "tls", false, "serve HTTPS (TLS 1.3 only) with a generated self-signed certificate")
 	fs.StringVar(&c.tlsCertOut, "tls-cert-out", "", "where -tls writes its certificate (PEM; default under the temp directory)")
 	fs.StringVar(&c.data, "data", "", "persist state in this file: loaded at start, written on shutdown and every -save-interval")
@@ -125,8 +127,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !c.admin {
 		opts = append(opts, mockserver.WithoutAdmin())
 	}
-	if c.trustProxy {
-		opts = append(opts, mockserver.WithTrustedProxy())
+	if proxies := trustedProxies(c.trustProxy); proxies != nil {
+		opts = append(opts, mockserver.WithTrustedProxy(proxies...))
+	}
+	opts = append(opts, mockserver.WithConnLimits(mockserver.ConnLimits{MaxConns: c.maxConns}),
+		mockserver.WithAuditRetention(c.auditRetention))
+	if c.data != "" {
+		// TODO(persist): -data becomes the data directory itself (the persist work); until then
+		// the audit files live beside the state file, in <data>.d/audit/.
+		opts = append(opts, mockserver.WithDataDir(c.data+".d"))
 	}
 	if c.strict {
 		opts = append(opts, mockserver.WithStrictValidation())
@@ -165,6 +174,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ln = srv.LimitListener(ln) // -max-conns, below TLS
 	scheme := "http"
 	if c.useTLS {
 		cfg, certPath, err := newSelfSignedTLS(c.tlsCertOut)
@@ -192,7 +202,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer() // the timeouts and head limit of docs/protocol.md §13
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
@@ -225,6 +235,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "medspa-mock: stopped")
 	return nil
+}
+
+// trustedProxies reads -trust-proxy: a comma-separated list of CIDRs or addresses; "true" (the
+// flag's old boolean form) is loopback, "false" or "" none (nil). New checks each entry.
+func trustedProxies(v string) []string {
+	switch strings.TrimSpace(v) {
+	case "", "false":
+		return nil
+	case "true":
+		return []string{} // WithTrustedProxy's default: loopback
+	}
+	return strings.Split(v, ",")
 }
 
 // phiKey returns the PHI key: -phi-key, else with -data the key kept in <data>.key (made on
