@@ -1,6 +1,7 @@
 package httpsig
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -73,6 +74,7 @@ func (c *ReplayCache) Seen(nonce string, now time.Time) bool {
 	if len(c.seen) >= c.capacity {
 		return true
 	}
+	nonce = strings.Clone(nonce) // not a piece of the request's header, which it would keep
 	c.seen[nonce] = now
 	c.queue = append(c.queue, queued{nonce, now})
 	return false

@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -128,6 +129,10 @@ func (o *OAuth) Client(id string) (*OAuthClient, bool) {
 
 // NewCode stores an authorization code and returns its value.
 func (o *OAuth) NewCode(c Code) string {
+	// The strings come from the authorization request's line: copies, so the code does not keep
+	// the whole line alive.
+	c.ClientID, c.RedirectURI, c.Challenge, c.Scopes = strings.Clone(c.ClientID), strings.Clone(c.RedirectURI),
+		strings.Clone(c.Challenge), cloneStrings(c.Scopes)
 	v := "mac_" + o.random()
 	d := digest(v)
 	o.mu.Lock()
@@ -141,6 +146,18 @@ func (o *OAuth) NewCode(c Code) string {
 		}
 	}
 	return v
+}
+
+// cloneStrings copies ss and each of its strings (pieces of a request must not be kept whole).
+func cloneStrings(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }
 
 // purgeable reports whether something that expires at exp may be purged at now.
@@ -246,7 +263,7 @@ func (o *OAuth) Issue(client *OAuthClient, code *Code, scopes []string, now time
 }
 
 func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
-	out := Issued{Access: "mat_" + o.random(), Scopes: slices.Clone(scopes)}
+	out := Issued{Access: "mat_" + o.random(), Scopes: cloneStrings(scopes)}
 	if withRefresh {
 		out.Refresh = "mrt_" + o.random()
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -19,7 +20,9 @@ import (
 func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 	start := time.Now()
 	r := rq.Request
-	e := JournalEntry{Method: r.Method, Path: journalPath(r.URL.Path), RequestID: rq.id}
+	// Strings of the request point into its request line, which a kept substring would keep
+	// whole (a 4 KiB path for a method): the entry holds copies.
+	e := JournalEntry{Method: methodName(r.Method), Path: strings.Clone(journalPath(r.URL.Path)), RequestID: rq.id}
 	clk := a.store.Clock()
 	if c := rq.caller.cred; c != nil {
 		e.Account, e.CredentialID = c.Account, c.ID
@@ -124,7 +127,22 @@ func queryNames(rq *request) []string {
 		names = append(names, "other")
 	}
 	slices.Sort(names)
+	for i, n := range names {
+		names[i] = strings.Clone(n) // not a piece of the request line
+	}
 	return names
+}
+
+// methodName is the method as the journal keeps it: the constant for a standard method, else a
+// copy cut to 32 bytes.
+func methodName(m string) string {
+	for _, std := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodPut,
+		http.MethodHead, http.MethodOptions} {
+		if m == std {
+			return std
+		}
+	}
+	return strings.Clone(cut(m, 32))
 }
 
 // knownQueryNames are the query parameters of every route, the OAuth endpoints and the admin

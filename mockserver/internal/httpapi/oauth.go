@@ -104,9 +104,8 @@ func presentedClient(rq *request, params map[string]string) string {
 // tenant is the stuffing guard's tenant of a request: the client it presents when registered,
 // else "" (made-up ids share one tenant, so they cannot multiply the guard's counters).
 func (a *API) tenant(rq *request, params map[string]string) string {
-	id := presentedClient(rq, params)
-	if _, ok := a.oauth.Client(id); ok {
-		return id
+	if c, ok := a.oauth.Client(presentedClient(rq, params)); ok {
+		return c.Credential.ID // the client's own string, not a piece of the request
 	}
 	return ""
 }
@@ -226,7 +225,7 @@ func (a *API) clientAuth(rq *request, form map[string]string) (*auth.OAuthClient
 	if !ok || !c.CheckSecret(secret) {
 		tenant := ""
 		if ok {
-			tenant = id
+			tenant = c.Credential.ID
 		}
 		a.guard.fail(rq.addr, tenant)
 		return nil, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
