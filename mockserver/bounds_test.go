@@ -91,8 +91,8 @@ func TestJournalAccountBounds(t *testing.T) {
 	}
 }
 
-// TestOAuthCodesAndTokensPurged: after their expiry (and an hour's grace) on the account's
-// clock, codes, tokens and families leave memory with the periodic sweep.
+// TestOAuthCodesAndTokensPurged: codes an hour after their expiry, token families a week after
+// their last token's, on the account's clock, leave memory with the periodic sweep.
 func TestOAuthCodesAndTokensPurged(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, nil)
@@ -111,7 +111,12 @@ func TestOAuthCodesAndTokensPurged(t *testing.T) {
 	if counts := env.Server.Counts(); counts["oauthCodes"] != 0 || counts["oauthTokens"] != 6 {
 		t.Fatalf("after the codes' expiry: %v", counts)
 	}
-	env.Server.AdvanceTime(c.Account, 30*24*time.Hour) // refresh tokens past 30 days + the grace
+	env.Server.AdvanceTime(c.Account, 30*24*time.Hour+6*24*time.Hour) // the families' last tokens, 30 days + a week
+	env.Server.Sweep()
+	if counts := env.Server.Counts(); counts["oauthTokens"] != 6 {
+		t.Fatalf("purged before a week past the refresh tokens' expiry: %v", counts)
+	}
+	env.Server.AdvanceTime(c.Account, 24*time.Hour)
 	env.Server.Sweep()
 	if counts := env.Server.Counts(); counts["oauthTokens"] != 0 || counts["oauthFamilies"] != 0 {
 		t.Fatalf("after the refresh tokens' expiry: %v", counts)

@@ -60,3 +60,11 @@ func TestServesWithLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPprofOnlyOnLoopback(t *testing.T) {
+	t.Parallel()
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-quiet", "-pprof", "0.0.0.0:0"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("-pprof on every interface: %v", err)
+	}
+}

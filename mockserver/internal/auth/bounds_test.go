@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// TestOAuthPurgedAtExpiry: codes, tokens and families leave memory ExpiredGrace after they
-// expire, by the sweep or by a lookup, each on its client's clock; until then an expired access
-// token is still known (token_expired).
+// TestOAuthPurgedAtExpiry: codes leave memory CodeGrace after they expire, token families
+// FamilyGrace after their last token expired, by the sweep or by a lookup, each on its client's
+// clock; until then an expired access token is still known (token_expired).
 func TestOAuthPurgedAtExpiry(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
@@ -26,32 +26,32 @@ func TestOAuthPurgedAtExpiry(t *testing.T) {
 		access = append(access, o.Issue(a, grant, nil, now, time.Hour, 24*time.Hour, true).Access)
 		o.NewCode(Code{ClientID: "cli_a", ExpiresAt: now.Add(10 * time.Minute)}) // never redeemed
 	}
-	o.Issue(a, nil, nil, now, time.Hour, 0, false) // client credentials
+	cc := o.Issue(a, nil, nil, now, time.Hour, 0, false) // client credentials: a family of one token
 	if c, tok, fam := o.Counts(); c != 200 || tok != 201 || fam != 101 {
 		t.Fatalf("before: %d codes, %d tokens, %d families", c, tok, fam)
 	}
-	o.Sweep(clock(10*time.Minute + ExpiredGrace))
-	if c, tok, fam := o.Counts(); c != 0 || tok != 201 {
+	o.Sweep(clock(10*time.Minute + CodeGrace))
+	if c, tok, fam := o.Counts(); c != 0 || tok != 201 || fam != 101 {
 		t.Fatalf("after the codes' expiry: %d codes, %d tokens, %d families", c, tok, fam)
 	}
-	// Expired, within the grace: still known as expired.
-	if _, st := o.Access(access[0], clock(2*time.Hour-time.Second)); st != TokenExpired {
-		t.Fatalf("expired access token within the grace: state %d", st)
+	// Long expired, within its family's grace: still known as expired.
+	if _, st := o.Access(access[0], clock(FamilyGrace)); st != TokenExpired {
+		t.Fatalf("expired access token of a live family: state %d", st)
 	}
-	// Past the access tokens' grace, a lookup purges one, the sweep the others.
-	if _, st := o.Access(access[0], clock(2*time.Hour)); st != TokenUnknown {
-		t.Fatalf("long-expired access token: state %d", st)
+	// Past the client-credentials family's grace, a lookup purges it.
+	if _, st := o.Access(cc.Access, clock(time.Hour+FamilyGrace)); st != TokenUnknown {
+		t.Fatalf("access token of a long-expired family: state %d", st)
 	}
-	if _, tok, _ := o.Counts(); tok != 200 {
-		t.Fatalf("a lookup did not purge the token it found long expired: %d tokens", tok)
+	if _, tok, fam := o.Counts(); tok != 200 || fam != 100 {
+		t.Fatalf("a lookup did not purge the family it found long expired: %d tokens, %d families", tok, fam)
 	}
-	o.Sweep(clock(2 * time.Hour))
-	if c, tok, fam := o.Counts(); tok != 100 || fam != 100 || c != 0 {
-		t.Fatalf("after the access tokens' expiry: %d codes, %d tokens, %d families", c, tok, fam)
+	o.Sweep(clock(24*time.Hour + FamilyGrace - time.Second))
+	if _, tok, fam := o.Counts(); tok != 200 || fam != 100 {
+		t.Fatalf("purged before the families' grace ended: %d tokens, %d families", tok, fam)
 	}
-	o.Sweep(clock(25 * time.Hour))
+	o.Sweep(clock(24*time.Hour + FamilyGrace))
 	if c, tok, fam := o.Counts(); c != 0 || tok != 0 || fam != 0 {
-		t.Fatalf("after the refresh tokens' expiry: %d codes, %d tokens, %d families", c, tok, fam)
+		t.Fatalf("after the families' grace: %d codes, %d tokens, %d families", c, tok, fam)
 	}
 }
 

@@ -12,9 +12,11 @@ import (
 	"time"
 )
 
-// Bounds of what the OAuth registry keeps (RELIABILITY.md "Bounds"). Codes and tokens are purged
-// ExpiredGrace after they expire (a sweep, and any lookup that finds one); families whose tokens
-// are all gone go with them.
+// Bounds of what the OAuth registry keeps (RELIABILITY.md "Bounds"). Codes are purged
+// CodeGrace after they expire; a token family (every token of one authorization) FamilyGrace
+// after its last token expired — until then an expired access token is answered token_expired
+// (the SDK then renews it), not unknown. Purges happen in a sweep and in any lookup that meets
+// one. Revoked tokens and families are purged at once (they are answered as unknown ones).
 const (
 	// DefaultMaxFamilies bounds each client's live token families (one per authorization or
 	// client-credentials grant): past it, the client's oldest family is revoked.
@@ -25,9 +27,11 @@ const (
 	// MaxFamilyTokens bounds the tokens a family remembers: past it, its oldest (earlier
 	// rotations' refresh tokens and access tokens) are forgotten early.
 	MaxFamilyTokens = 64
-	// ExpiredGrace is how long an expired code or token is kept before it is purged, so that an
-	// expired access token is still answered token_expired (not unknown) for a while.
-	ExpiredGrace = time.Hour
+	// CodeGrace is how long an expired authorization code is kept (a replay still revokes what
+	// was issued from it).
+	CodeGrace = time.Hour
+	// FamilyGrace is how long a token family is kept after its last token expired.
+	FamilyGrace = 7 * 24 * time.Hour
 )
 
 // OAuthClient is a registered OAuth 2.0 client. Its Credential (ID = client id) carries the
@@ -68,6 +72,7 @@ type family struct {
 	client  *OAuthClient
 	tokens  [][32]byte    // digests of its tokens, oldest first (some may be purged already)
 	el      *list.Element // in client.families while live
+	expires time.Time     // when its last token expires
 }
 
 // Token is an access token (mat_…) or a refresh token (mrt_…).
@@ -160,8 +165,8 @@ func cloneStrings(ss []string) []string {
 	return out
 }
 
-// purgeable reports whether something that expires at exp may be purged at now.
-func purgeable(exp, now time.Time) bool { return !now.Before(exp.Add(ExpiredGrace)) }
+// purgeable reports whether something that expires at exp, kept grace longer, may be purged at now.
+func purgeable(exp, now time.Time, grace time.Duration) bool { return !now.Before(exp.Add(grace)) }
 
 // RedeemCode checks a code for the client, redirect URI and PKCE challenge and marks it used.
 // A replayed code is refused and revokes the tokens issued from it (RFC 6749 §4.1.2). Pass the
@@ -171,7 +176,7 @@ func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now t
 	defer o.mu.Unlock()
 	d := digest(value)
 	c, ok := o.codes[d]
-	if ok && purgeable(c.ExpiresAt, now) {
+	if ok && purgeable(c.ExpiresAt, now, CodeGrace) {
 		delete(o.codes, d) // its client's list forgets it at the next sweep
 		ok = false
 	}
@@ -236,6 +241,9 @@ func (o *OAuth) addToken(d [32]byte, t *Token) {
 		f.el = f.client.families.PushBack(f)
 	}
 	f.tokens = append(f.tokens, d)
+	if t.ExpiresAt.After(f.expires) {
+		f.expires = t.ExpiresAt
+	}
 	for len(f.tokens) > MaxFamilyTokens {
 		delete(o.tokens, f.tokens[0])
 		f.tokens = f.tokens[1:]
@@ -331,8 +339,8 @@ func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, 
 		return nil, TokenUnknown
 	}
 	at := now(t.Client)
-	if purgeable(t.ExpiresAt, at) {
-		delete(o.tokens, d)
+	if purgeable(t.family.expires, at, FamilyGrace) {
+		o.purgeFamily(t.family)
 		return nil, TokenUnknown
 	}
 	if !at.Before(t.ExpiresAt) {
@@ -343,13 +351,21 @@ func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, 
 
 // lookup finds a token, purging it when it is long expired at now; the caller holds o.mu.
 func (o *OAuth) lookup(value string, now time.Time) (*Token, bool) {
-	d := digest(value)
-	t, ok := o.tokens[d]
-	if ok && purgeable(t.ExpiresAt, now) {
-		delete(o.tokens, d)
+	t, ok := o.tokens[digest(value)]
+	if ok && purgeable(t.family.expires, now, FamilyGrace) {
+		o.purgeFamily(t.family)
 		return nil, false
 	}
 	return t, ok
+}
+
+// purgeFamily forgets a family and its tokens (it long expired); the caller holds o.mu.
+func (o *OAuth) purgeFamily(f *family) {
+	for _, d := range f.tokens {
+		delete(o.tokens, d)
+	}
+	f.tokens = nil
+	o.forgetFamily(f)
 }
 
 // Revoke ends a token (RFC 7009); a refresh token takes its whole family with it. When client
@@ -369,31 +385,17 @@ func (o *OAuth) Revoke(value string, client *OAuthClient) {
 	}
 }
 
-// Sweep purges the codes and tokens that expired more than ExpiredGrace ago, each on its
-// client's clock (now), and the families left without tokens. The server runs it periodically;
-// lookups purge what they find expired too.
+// Sweep purges the codes that expired more than CodeGrace ago and the families whose last
+// token expired more than FamilyGrace ago, each on its client's clock (now). The server runs it
+// periodically; lookups purge what they meet too.
 func (o *OAuth) Sweep(now func(*OAuthClient) time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	at := make(map[*OAuthClient]time.Time, len(o.clients))
-	clientNow := func(c *OAuthClient) time.Time {
-		t, ok := at[c]
-		if !ok {
-			t = now(c)
-			at[c] = t
-		}
-		return t
-	}
-	for d, t := range o.tokens {
-		if purgeable(t.ExpiresAt, clientNow(t.Client)) {
-			delete(o.tokens, d)
-		}
-	}
 	for _, c := range o.clients {
-		cnow := clientNow(c)
+		cnow := now(c)
 		c.codes = slices.DeleteFunc(c.codes, func(d [32]byte) bool {
 			code, ok := o.codes[d]
-			if ok && purgeable(code.ExpiresAt, cnow) {
+			if ok && purgeable(code.ExpiresAt, cnow, CodeGrace) {
 				delete(o.codes, d)
 				ok = false
 			}
@@ -401,9 +403,8 @@ func (o *OAuth) Sweep(now func(*OAuthClient) time.Time) {
 		})
 		for el := c.families.Front(); el != nil; {
 			f, next := el.Value.(*family), el.Next()
-			f.tokens = slices.DeleteFunc(f.tokens, func(d [32]byte) bool { _, ok := o.tokens[d]; return !ok })
-			if len(f.tokens) == 0 {
-				o.forgetFamily(f)
+			if purgeable(f.expires, cnow, FamilyGrace) {
+				o.purgeFamily(f)
 			}
 			el = next
 		}

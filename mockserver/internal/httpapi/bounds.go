@@ -27,10 +27,10 @@ type Bounds struct {
 // SweepInterval is how often, in real time, the server sweeps what expires (Sweep).
 const SweepInterval = 10 * time.Second
 
-// Sweep drops what has expired, each on its account's clock: OAuth codes and tokens (and their
-// families) an hour past expiry, signature nonces past their 600 s window, idempotency keys past
-// 24 h, rate-limit states at rest or of credentials that no longer exist, and the stuffing
-// guard's finished minute. The server runs it every SweepInterval; lookups purge what they meet
+// Sweep drops what has expired, each on its account's clock: OAuth codes an hour past expiry
+// and token families a week past their last token's, signature nonces past their 600 s window,
+// idempotency keys past 24 h, rate-limit states at rest or of credentials that no longer exist,
+// and the stuffing guard's finished minute. The server runs it every SweepInterval; lookups purge what they meet
 // too, so Sweep only gives memory back sooner.
 func (a *API) Sweep() {
 	a.oauth.Sweep(func(c *auth.OAuthClient) time.Time { return a.accountNow(c.Credential.Account) })
