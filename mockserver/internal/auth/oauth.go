@@ -1,12 +1,37 @@
 package auth
 
 import (
+	"cmp"
+	"container/list"
 	"crypto/sha256"
 	"crypto/subtle"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+)
+
+// Bounds of what the OAuth registry keeps (RELIABILITY.md "Bounds"). Codes are purged
+// CodeGrace after they expire; a token family (every token of one authorization) FamilyGrace
+// after its last token expired — until then an expired access token is answered token_expired
+// (the SDK then renews it), not unknown. Purges happen in a sweep and in any lookup that meets
+// one. Revoked tokens and families are purged at once (they are answered as unknown ones).
+const (
+	// DefaultMaxFamilies bounds each client's live token families (one per authorization or
+	// client-credentials grant): past it, the client's oldest family is revoked.
+	DefaultMaxFamilies = 10_000
+	// DefaultMaxCodes bounds each client's authorization codes (issued, used or not, until they
+	// are purged): past it, the client's oldest code is forgotten (redeeming it fails).
+	DefaultMaxCodes = 10_000
+	// MaxFamilyTokens bounds the tokens a family remembers: past it, its oldest (earlier
+	// rotations' refresh tokens and access tokens) are forgotten early.
+	MaxFamilyTokens = 64
+	// CodeGrace is how long an expired authorization code is kept (a replay still revokes what
+	// was issued from it).
+	CodeGrace = time.Hour
+	// FamilyGrace is how long a token family is kept after its last token expired.
+	FamilyGrace = 7 * 24 * time.Hour
 )
 
 // OAuthClient is a registered OAuth 2.0 client. Its Credential (ID = client id) carries the
@@ -15,6 +40,11 @@ type OAuthClient struct {
 	Credential   *Credential
 	RedirectURIs []string
 	secret       [32]byte // SHA-256 of the client secret
+
+	// Guarded by OAuth.mu: the client's live families, oldest first, and its codes' digests,
+	// oldest first (some may be purged already).
+	families list.List // of *family
+	codes    [][32]byte
 }
 
 // CheckSecret reports whether secret is the client's, in constant time.
@@ -35,8 +65,15 @@ type Code struct {
 }
 
 // family groups every token issued from one authorization (one code, or one client-credentials
-// grant) with its refreshes; revoking it ends them all at once.
-type family struct{ revoked bool }
+// grant) with its refreshes; revoking it ends them all at once (and purges them: a revoked token
+// is answered as an unknown one).
+type family struct {
+	revoked bool
+	client  *OAuthClient
+	tokens  [][32]byte    // digests of its tokens, oldest first (some may be purged already)
+	el      *list.Element // in client.families while live
+	expires time.Time     // when its last token expires
+}
 
 // Token is an access token (mat_…) or a refresh token (mrt_…).
 type Token struct {
@@ -58,6 +95,9 @@ type OAuth struct {
 	tokens  map[[32]byte]*Token
 	// Rand draws code and token values (nil: crypto/rand); a seeded source makes them reproducible.
 	Rand io.Reader
+	// MaxFamilies and MaxCodes are the bounds per client (0: DefaultMaxFamilies,
+	// DefaultMaxCodes). Set them before use.
+	MaxFamilies, MaxCodes int
 }
 
 // NewOAuth returns an empty OAuth registry.
@@ -94,12 +134,39 @@ func (o *OAuth) Client(id string) (*OAuthClient, bool) {
 
 // NewCode stores an authorization code and returns its value.
 func (o *OAuth) NewCode(c Code) string {
+	// The strings come from the authorization request's line: copies, so the code does not keep
+	// the whole line alive.
+	c.ClientID, c.RedirectURI, c.Challenge, c.Scopes = strings.Clone(c.ClientID), strings.Clone(c.RedirectURI),
+		strings.Clone(c.Challenge), cloneStrings(c.Scopes)
 	v := "mac_" + o.random()
+	d := digest(v)
 	o.mu.Lock()
-	o.codes[digest(v)] = &c
-	o.mu.Unlock()
+	defer o.mu.Unlock()
+	o.codes[d] = &c
+	if cl := o.clients[c.ClientID]; cl != nil {
+		cl.codes = append(cl.codes, d)
+		for len(cl.codes) > cmp.Or(o.MaxCodes, DefaultMaxCodes) {
+			delete(o.codes, cl.codes[0])
+			cl.codes = cl.codes[1:] // append reallocates, keeping only the live digests
+		}
+	}
 	return v
 }
+
+// cloneStrings copies ss and each of its strings (pieces of a request must not be kept whole).
+func cloneStrings(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
+}
+
+// purgeable reports whether something that expires at exp, kept grace longer, may be purged at now.
+func purgeable(exp, now time.Time, grace time.Duration) bool { return !now.Before(exp.Add(grace)) }
 
 // RedeemCode checks a code for the client, redirect URI and PKCE challenge and marks it used.
 // A replayed code is refused and revokes the tokens issued from it (RFC 6749 §4.1.2). Pass the
@@ -107,13 +174,18 @@ func (o *OAuth) NewCode(c Code) string {
 func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now time.Time) (*Code, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	c, ok := o.codes[digest(value)]
+	d := digest(value)
+	c, ok := o.codes[d]
+	if ok && purgeable(c.ExpiresAt, now, CodeGrace) {
+		delete(o.codes, d) // its client's list forgets it at the next sweep
+		ok = false
+	}
 	if !ok || c.ClientID != clientID {
 		return nil, false
 	}
 	if c.used {
 		if c.family != nil {
-			c.family.revoked = true
+			o.revokeFamily(c.family)
 		}
 		return nil, false
 	}
@@ -124,8 +196,58 @@ func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now t
 		subtle.ConstantTimeCompare([]byte(c.Challenge), []byte(challenge)) != 1 {
 		return nil, false
 	}
-	c.family = &family{}
+	c.family = o.newFamily(o.clients[clientID])
 	return c, true
+}
+
+// newFamily starts a token family of client, revoking its oldest past the bound; the caller
+// holds o.mu.
+func (o *OAuth) newFamily(client *OAuthClient) *family {
+	f := &family{client: client}
+	if client != nil {
+		f.el = client.families.PushBack(f)
+		for client.families.Len() > cmp.Or(o.MaxFamilies, DefaultMaxFamilies) {
+			o.revokeFamily(client.families.Front().Value.(*family))
+		}
+	}
+	return f
+}
+
+// revokeFamily ends a family: its tokens are purged (a revoked token is answered as unknown);
+// the caller holds o.mu.
+func (o *OAuth) revokeFamily(f *family) {
+	f.revoked = true
+	for _, d := range f.tokens {
+		delete(o.tokens, d)
+	}
+	f.tokens = nil
+	o.forgetFamily(f)
+}
+
+// forgetFamily takes a family off its client's list; the caller holds o.mu.
+func (o *OAuth) forgetFamily(f *family) {
+	if f.el != nil {
+		f.client.families.Remove(f.el)
+		f.el = nil
+	}
+}
+
+// addToken stores a token of family f under digest d, forgetting the family's oldest past
+// MaxFamilyTokens; the caller holds o.mu.
+func (o *OAuth) addToken(d [32]byte, t *Token) {
+	o.tokens[d] = t
+	f := t.family
+	if f.el == nil && f.client != nil { // a sweep forgot it between its code's redemption and now
+		f.el = f.client.families.PushBack(f)
+	}
+	f.tokens = append(f.tokens, d)
+	if t.ExpiresAt.After(f.expires) {
+		f.expires = t.ExpiresAt
+	}
+	for len(f.tokens) > MaxFamilyTokens {
+		delete(o.tokens, f.tokens[0])
+		f.tokens = f.tokens[1:]
+	}
 }
 
 // Issued is a newly issued token pair (Refresh empty for client credentials).
@@ -139,19 +261,26 @@ type Issued struct {
 func (o *OAuth) Issue(client *OAuthClient, code *Code, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	fam := &family{}
+	var fam *family
 	if code != nil {
 		fam = code.family
+	} else {
+		fam = o.newFamily(client)
 	}
 	return o.issueLocked(client, fam, scopes, now, accessTTL, refreshTTL, withRefresh)
 }
 
 func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
-	out := Issued{Access: "mat_" + o.random(), Scopes: slices.Clone(scopes)}
-	o.tokens[digest(out.Access)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam}
+	out := Issued{Access: "mat_" + o.random(), Scopes: cloneStrings(scopes)}
 	if withRefresh {
 		out.Refresh = "mrt_" + o.random()
-		o.tokens[digest(out.Refresh)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam}
+	}
+	if fam.revoked { // a replayed code revoked the family between redemption and issue
+		return out
+	}
+	o.addToken(digest(out.Access), &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam})
+	if withRefresh {
+		o.addToken(digest(out.Refresh), &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam})
 	}
 	return out
 }
@@ -172,12 +301,12 @@ const (
 func (o *OAuth) Refresh(value string, client *OAuthClient, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration) (Issued, RefreshResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	t, ok := o.lookup(value, now)
 	if !ok || !t.Refresh || t.Client != client || t.revoked || t.family.revoked || !now.Before(t.ExpiresAt) {
 		return Issued{}, RefreshInvalid
 	}
 	if t.rotated {
-		t.family.revoked = true
+		o.revokeFamily(t.family)
 		return Issued{}, RefreshInvalid
 	}
 	if scopes == nil {
@@ -204,14 +333,39 @@ const (
 func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, TokenState) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	d := digest(value)
+	t, ok := o.tokens[d]
 	if !ok || t.Refresh || t.revoked || t.family.revoked {
 		return nil, TokenUnknown
 	}
-	if !now(t.Client).Before(t.ExpiresAt) {
+	at := now(t.Client)
+	if purgeable(t.family.expires, at, FamilyGrace) {
+		o.purgeFamily(t.family)
+		return nil, TokenUnknown
+	}
+	if !at.Before(t.ExpiresAt) {
 		return t, TokenExpired
 	}
 	return t, TokenValid
+}
+
+// lookup finds a token, purging it when it is long expired at now; the caller holds o.mu.
+func (o *OAuth) lookup(value string, now time.Time) (*Token, bool) {
+	t, ok := o.tokens[digest(value)]
+	if ok && purgeable(t.family.expires, now, FamilyGrace) {
+		o.purgeFamily(t.family)
+		return nil, false
+	}
+	return t, ok
+}
+
+// purgeFamily forgets a family and its tokens (it long expired); the caller holds o.mu.
+func (o *OAuth) purgeFamily(f *family) {
+	for _, d := range f.tokens {
+		delete(o.tokens, d)
+	}
+	f.tokens = nil
+	o.forgetFamily(f)
 }
 
 // Revoke ends a token (RFC 7009); a refresh token takes its whole family with it. When client
@@ -219,14 +373,52 @@ func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, 
 func (o *OAuth) Revoke(value string, client *OAuthClient) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	d := digest(value)
+	t, ok := o.tokens[d]
 	if !ok || (client != nil && t.Client != client) {
 		return
 	}
 	t.revoked = true
+	delete(o.tokens, d) // a revoked token is answered as an unknown one
 	if t.Refresh {
-		t.family.revoked = true
+		o.revokeFamily(t.family)
 	}
+}
+
+// Sweep purges the codes that expired more than CodeGrace ago and the families whose last
+// token expired more than FamilyGrace ago, each on its client's clock (now). The server runs it
+// periodically; lookups purge what they meet too.
+func (o *OAuth) Sweep(now func(*OAuthClient) time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range o.clients {
+		cnow := now(c)
+		c.codes = slices.DeleteFunc(c.codes, func(d [32]byte) bool {
+			code, ok := o.codes[d]
+			if ok && purgeable(code.ExpiresAt, cnow, CodeGrace) {
+				delete(o.codes, d)
+				ok = false
+			}
+			return !ok
+		})
+		for el := c.families.Front(); el != nil; {
+			f, next := el.Value.(*family), el.Next()
+			if purgeable(f.expires, cnow, FamilyGrace) {
+				o.purgeFamily(f)
+			}
+			el = next
+		}
+	}
+}
+
+// Counts returns how many codes, tokens and live families the registry holds (tests, bounds).
+func (o *OAuth) Counts() (codes, tokens, families int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range o.clients {
+		families += c.families.Len()
+	}
+	return len(o.codes), len(o.tokens), families
 }
 
 // Subset reports whether every scope of want is in have.

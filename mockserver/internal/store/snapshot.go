@@ -57,7 +57,7 @@ func (a *Account) Import(b []byte) error {
 	if st.Data == nil {
 		return fmt.Errorf("store: importing account: no data")
 	}
-	idem := newIdemStore()
+	idem := newIdemStore(a.store.idemLimit)
 	for k, r := range st.Idempotency {
 		key, err1 := parseDigest(k)
 		fp, err2 := parseDigest(r.Fingerprint)

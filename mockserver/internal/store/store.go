@@ -23,6 +23,8 @@ type Store struct {
 	ids      *IDGen
 	sealer   *Sealer
 	checkURL URLCheck
+	// idemLimit bounds each account's idempotency keys (0: DefaultIdempotencyKeys).
+	idemLimit int
 
 	mu       sync.RWMutex
 	accounts map[string]*Account
@@ -44,6 +46,8 @@ type Options struct {
 	// WebhookURLs judges webhook endpoint URLs (the network policy: SSRF guard); nil allows
 	// every absolute URL.
 	WebhookURLs URLCheck
+	// IdempotencyKeys bounds each account's idempotency keys (0: DefaultIdempotencyKeys).
+	IdempotencyKeys int
 }
 
 // New returns an empty store.
@@ -57,7 +61,8 @@ func New(o Options) *Store {
 	if o.Sealer == nil {
 		o.Sealer = NewSealer(nil)
 	}
-	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, accounts: map[string]*Account{}}
+	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, idemLimit: o.IdempotencyKeys,
+		accounts: map[string]*Account{}}
 }
 
 // Clock returns the server-wide clock.
@@ -155,7 +160,7 @@ func newData() *data {
 }
 
 func newAccount(s *Store, id string) *Account {
-	return &Account{ID: id, store: s, data: newData(), idem: newIdemStore()}
+	return &Account{ID: id, store: s, data: newData(), idem: newIdemStore(s.idemLimit)}
 }
 
 // Clock returns the account's clock: its own if set, else the server's.
@@ -185,7 +190,7 @@ func (a *Account) Reset() {
 	t.change.Replaced = true
 	t.end()
 	a.idemMu.Lock()
-	a.idem = newIdemStore()
+	a.idem = newIdemStore(a.store.idemLimit)
 	a.idemMu.Unlock()
 }
 

@@ -1,0 +1,20 @@
+package mockserver
+
+import "time"
+
+// WithRealTime replaces the real time the server reads where the admin clock does not apply
+// (the credential-stuffing guard), so tests can move it.
+func WithRealTime(now func() time.Time) Option { return func(o *options) { o.realTime = now } }
+
+// Sweep runs the periodic sweep now.
+func (s *Server) Sweep() { s.api.Sweep() }
+
+// Counts returns the sizes of the bounded structures.
+func (s *Server) Counts() map[string]int {
+	c := s.api.Counts()
+	return map[string]int{
+		"oauthCodes": c.OAuthCodes, "oauthTokens": c.OAuthTokens, "oauthFamilies": c.OAuthFamilies,
+		"nonceCaches": c.NonceCaches, "rateLimitStates": c.RateLimitStates, "stuffingPairs": c.StuffingPairs,
+		"journalAccounts": c.JournalAccounts, "journalEntries": c.JournalEntries, "armedFaults": c.ArmedFaults,
+	}
+}
