@@ -273,3 +273,49 @@ func TestTrustedProxies(t *testing.T) {
 		t.Error("an invalid CIDR was accepted")
 	}
 }
+
+// TestWebhookBoundsAreOptions: the dispatcher's bounds are settings of the server. A receiver
+// that never answers keeps one endpoint's deliveries pending; past WebhookQueue the oldest are
+// dropped and logged as such; the delivery log keeps DeliveryLog records; a recorder keeps
+// RecordedEvents events.
+func TestWebhookBoundsAreOptions(t *testing.T) {
+	t.Parallel()
+	hang := make(chan struct{})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	t.Cleanup(receiver.Close)
+	t.Cleanup(func() { close(hang) })
+	s := newServer(t, mockserver.WithBounds(mockserver.Bounds{WebhookQueue: 3, DeliveryLog: 4, RecordedEvents: 2}),
+		mockserver.WithWebhookTimeout(time.Minute))
+	k := newKey(t, s, "")
+	rec := s.RecordEvents(k.Account)
+	if status, _, body := raw(t, s, k.Key, "POST", "/api/v1/webhooks",
+		`{"url":"`+receiver.URL+`/hook","events":["patient.created"]}`); status != 201 {
+		t.Fatal(status, string(body))
+	}
+	for i := range 12 {
+		if status, _, body := raw(t, s, k.Key, "POST", "/api/v1/patients",
+			fmt.Sprintf(`{"firstName":"P%d","lastName":"Q","email":"p@example.com"}`, i)); status != 201 {
+			t.Fatal(status, string(body))
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var ds []mockserver.Delivery
+	for {
+		ds = s.Deliveries(k.Account)
+		if len(ds) == 4 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(ds) != 4 {
+		t.Fatalf("%d delivery records, want the log's bound 4", len(ds))
+	}
+	for _, d := range ds {
+		if !d.Dropped || d.Outcome != "dropped" || d.Error != "dropped" {
+			t.Errorf("record %+v: want a dropped delivery (12 events, at most 2 in flight and 3 pending)", d)
+		}
+	}
+	if n := len(rec.Events()); n != 2 {
+		t.Errorf("recorder kept %d events, want its bound 2", n)
+	}
+}

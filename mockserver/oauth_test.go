@@ -142,6 +142,20 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if _, err := cc.Token(oauthCtx(env)); oauthErrorCode(t, err) != "invalid_scope" {
 		t.Errorf("wider scope: %v", err)
 	}
+
+	// Token requests are visible in the client's account journal, under the client's id.
+	var tokenRequests int
+	for _, e := range env.Server.Requests(c.Account) {
+		if e.Path == "/oauth/token" {
+			tokenRequests++
+			if e.CredentialID != c.ClientID {
+				t.Errorf("journal entry of a token request names %q, want the client %q", e.CredentialID, c.ClientID)
+			}
+		}
+	}
+	if tokenRequests != 3 {
+		t.Errorf("%d token requests in the client's journal, want 3", tokenRequests)
+	}
 }
 
 func TestOAuthTokenErrors(t *testing.T) {

@@ -124,6 +124,18 @@ type Bounds struct {
 	// ArmedFaults bounds the faults armed at once (default 1,000): past it, InjectFault and
 	// POST /__admin/faults are refused (422) until faults are used up or cleared.
 	ArmedFaults int
+	// WebhookQueue bounds each webhook endpoint's pending deliveries (default 10,000): past it,
+	// the oldest is dropped and logged as dropped (docs/protocol.md §13).
+	WebhookQueue int
+	// WebhookBacklog bounds an account's events waiting to be fanned out to its endpoints
+	// (default 10,000): past it, the oldest is dropped and logged.
+	WebhookBacklog int
+	// DeliveryLog bounds each account's delivery log (GET /__admin/deliveries; default 10,000)
+	// and DeliveryLogTotal all accounts' logs together (default 100,000; the least recently
+	// active account's oldest records go first).
+	DeliveryLog, DeliveryLogTotal int
+	// RecordedEvents bounds what one EventRecorder keeps (default 10,000).
+	RecordedEvents int
 }
 
 // WithBounds sets the server's memory bounds (zero fields keep their defaults).
@@ -228,7 +240,10 @@ func New(opts ...Option) (*Server, error) {
 	}
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey),
 		WebhookURLs: o.webhooks.Policy.CheckURL, IdempotencyKeys: o.bounds.IdempotencyKeysPerAccount})
-	hooks := webhook.New(st, o.webhooks)
+	o.webhooks.QueueLimit, o.webhooks.BacklogLimit = o.bounds.WebhookQueue, o.bounds.WebhookBacklog
+	o.webhooks.LogLimit, o.webhooks.LogTotalLimit = o.bounds.DeliveryLog, o.bounds.DeliveryLogTotal
+	o.webhooks.RecorderLimit = o.bounds.RecordedEvents
+	hooks := webhook.New(st, o.webhooks) // zero limits take the package's defaults
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	b := o.bounds
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustedProxies: proxies,

@@ -35,19 +35,27 @@ type Delivery struct {
 	Attempt int `json:"attempt"`
 	// StatusCode is the receiver's status, 0 when no response arrived.
 	StatusCode int `json:"statusCode"`
-	// Error says why the attempt failed, without addresses or payloads.
+	// Error is the class of a failed or dropped delivery (timeout, connection_refused, dns, tls,
+	// blocked_address, status, dropped, …), never an address, port or payload.
 	Error      string `json:"error,omitempty"`
 	DurationMs int64  `json:"durationMs"`
-	// At is the account clock when the attempt started (the webhook-timestamp sent).
+	// At is the account clock when the attempt started (the webhook-timestamp sent), or when
+	// the delivery was dropped.
 	At time.Time `json:"at"`
 	// Delivered is true on a 2xx.
 	Delivered bool `json:"delivered"`
+	// Dropped is true for a delivery a bounded queue dropped before it was attempted
+	// (Bounds.WebhookQueue, Bounds.WebhookBacklog).
+	Dropped bool `json:"dropped,omitempty"`
+	// Outcome sums the record up: "delivered", "failed" or "dropped".
+	Outcome string `json:"outcome"`
 	// NextAttemptAt is when the retry falls due on the account clock, if one is scheduled.
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 }
 
 // Deliveries returns the account's webhook delivery attempts, oldest first (every account's
-// when account is ""). The log is bounded (the newest 10,000 per account). It is also served
+// when account is ""). The log is bounded (the newest 10,000 per account, 100,000 in all:
+// Bounds.DeliveryLog, Bounds.DeliveryLogTotal). It is also served
 // as GET /__admin/deliveries?account=.
 func (s *Server) Deliveries(account string) []Delivery {
 	ds := s.hooks.Deliveries(account)
@@ -55,7 +63,7 @@ func (s *Server) Deliveries(account string) []Delivery {
 	for i, d := range ds {
 		out[i] = Delivery{EventID: d.EventID, EventType: d.EventType, EndpointID: d.EndpointID, URL: d.URL,
 			Attempt: d.Attempt, StatusCode: d.StatusCode, Error: d.Error, DurationMs: d.DurationMs, At: d.At,
-			Delivered: d.Delivered, NextAttemptAt: d.NextAttemptAt}
+			Delivered: d.Delivered, Dropped: d.Dropped, Outcome: d.Outcome, NextAttemptAt: d.NextAttemptAt}
 	}
 	return out
 }

@@ -35,6 +35,11 @@ func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() { // deferred: a dropped connection (a panic of http.ErrAbortHandler) is journalled too
 		e.Status, e.Fault = sw.status, rq.fault
+		if c := rq.caller.cred; e.Account == "" && c != nil {
+			// An OAuth client that authenticated at /oauth/token or /oauth/revoke (oauth.go's
+			// clientAuth): its token requests show in its account's journal.
+			e.Account, e.CredentialID = c.Account, c.ID
+		}
 		e.QueryParams = queryNames(rq)
 		d := time.Since(start)
 		e.DurationMs = float64(d.Microseconds()) / 1000

@@ -231,6 +231,9 @@ func (a *API) clientAuth(rq *request, form map[string]string) (*auth.OAuthClient
 		return nil, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
 			desc: "client authentication failed", basic: basic || rq.Header.Get("Authorization") != ""}
 	}
+	if rq.caller.cred == nil {
+		rq.caller.cred = c.Credential // the journal files the request under the client's account
+	}
 	return c, nil
 }
 
