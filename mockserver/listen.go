@@ -2,7 +2,7 @@ package mockserver
 
 import (
 	"context"
-
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -97,8 +97,13 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve serves s on ln with its ConnLimits until ctx ends (see ListenAndServe).
+// Serve serves s on ln with its ConnLimits until ctx ends (see ListenAndServe). It refuses a
+// listener that is not loopback-only while the admin surface is on without a token
+// (docs/protocol.md §12): give WithAdminToken, or WithoutAdmin.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !s.opts.noAdmin && s.opts.adminToken == "" {
+		return errors.New("mockserver: " + ln.Addr().String() + " is not loopback-only: the admin surface needs WithAdminToken (or WithoutAdmin)")
+	}
 	hs := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(s.LimitListener(ln)) }()

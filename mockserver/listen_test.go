@@ -101,3 +101,30 @@ func TestHeadLimitOverHTTP(t *testing.T) {
 		t.Errorf("%d refused requests journalled", n)
 	}
 }
+
+// publicListener claims an address on every interface without opening a socket: Serve must
+// refuse it before accepting anything.
+type publicListener struct{ net.Listener }
+
+func (publicListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4zero, Port: 8080} }
+func (publicListener) Accept() (net.Conn, error) {
+	return nil, &net.OpError{Op: "accept", Err: net.ErrClosed}
+}
+func (publicListener) Close() error { return nil }
+
+// TestServeRefusesAnOpenAdminSurface (docs/protocol.md §12): a listener that is not
+// loopback-only never serves the admin surface without a token.
+func TestServeRefusesAnOpenAdminSurface(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := newServer(t).Serve(ctx, publicListener{}); err == nil || !strings.Contains(err.Error(), "WithAdminToken") {
+		t.Errorf("open admin surface on 0.0.0.0: %v, want a refusal naming WithAdminToken", err)
+	}
+	for name, opt := range map[string]mockserver.Option{"token": mockserver.WithAdminToken("t0ken-for-tests"), "no admin": mockserver.WithoutAdmin()} {
+		err := newServer(t, opt).Serve(ctx, publicListener{})
+		if err != nil && strings.Contains(err.Error(), "WithAdminToken") {
+			t.Errorf("%s: refused: %v", name, err)
+		}
+	}
+}
