@@ -55,7 +55,7 @@ type APIKey struct {
 // p is refused with the problem POST /__admin/api-keys answers, every invalid field named.
 func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	k, err := s.api.CreateAPIKey(httpapi.APIKeyParams(p))
-	return APIKey(k), httpapi.AsProblem(err)
+	return APIKey(k), s.durableAfter(httpapi.AsProblem(err))
 }
 
 // OAuthClientParams describe an OAuth client to create (CreateOAuthClient, or the body of POST
@@ -90,7 +90,7 @@ type OAuthClient struct {
 // An invalid p is refused with the problem POST /__admin/oauth-clients answers.
 func (s *Server) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	c, err := s.api.CreateOAuthClient(httpapi.OAuthClientParams(p))
-	return OAuthClient(c), httpapi.AsProblem(err)
+	return OAuthClient(c), s.durableAfter(httpapi.AsProblem(err))
 }
 
 // WithTokenLifetimes sets the OAuth access and refresh token lifetimes (defaults 1 h and 30

@@ -10,6 +10,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
@@ -21,6 +22,7 @@ type Server struct {
 	store *store.Store
 	api   *httpapi.API
 	hooks *webhook.Dispatcher
+	data  *persist.Engine // the data directory (WithDataDir), or nil
 
 	closeMu sync.Mutex
 	closed  bool
@@ -43,6 +45,9 @@ type options struct {
 	accessTTL  time.Duration
 	refreshTTL time.Duration
 	webhooks   webhook.Options
+
+	dataDir      string
+	compactEvery time.Duration
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -90,9 +95,10 @@ const DefaultJournalSize = 10_000
 // WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
 
-// New returns a server with no accounts; create keys with CreateAPIKey or POST /__admin/api-keys.
-// It fails only on an invalid option (a PHI key that is not 32 bytes, say). Close the server
-// when done with it.
+// New returns a server with no accounts (or, with WithDataDir, the accounts its directory
+// holds); create keys with CreateAPIKey or POST /__admin/api-keys. It fails on an invalid
+// option (a PHI key that is not 32 bytes, say) and on a data directory it cannot use. Close the
+// server when done with it.
 func New(opts ...Option) (*Server, error) {
 	var o options
 	for _, f := range opts {
@@ -100,6 +106,13 @@ func New(opts ...Option) (*Server, error) {
 	}
 	if o.phiKey != nil && len(o.phiKey) != 32 {
 		return nil, fmt.Errorf("mockserver: the PHI key must be 32 bytes (AES-256), not %d", len(o.phiKey))
+	}
+	if o.dataDir != "" {
+		key, err := persist.Key(o.dataDir, o.phiKey)
+		if err != nil {
+			return nil, fmt.Errorf("mockserver: data directory: %w", err)
+		}
+		o.phiKey = key
 	}
 	clk := clock.New()
 	if o.webhooks.Policy == nil {
@@ -113,15 +126,25 @@ func New(opts ...Option) (*Server, error) {
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
 		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin})
 	s.api = api
-	if !o.start.IsZero() {
+	fresh := true
+	if o.dataDir != "" {
+		if err := s.openData(); err != nil {
+			hooks.Close()
+			return nil, err
+		}
+		fresh = s.data.Replayed().Fresh
+	}
+	if !o.start.IsZero() && fresh {
 		s.SetTime("", o.start)
 	}
 	return s, nil
 }
 
-// Close releases everything the server started: webhook delivery stops (workers end, in-flight
-// attempts are cancelled, pending deliveries and retries are abandoned, idle connections to
-// receivers close), and a listener NewTest started closes. No goroutine of the server is left.
+// Close releases everything the server started: a listener NewTest started closes, the data
+// directory (WithDataDir) is compacted and released, webhook delivery stops (workers end,
+// in-flight attempts are cancelled, pending deliveries and retries are abandoned — kept in the
+// data directory, if any — idle connections to receivers close). No goroutine of the server is
+// left.
 // The handler still answers requests made to it directly. Close is safe to call twice; it
 // returns the first error met.
 func (s *Server) Close() error {
@@ -137,6 +160,11 @@ func (s *Server) Close() error {
 	var first error
 	for i := len(closers) - 1; i >= 0; i-- {
 		if err := closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	if s.data != nil { // a last compaction, pending deliveries included, while they are pending
+		if err := s.data.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -170,4 +198,6 @@ func journalSize(n int) int {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.api.ServeHTTP(w, r) }
 
 // Reset empties an account's data (every account's when account is ""); keys survive.
-func (s *Server) Reset(account string) error { return httpapi.AsProblem(s.api.Reset(account)) }
+func (s *Server) Reset(account string) error {
+	return s.durableAfter(httpapi.AsProblem(s.api.Reset(account)))
+}

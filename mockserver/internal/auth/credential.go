@@ -70,23 +70,45 @@ func (c *Credential) AllowsIP(addr netip.Addr) bool {
 
 // Registry maps bearer secrets to credentials. Secrets are kept only as SHA-256 digests, so a
 // lookup never compares secret bytes and a dump of the registry reveals no key.
+//
+// Every mutation ends in changedLocked, which hands the credential's new state to the change
+// hook (OnChange): the data directory persists the registry through it, so a new kind of
+// mutation (revoke, rotate) persists by calling it too.
 type Registry struct {
-	mu       sync.RWMutex
-	bySecret map[[32]byte]*Credential
-	byID     map[string]*Credential
+	mu        sync.RWMutex
+	bySecret  map[[32]byte]*Credential
+	byID      map[string]*Credential
+	secretsOf map[string][][32]byte // by credential id: the digests bySecret maps to it
+	onChange  func(CredentialState)
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{bySecret: map[[32]byte]*Credential{}, byID: map[string]*Credential{}}
+	return &Registry{bySecret: map[[32]byte]*Credential{}, byID: map[string]*Credential{}, secretsOf: map[string][][32]byte{}}
 }
 
 // Add registers c under the bearer secret.
 func (r *Registry) Add(secret string, c *Credential) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bySecret[sha256.Sum256([]byte(secret))] = c
+	r.bindLocked(sha256.Sum256([]byte(secret)), c)
+	r.changedLocked(c.ID)
+}
+
+// bindLocked maps the secret digest d to c; the caller holds r.mu and calls changedLocked.
+func (r *Registry) bindLocked(d [32]byte, c *Credential) {
+	if old, ok := r.bySecret[d]; ok {
+		r.unbindLocked(d, old.ID)
+	}
+	r.bySecret[d] = c
 	r.byID[c.ID] = c
+	r.secretsOf[c.ID] = append(r.secretsOf[c.ID], d)
+}
+
+// unbindLocked forgets the secret digest d of credential id; the caller holds r.mu.
+func (r *Registry) unbindLocked(d [32]byte, id string) {
+	delete(r.bySecret, d)
+	r.secretsOf[id] = slices.DeleteFunc(r.secretsOf[id], func(x [32]byte) bool { return x == d })
 }
 
 // Lookup returns the credential of a bearer secret.
@@ -109,7 +131,11 @@ func (r *Registry) ByID(id string) (*Credential, bool) {
 func (r *Registry) Remove(secret string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.bySecret, sha256.Sum256([]byte(secret)))
+	d := sha256.Sum256([]byte(secret))
+	if c, ok := r.bySecret[d]; ok {
+		r.unbindLocked(d, c.ID)
+		r.changedLocked(c.ID)
+	}
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

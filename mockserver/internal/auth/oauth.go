@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -35,8 +36,12 @@ type Code struct {
 }
 
 // family groups every token issued from one authorization (one code, or one client-credentials
-// grant) with its refreshes; revoking it ends them all at once.
-type family struct{ revoked bool }
+// grant) with its refreshes; revoking it ends them all at once. Its id names it in a data
+// directory.
+type family struct {
+	id      string
+	revoked bool
+}
 
 // Token is an access token (mat_…) or a refresh token (mrt_…).
 type Token struct {
@@ -51,11 +56,18 @@ type Token struct {
 
 // OAuth holds the OAuth clients, codes and tokens. Secrets are kept only as SHA-256 digests.
 // It is safe for concurrent use.
+//
+// Every mutation hands what it changed to the change hook (OnChange, persist.go): the data
+// directory keeps the clients, codes, tokens and families through it.
 type OAuth struct {
-	mu      sync.Mutex
-	clients map[string]*OAuthClient
-	codes   map[[32]byte]*Code
-	tokens  map[[32]byte]*Token
+	mu       sync.Mutex
+	clients  map[string]*OAuthClient
+	codes    map[[32]byte]*Code
+	tokens   map[[32]byte]*Token
+	families uint64 // families made: the next family's id
+	onChange func([]OAuthRecord)
+	// restoring indexes families by id while records are restored (persist.go).
+	restoring map[string]*family
 	// Rand draws code and token values (nil: crypto/rand); a seeded source makes them reproducible.
 	Rand io.Reader
 }
@@ -80,6 +92,7 @@ func (o *OAuth) AddClient(cred *Credential, secret string, redirectURIs []string
 	c := &OAuthClient{Credential: cred, RedirectURIs: slices.Clone(redirectURIs), secret: digest(secret)}
 	o.mu.Lock()
 	o.clients[cred.ID] = c
+	o.changedLocked(clientRecord(c))
 	o.mu.Unlock()
 	return c
 }
@@ -96,7 +109,9 @@ func (o *OAuth) Client(id string) (*OAuthClient, bool) {
 func (o *OAuth) NewCode(c Code) string {
 	v := "mac_" + o.random()
 	o.mu.Lock()
-	o.codes[digest(v)] = &c
+	d := digest(v)
+	o.codes[d] = &c
+	o.changedLocked(codeRecord(d, &c))
 	o.mu.Unlock()
 	return v
 }
@@ -107,13 +122,15 @@ func (o *OAuth) NewCode(c Code) string {
 func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now time.Time) (*Code, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	c, ok := o.codes[digest(value)]
+	d := digest(value)
+	c, ok := o.codes[d]
 	if !ok || c.ClientID != clientID {
 		return nil, false
 	}
 	if c.used {
-		if c.family != nil {
+		if c.family != nil && !c.family.revoked {
 			c.family.revoked = true
+			o.changedLocked(familyRecord(c.family))
 		}
 		return nil, false
 	}
@@ -122,9 +139,11 @@ func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now t
 	c.used = true
 	if !now.Before(c.ExpiresAt) || c.RedirectURI != redirectURI ||
 		subtle.ConstantTimeCompare([]byte(c.Challenge), []byte(challenge)) != 1 {
+		o.changedLocked(codeRecord(d, c))
 		return nil, false
 	}
-	c.family = &family{}
+	c.family = o.newFamilyLocked()
+	o.changedLocked(familyRecord(c.family), codeRecord(d, c))
 	return c, true
 }
 
@@ -139,21 +158,41 @@ type Issued struct {
 func (o *OAuth) Issue(client *OAuthClient, code *Code, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	fam := &family{}
+	var fam *family
+	var recs []OAuthRecord
 	if code != nil {
 		fam = code.family
+	} else {
+		fam = o.newFamilyLocked()
+		recs = append(recs, familyRecord(fam))
 	}
-	return o.issueLocked(client, fam, scopes, now, accessTTL, refreshTTL, withRefresh)
+	out, recs := o.issueLocked(client, fam, scopes, now, accessTTL, refreshTTL, withRefresh, recs)
+	o.changedLocked(recs...)
+	return out
 }
 
-func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
+// newFamilyLocked makes a family with a fresh id; the caller holds o.mu.
+func (o *OAuth) newFamilyLocked() *family {
+	o.families++
+	return &family{id: "fam_" + strconv.FormatUint(o.families, 10)}
+}
+
+// issueLocked issues tokens and returns them with recs and their records added: one
+// mutation's records go to the change hook together (one atomic batch in a log).
+func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool, recs []OAuthRecord) (Issued, []OAuthRecord) {
 	out := Issued{Access: "mat_" + o.random(), Scopes: slices.Clone(scopes)}
-	o.tokens[digest(out.Access)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam}
+	d := digest(out.Access)
+	t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam}
+	o.tokens[d] = t
+	recs = append(recs, tokenRecord(d, t))
 	if withRefresh {
 		out.Refresh = "mrt_" + o.random()
-		o.tokens[digest(out.Refresh)] = &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam}
+		d := digest(out.Refresh)
+		t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam}
+		o.tokens[d] = t
+		recs = append(recs, tokenRecord(d, t))
 	}
-	return out
+	return out, recs
 }
 
 // RefreshResult is the outcome of a refresh.
@@ -172,12 +211,14 @@ const (
 func (o *OAuth) Refresh(value string, client *OAuthClient, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration) (Issued, RefreshResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	d := digest(value)
+	t, ok := o.tokens[d]
 	if !ok || !t.Refresh || t.Client != client || t.revoked || t.family.revoked || !now.Before(t.ExpiresAt) {
 		return Issued{}, RefreshInvalid
 	}
 	if t.rotated {
 		t.family.revoked = true
+		o.changedLocked(familyRecord(t.family))
 		return Issued{}, RefreshInvalid
 	}
 	if scopes == nil {
@@ -186,7 +227,9 @@ func (o *OAuth) Refresh(value string, client *OAuthClient, scopes []string, now 
 		return Issued{}, RefreshBadScope
 	}
 	t.rotated = true
-	return o.issueLocked(client, t.family, scopes, now, accessTTL, refreshTTL, true), RefreshOK
+	out, recs := o.issueLocked(client, t.family, scopes, now, accessTTL, refreshTTL, true, []OAuthRecord{tokenRecord(d, t)})
+	o.changedLocked(recs...)
+	return out, RefreshOK
 }
 
 // TokenState is what an access token lookup finds.
@@ -219,14 +262,18 @@ func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, 
 func (o *OAuth) Revoke(value string, client *OAuthClient) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t, ok := o.tokens[digest(value)]
+	d := digest(value)
+	t, ok := o.tokens[d]
 	if !ok || (client != nil && t.Client != client) {
 		return
 	}
 	t.revoked = true
+	recs := []OAuthRecord{tokenRecord(d, t)}
 	if t.Refresh {
 		t.family.revoked = true
+		recs = append(recs, familyRecord(t.family))
 	}
+	o.changedLocked(recs...)
 }
 
 // Subset reports whether every scope of want is in have.

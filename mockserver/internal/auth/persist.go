@@ -3,10 +3,13 @@ package auth
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // persistedCredential is one registry entry as persisted: the SHA-256 digest of its bearer
@@ -49,8 +52,88 @@ func (r *Registry) Import(b []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, p := range in {
-		r.bySecret[digests[i]] = p.Credential
-		r.byID[p.Credential.ID] = p.Credential
+		r.bindLocked(digests[i], p.Credential)
+	}
+	for _, p := range in {
+		r.changedLocked(p.Credential.ID)
+	}
+	return nil
+}
+
+// CredentialState is a credential as a data directory keeps it: its id, the SHA-256 digests
+// (hex) of the secrets that authenticate as it (none: it no longer authenticates), and the
+// credential.
+type CredentialState struct {
+	ID           string      `json:"id"`
+	SecretSHA256 []string    `json:"secretsSha256"`
+	Credential   *Credential `json:"credential"`
+}
+
+// OnChange registers the change hook (one; a later call replaces it): f sees the new state of
+// every credential a mutation touches, in order, under the registry's lock (so it must not
+// block or call back).
+func (r *Registry) OnChange(f func(CredentialState)) {
+	r.mu.Lock()
+	r.onChange = f
+	r.mu.Unlock()
+}
+
+// changedLocked hands the state of credential id to the change hook; every mutation calls it
+// under r.mu.
+func (r *Registry) changedLocked(id string) {
+	if r.onChange != nil {
+		r.onChange(r.stateLocked(id))
+	}
+}
+
+// stateLocked is the state of credential id; the caller holds r.mu.
+func (r *Registry) stateLocked(id string) CredentialState {
+	st := CredentialState{ID: id, SecretSHA256: []string{}, Credential: r.byID[id]}
+	for _, d := range r.secretsOf[id] {
+		st.SecretSHA256 = append(st.SecretSHA256, hex.EncodeToString(d[:]))
+	}
+	slices.Sort(st.SecretSHA256)
+	return st
+}
+
+// States returns every credential's state, in id order (a data directory's snapshot).
+func (r *Registry) States() []CredentialState {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	ids := make([]string, 0, len(r.byID))
+	for id := range r.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]CredentialState, len(ids))
+	for i, id := range ids {
+		out[i] = r.stateLocked(id)
+	}
+	return out
+}
+
+// Restore puts back a credential's state (read back from a data directory), replacing what the
+// registry holds for its id. It does not call the change hook.
+func (r *Registry) Restore(st CredentialState) error {
+	if st.Credential == nil || st.Credential.ID != st.ID {
+		return fmt.Errorf("auth: restoring credential %q: malformed", st.ID)
+	}
+	digests := make([][32]byte, len(st.SecretSHA256))
+	for i, h := range st.SecretSHA256 {
+		if d, err := hex.DecodeString(h); err != nil || len(d) != 32 {
+			return fmt.Errorf("auth: restoring credential %q: malformed secret digest", st.ID)
+		} else {
+			copy(digests[i][:], d)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range slices.Clone(r.secretsOf[st.ID]) {
+		r.unbindLocked(d, st.ID)
+	}
+	r.byID[st.ID] = st.Credential
+	for _, d := range digests {
+		r.bindLocked(d, st.Credential)
 	}
 	return nil
 }
@@ -106,8 +189,285 @@ func (o *OAuth) ImportClients(b []byte) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for _, c := range clients {
+	recs := make([]OAuthRecord, len(clients))
+	for i, c := range clients {
 		o.clients[c.Credential.ID] = c
+		recs[i] = clientRecord(c)
 	}
+	o.changedLocked(recs...)
+	return nil
+}
+
+// OAuthRecord is one OAuth object as a data directory keeps it: a client, a code, a token or a
+// family (Kind), named by Key — the client id, the hex SHA-256 digest of the code's or token's
+// value, the family id. No value is kept, only digests.
+type OAuthRecord struct {
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Deleted bool   `json:"deleted,omitempty"`
+
+	Client  *persistedClient `json:"client,omitempty"`
+	Code    *persistedCode   `json:"code,omitempty"`
+	Token   *persistedToken  `json:"token,omitempty"`
+	Revoked bool             `json:"revoked,omitempty"` // a family's
+}
+
+// Kinds of OAuthRecord.
+const (
+	oauthClient = "client"
+	oauthCode   = "code"
+	oauthToken  = "token"
+	oauthFamily = "family"
+)
+
+type persistedCode struct {
+	ClientID    string    `json:"clientId"`
+	RedirectURI string    `json:"redirectUri"`
+	Challenge   string    `json:"challenge"`
+	Scopes      []string  `json:"scopes"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+	Used        bool      `json:"used,omitempty"`
+	Family      string    `json:"family,omitempty"`
+}
+
+type persistedToken struct {
+	ClientID  string    `json:"clientId"`
+	Scopes    []string  `json:"scopes"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Refresh   bool      `json:"refresh,omitempty"`
+	Revoked   bool      `json:"revoked,omitempty"`
+	Rotated   bool      `json:"rotated,omitempty"`
+	Family    string    `json:"family"`
+}
+
+func clientRecord(c *OAuthClient) OAuthRecord {
+	return OAuthRecord{Kind: oauthClient, Key: c.Credential.ID, Client: &persistedClient{
+		SecretSHA256: hex.EncodeToString(c.secret[:]), Credential: c.Credential, RedirectURIs: c.RedirectURIs}}
+}
+
+func codeRecord(d [32]byte, c *Code) OAuthRecord {
+	r := OAuthRecord{Kind: oauthCode, Key: hex.EncodeToString(d[:]), Code: &persistedCode{ClientID: c.ClientID,
+		RedirectURI: c.RedirectURI, Challenge: c.Challenge, Scopes: c.Scopes, ExpiresAt: c.ExpiresAt, Used: c.used}}
+	if c.family != nil {
+		r.Code.Family = c.family.id
+	}
+	return r
+}
+
+func tokenRecord(d [32]byte, t *Token) OAuthRecord {
+	return OAuthRecord{Kind: oauthToken, Key: hex.EncodeToString(d[:]), Token: &persistedToken{ClientID: t.Client.Credential.ID,
+		Scopes: t.Scopes, ExpiresAt: t.ExpiresAt, Refresh: t.Refresh, Revoked: t.revoked, Rotated: t.rotated, Family: t.family.id}}
+}
+
+func familyRecord(f *family) OAuthRecord {
+	return OAuthRecord{Kind: oauthFamily, Key: f.id, Revoked: f.revoked}
+}
+
+// OnChange registers the change hook (one; a later call replaces it): f sees the records of
+// every mutation, together and in order, under the registry's lock (so it must not block or
+// call back).
+func (o *OAuth) OnChange(f func([]OAuthRecord)) {
+	o.mu.Lock()
+	o.onChange = f
+	o.mu.Unlock()
+}
+
+// changedLocked hands one mutation's records to the change hook; the caller holds o.mu.
+func (o *OAuth) changedLocked(recs ...OAuthRecord) {
+	if o.onChange != nil && len(recs) > 0 {
+		o.onChange(recs)
+	}
+}
+
+// States returns every client, family, code and token as records (a data directory's
+// snapshot): clients first, then families, then what refers to them.
+func (o *OAuth) States() []OAuthRecord {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.statesLocked(func(*OAuthClient) bool { return true }, true)
+}
+
+// statesLocked returns the records of the clients keep accepts (the clients' own with
+// withClients), and of their families, codes and tokens.
+func (o *OAuth) statesLocked(keep func(*OAuthClient) bool, withClients bool) []OAuthRecord {
+	var clients, families, rest []OAuthRecord
+	seen := map[*family]bool{}
+	fam := func(f *family) {
+		if f != nil && !seen[f] {
+			seen[f] = true
+			families = append(families, familyRecord(f))
+		}
+	}
+	for _, c := range o.clients {
+		if withClients && keep(c) {
+			clients = append(clients, clientRecord(c))
+		}
+	}
+	for d, c := range o.codes {
+		if cl, ok := o.clients[c.ClientID]; ok && keep(cl) {
+			fam(c.family)
+			rest = append(rest, codeRecord(d, c))
+		}
+	}
+	for d, t := range o.tokens {
+		if keep(t.Client) {
+			fam(t.family)
+			rest = append(rest, tokenRecord(d, t))
+		}
+	}
+	byKey := func(a, b OAuthRecord) int { return strings.Compare(a.Kind+a.Key, b.Kind+b.Key) }
+	slices.SortFunc(clients, byKey)
+	slices.SortFunc(families, byKey)
+	slices.SortFunc(rest, byKey)
+	return append(append(clients, families...), rest...)
+}
+
+// Restore puts back records read from a data directory, in their order, replacing what the
+// registry holds under their keys. It does not call the change hook. Families are found by id
+// among those restored so far: FinishRestore forgets that index when the replay is over.
+func (o *OAuth) Restore(recs []OAuthRecord) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, r := range recs {
+		if err := o.restoreLocked(r); err != nil {
+			return fmt.Errorf("auth: restoring OAuth %s %q: %w", r.Kind, r.Key, err)
+		}
+	}
+	return nil
+}
+
+// FinishRestore ends a replay: the index of families by id is dropped (tokens and codes keep
+// their families).
+func (o *OAuth) FinishRestore() {
+	o.mu.Lock()
+	o.restoring = nil
+	o.mu.Unlock()
+}
+
+// familyLocked returns the family with the id, made if the restore has not seen it yet.
+func (o *OAuth) familyLocked(id string) *family {
+	if id == "" {
+		return nil
+	}
+	if o.restoring == nil {
+		o.restoring = map[string]*family{}
+	}
+	f := o.restoring[id]
+	if f == nil {
+		f = &family{id: id}
+		o.restoring[id] = f
+		if n, err := strconv.ParseUint(strings.TrimPrefix(id, "fam_"), 10, 64); err == nil && n > o.families {
+			o.families = n
+		}
+	}
+	return f
+}
+
+func (o *OAuth) restoreLocked(r OAuthRecord) error {
+	if r.Kind == oauthFamily {
+		o.familyLocked(r.Key).revoked = r.Revoked
+		return nil
+	}
+	if r.Kind == oauthClient {
+		if r.Deleted {
+			delete(o.clients, r.Key)
+			return nil
+		}
+		p := r.Client
+		d, err := hex.DecodeString(p.SecretSHA256)
+		if err != nil || len(d) != 32 || p.Credential == nil || p.Credential.ID != r.Key {
+			return errors.New("malformed")
+		}
+		c := &OAuthClient{Credential: p.Credential, RedirectURIs: p.RedirectURIs}
+		copy(c.secret[:], d)
+		o.clients[r.Key] = c
+		return nil
+	}
+	var d [32]byte
+	if b, err := hex.DecodeString(r.Key); err != nil || len(b) != 32 {
+		return errors.New("malformed digest")
+	} else {
+		copy(d[:], b)
+	}
+	switch r.Kind {
+	case oauthCode:
+		if r.Deleted || r.Code == nil {
+			delete(o.codes, d)
+			return nil
+		}
+		p := r.Code
+		o.codes[d] = &Code{ClientID: p.ClientID, RedirectURI: p.RedirectURI, Challenge: p.Challenge, Scopes: p.Scopes,
+			ExpiresAt: p.ExpiresAt, used: p.Used, family: o.familyLocked(p.Family)}
+	case oauthToken:
+		if r.Deleted || r.Token == nil {
+			delete(o.tokens, d)
+			return nil
+		}
+		p := r.Token
+		c, ok := o.clients[p.ClientID]
+		if !ok || p.Family == "" {
+			return errors.New("names no known client or no family")
+		}
+		o.tokens[d] = &Token{Client: c, Scopes: p.Scopes, ExpiresAt: p.ExpiresAt, Refresh: p.Refresh, revoked: p.Revoked,
+			rotated: p.Rotated, family: o.familyLocked(p.Family)}
+	default:
+		return errors.New("unknown kind")
+	}
+	return nil
+}
+
+// ExportAccount returns the records of the codes and tokens (and their families) of the
+// account's clients: what a snapshot of the account carries (docs/protocol.md §12).
+func (o *OAuth) ExportAccount(account string) []OAuthRecord {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.statesLocked(func(c *OAuthClient) bool { return c.Credential.Account == account }, false)
+}
+
+// ImportAccount replaces the codes and tokens of the account's clients by recs (what
+// ExportAccount returned): those issued since are gone, those of the snapshot are back, in the
+// state they had. Records naming a client of another account, or no known client, are refused
+// before anything changes. The change hook sees the removals and the records.
+func (o *OAuth) ImportAccount(account string, recs []OAuthRecord) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, r := range recs {
+		var client string
+		switch {
+		case r.Kind == oauthCode && r.Code != nil:
+			client = r.Code.ClientID
+		case r.Kind == oauthToken && r.Token != nil:
+			client = r.Token.ClientID
+		case r.Kind == oauthFamily:
+			continue
+		default:
+			return fmt.Errorf("auth: importing OAuth %s %q: not a code, token or family", r.Kind, r.Key)
+		}
+		if c, ok := o.clients[client]; !ok || c.Credential.Account != account {
+			return fmt.Errorf("auth: importing OAuth %s %q: its client is not one of the account's", r.Kind, r.Key)
+		}
+	}
+	var changed []OAuthRecord
+	for d, c := range o.codes {
+		if cl, ok := o.clients[c.ClientID]; ok && cl.Credential.Account == account {
+			delete(o.codes, d)
+			changed = append(changed, OAuthRecord{Kind: oauthCode, Key: hex.EncodeToString(d[:]), Deleted: true})
+		}
+	}
+	for d, t := range o.tokens {
+		if t.Client.Credential.Account == account {
+			delete(o.tokens, d)
+			changed = append(changed, OAuthRecord{Kind: oauthToken, Key: hex.EncodeToString(d[:]), Deleted: true})
+		}
+	}
+	o.restoring = map[string]*family{} // the snapshot's families, fresh
+	defer func() { o.restoring = nil }()
+	for _, r := range recs {
+		if err := o.restoreLocked(r); err != nil {
+			return fmt.Errorf("auth: importing OAuth %s %q: %w", r.Kind, r.Key, err) // unreachable after the checks but for malformed digests
+		}
+		changed = append(changed, r)
+	}
+	o.changedLocked(changed...)
 	return nil
 }

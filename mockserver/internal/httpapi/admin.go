@@ -44,7 +44,11 @@ func (a *API) adminHandler() http.Handler {
 			}
 			rq.body = body
 			w.Header().Set("X-Request-Id", rq.id)
-			serve(w, rq)
+			if rt.method == http.MethodGet {
+				serve(w, rq)
+				return
+			}
+			a.synced(w, rq, serve)
 		})
 	}
 	mux.HandleFunc("/__admin/", func(w http.ResponseWriter, r *http.Request) {

@@ -10,7 +10,6 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
@@ -46,6 +45,11 @@ type Options struct {
 	Clock ClockControl
 	// Webhooks delivers events and checks endpoint URLs (default: one with the default policy).
 	Webhooks *webhook.Dispatcher
+	// Durability is the data directory (nil: none): writes are answered once durable
+	// (mw_durable.go).
+	Durability Durability
+	// Snapshots keeps named account snapshots (default: in memory).
+	Snapshots SnapshotStore
 }
 
 // API is the whole HTTP surface: /api/v1 (and its /v1 alias), /oauth, the OpenAPI documents
@@ -63,8 +67,7 @@ type API struct {
 	guard     stuffingGuard  // /oauth: failed client authentications per address
 	requests  journal        // journal: the bounded request log
 	armed     faults         // faults: the armed faults
-	snapshots snapshots      // admin: saved account states
-	fixtureMu sync.Mutex     // admin: one fixture load at a time
+	snapshots SnapshotStore  // admin: saved account states
 
 	accessTTL, refreshTTL time.Duration
 
@@ -81,8 +84,11 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	if opts.Webhooks == nil {
 		opts.Webhooks = webhook.New(st, webhook.Options{})
 	}
+	if opts.Snapshots == nil {
+		opts.Snapshots = &memorySnapshots{byName: map[string][]byte{}}
+	}
 	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: audit.NewLog(),
-		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: snapshots{byName: map[string][]byte{}}}
+		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: opts.Snapshots}
 	a.oauth.Rand = st.IDs().Rand() // seeded servers: reproducible codes and tokens
 	if a.accessTTL <= 0 {
 		a.accessTTL = DefaultAccessTokenTTL

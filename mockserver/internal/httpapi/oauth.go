@@ -69,7 +69,7 @@ func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
 			WithHeader("Allow", method))
 		return
 	}
-	serve(w, rq)
+	a.synced(w, rq, serve) // each endpoint writes: a code, tokens, a revocation
 }
 
 // singleValues returns the parameters as single values; a repeated one is invalid_request

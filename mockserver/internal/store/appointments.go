@@ -70,15 +70,17 @@ func SlotProblem(startAt, endAt time.Time) string {
 func (a *Account) sealNotes(r *AppointmentRecord, notes string) {
 	r.Sealed = nil
 	if notes != "" {
-		r.Sealed = a.store.sealer.Seal([]byte(notes))
+		r.Sealed = a.seal("appointment", r.ID, "notes", []byte(notes))
 	}
 }
+
+func (r *AppointmentRecord) sealedFields() []sealedField { return []sealedField{{"notes", &r.Sealed}} }
 
 func (a *Account) openNotes(r *AppointmentRecord) (string, error) {
 	if r.Sealed == nil {
 		return "", nil
 	}
-	b, err := a.store.sealer.Open(r.Sealed)
+	b, err := a.open("appointment", r.ID, "notes", r.Sealed)
 	return string(b), err
 }
 

@@ -21,9 +21,11 @@ type InvoiceRecord struct {
 	SealedNotes []byte `json:"sealedNotes,omitempty"`
 }
 
+func (r *InvoiceRecord) sealedFields() []sealedField { return []sealedField{{"notes", &r.SealedNotes}} }
+
 func newBillingTables(d *data) {
-	d.Invoices = newTable(func(r *InvoiceRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
-	d.Payments = newTable(func(p *billing.Payment) sortKey { return sortKey{p.CreatedAt, p.ID} })
+	d.Invoices = newTable("invoice", func(r *InvoiceRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
+	d.Payments = newTable("payment", func(p *billing.Payment) sortKey { return sortKey{p.CreatedAt, p.ID} })
 }
 
 // lineAmount is quantity × unitAmount, or false when it overflows int64.
@@ -251,7 +253,7 @@ func (a *Account) createInvoice(in billing.InvoiceCreateParams, createdAt time.T
 		r.Status, r.PaidAt = billing.InvoicePaid, createdAt
 	}
 	if in.Notes != "" {
-		r.SealedNotes = a.store.sealer.Seal([]byte(in.Notes))
+		r.SealedNotes = a.seal("invoice", r.ID, "notes", []byte(in.Notes))
 	}
 	a.data.Invoices.insert(r)
 	t.put("invoice", r.ID)
@@ -283,7 +285,7 @@ func (a *Account) openInvoice(r *InvoiceRecord) billing.Invoice {
 	out := r.Invoice
 	out.LineItems = slices.Clone(r.LineItems)
 	if r.SealedNotes != nil {
-		if b, err := a.store.sealer.Open(r.SealedNotes); err == nil {
+		if b, err := a.open("invoice", r.ID, "notes", r.SealedNotes); err == nil {
 			out.Notes = string(b)
 		}
 	}

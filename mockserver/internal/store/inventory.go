@@ -39,15 +39,31 @@ type AdjustmentRecord struct {
 	SealedNote  []byte           `json:"sealedNote,omitempty"`
 }
 
+func (r *AdjustmentRecord) sealedFields() []sealedField {
+	return []sealedField{{"note", &r.SealedNote}}
+}
+
 func stockKey(productID, location string) string { return productID + "/" + location }
+
+// reindexInventory rebuilds the SKU and stock-key indexes from the products and stock.
+func (d *data) reindexInventory() {
+	d.SKUs = make(map[string]string, d.Products.len())
+	for _, p := range d.Products.all() {
+		d.SKUs[strings.ToLower(p.SKU)] = p.ID
+	}
+	d.StockKeys = make(map[string]string, d.Stock.len())
+	for _, s := range d.Stock.all() {
+		d.StockKeys[stockKey(s.ProductID, s.Location)] = s.ID
+	}
+}
 
 // newInventoryTables returns the empty inventory part of data.
 func newInventoryTables(d *data) {
-	d.Products = newTable(func(p *inventory.Product) sortKey { return sortKey{p.CreatedAt, p.ID} })
+	d.Products = newTable("product", func(p *inventory.Product) sortKey { return sortKey{p.CreatedAt, p.ID} })
 	d.SKUs = map[string]string{}
-	d.Stock = newTable(func(s *StockRecord) sortKey { return sortKey{s.CreatedAt, s.ID} })
+	d.Stock = newTable("stock", func(s *StockRecord) sortKey { return sortKey{s.CreatedAt, s.ID} })
 	d.StockKeys = map[string]string{}
-	d.Adjustments = newTable(func(r *AdjustmentRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
+	d.Adjustments = newTable("adjustment", func(r *AdjustmentRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
 }
 
 // ProductInput is a product create or merge-patch body (docs/protocol.md §9 Product), decoded.
@@ -572,7 +588,7 @@ func (a *Account) applyAdjustment(t *tx, p *inventory.Product, in inventory.Adju
 		r.ExpiresOn = in.ExpiresOn
 	}
 	if in.Note != "" {
-		r.SealedNote = a.store.sealer.Seal([]byte(in.Note))
+		r.SealedNote = a.seal("adjustment", r.ID, "note", []byte(in.Note))
 	}
 	a.data.Adjustments.insert(r)
 	t.put("stock", s.ID)
@@ -600,7 +616,7 @@ func (a *Account) adjustmentOut(r *AdjustmentRecord, s *StockRecord) inventory.A
 		LotNumber: r.LotNumber, ExpiresOn: r.ExpiresOn, Reference: r.Reference, OnHandAfter: r.OnHandAfter, CreatedAt: r.CreatedAt,
 	}
 	if r.SealedNote != nil {
-		if b, err := a.store.sealer.Open(r.SealedNote); err == nil {
+		if b, err := a.open("adjustment", r.ID, "note", r.SealedNote); err == nil {
 			out.Note = string(b)
 		}
 	}

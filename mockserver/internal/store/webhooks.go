@@ -22,6 +22,8 @@ type WebhookRecord struct {
 	Secret      []byte               `json:"secret"` // whsec_…, AES-256-GCM
 }
 
+func (r *WebhookRecord) sealedFields() []sealedField { return []sealedField{{"secret", &r.Secret}} }
+
 func (r *WebhookRecord) endpoint() webhooks.Endpoint {
 	return webhooks.Endpoint{
 		ID: r.ID, URL: r.URL, Events: slices.Clone(r.Events), Description: r.Description,
@@ -132,8 +134,8 @@ func (a *Account) createWebhook(e webhooks.Endpoint, createdAt time.Time) (webho
 	r := &WebhookRecord{
 		ID: a.store.ids.New("whk", createdAt), URL: e.URL, Events: slices.Clone(e.Events),
 		Description: e.Description, Enabled: e.Enabled, CreatedAt: createdAt,
-		Secret: a.store.sealer.Seal([]byte(secret)),
 	}
+	r.Secret = a.seal("webhook", r.ID, "secret", []byte(secret))
 	a.data.Webhooks.insert(r)
 	t.put("webhook", r.ID)
 	out := r.endpoint()
@@ -172,8 +174,7 @@ func (a *Account) DeleteWebhook(id string) error {
 	if !ok {
 		return NotFound("webhook")
 	}
-	a.data.Webhooks.reorder(r) // takes it out of the list order; not re-inserted
-	delete(a.data.Webhooks.byID, id)
+	a.data.Webhooks.drop(r.ID)
 	t.remove("webhook", id)
 	return nil
 }
@@ -230,7 +231,7 @@ func (a *Account) WebhookTarget(id string) (WebhookTarget, bool) {
 	if !ok {
 		return WebhookTarget{}, false
 	}
-	secret, err := a.store.sealer.Open(r.Secret)
+	secret, err := a.open("webhook", r.ID, "secret", r.Secret)
 	if err != nil {
 		return WebhookTarget{}, false
 	}
