@@ -98,3 +98,13 @@ func (s *Server) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 func WithTokenLifetimes(access, refresh time.Duration) Option {
 	return func(o *options) { o.accessTTL, o.refreshTTL = access, refresh }
 }
+
+// APIKeyAccount reports the account of an API key that would authenticate now: known, not
+// revoked, not expired on the server clock.
+func (s *Server) APIKeyAccount(key string) (account string, ok bool) {
+	c, found := s.api.Keys().Lookup(key)
+	if !found || !c.ExpiresAt.IsZero() && !s.clock.Now().Before(c.ExpiresAt) {
+		return "", false
+	}
+	return c.Account, true
+}
