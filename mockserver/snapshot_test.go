@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/medspa/medspa-go/internal/restarttest"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -73,7 +74,7 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	event := events[0].ID
-	waitUntil(t, "the first attempt", func() bool { return deliveries(event) == 1 })
+	restarttest.WaitFor(t, "the first attempt", func() bool { return deliveries(event) == 1 })
 
 	cl, err := s.CreateOAuthClient(mockserver.OAuthClientParams{Plan: "enterprise", Scopes: []string{"patients:read"}, Account: k.Account})
 	if err != nil {
@@ -86,7 +87,7 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 
 	// After the snapshot: the clock moves (the retry goes out), a new token.
 	s.AdvanceTime(k.Account, time.Hour)
-	waitUntil(t, "the retry", func() bool { return deliveries(event) == 2 })
+	restarttest.WaitFor(t, "the retry", func() bool { return deliveries(event) == 2 })
 	after := token(t, s.Server, cl.ClientID, cl.ClientSecret)
 
 	if err := s.Restore(k.Account, "whole"); err != nil {
@@ -102,18 +103,7 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 		t.Errorf("a token issued after the snapshot, after the restore: %d, want 401", st)
 	}
 	s.AdvanceTime(k.Account, 10*time.Second) // the restored retry falls due
-	waitUntil(t, "the restored retry", func() bool { return deliveries(event) == 3 })
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	restarttest.WaitFor(t, "the restored retry", func() bool { return deliveries(event) == 3 })
 }
 
 // A failed fixture load undoes only its own items (issue 18): writes other clients make while

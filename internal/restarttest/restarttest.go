@@ -169,8 +169,8 @@ func (r *Receiver) Deliveries(eventID string) int {
 	return r.got[eventID]
 }
 
-// waitFor polls cond for up to 30 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// WaitFor polls cond until it holds, for up to 30 s.
+func WaitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
@@ -380,7 +380,7 @@ func webhookRetry(t *testing.T, c *Client) func(*testing.T, *Client) {
 	c.Must(t, 201, key, "POST", "/api/v1/webhooks", `{"url":"`+c.hooks.srv.URL+`/hook","events":["patient.created"]}`)
 	c.Must(t, 201, key, "POST", "/api/v1/patients", patientBody("Hooked"))
 	var eventID string
-	waitFor(t, "the first, failed delivery", func() bool {
+	WaitFor(t, "the first, failed delivery", func() bool {
 		var d struct {
 			Deliveries []struct {
 				EventID string `json:"eventId"`
@@ -397,7 +397,7 @@ func webhookRetry(t *testing.T, c *Client) func(*testing.T, *Client) {
 		// The retry falls due 5 s later on the account's frozen clock: moving it runs the retry
 		// the server kept across the restart.
 		c.Must(t, 200, "", "POST", "/__admin/clock", `{"account":"`+account+`","advance":"10s"}`)
-		waitFor(t, "the retry after the restart", func() bool { return c.hooks.Deliveries(eventID) >= 2 })
+		WaitFor(t, "the retry after the restart", func() bool { return c.hooks.Deliveries(eventID) >= 2 })
 		c.Must(t, 200, key, "GET", "/api/v1/webhooks", "")
 		var list struct {
 			Data []struct {

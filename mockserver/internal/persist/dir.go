@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
 // The layout of a data directory (docs/mock-server.md "Data directory").
@@ -104,7 +106,7 @@ func WriteFileAtomic(path string, b []byte) error {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err == nil {
-		err = syncDir(dir)
+		err = durable.SyncDir(dir)
 	}
 	if err != nil {
 		return fmt.Errorf("persist: writing %s: %w", path, err)

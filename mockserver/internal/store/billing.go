@@ -263,7 +263,7 @@ func (a *Account) createInvoice(in billing.InvoiceCreateParams, createdAt time.T
 			continue
 		}
 		sale := inventory.AdjustParams{ProductID: p.ID, Location: MainLocation, Delta: -items[i].Quantity, Reason: inventory.ReasonSale, Reference: r.ID}
-		if _, _, err := a.applyAdjustment(t, p, sale, createdAt); err != nil {
+		if _, _, err := a.applyAdjustment(&t, p, sale, createdAt); err != nil {
 			return billing.Invoice{}, err // unreachable: stock was checked above under the same lock
 		}
 	}

@@ -73,17 +73,14 @@ type tx struct {
 }
 
 // begin starts a mutation of the account: defer its end. On a handle made by Batch, the
-// mutation joins the batch's transaction (whose lock is already held).
-func (a *Account) begin() *tx {
+// mutation joins the batch's transaction (whose lock is already held). The tx is a value, kept
+// on the caller's stack: helpers that take part in it get its address.
+func (a *Account) begin() tx {
 	if a.scope != nil && a.scope.batch != nil {
-		return &tx{a: a, nested: a.scope.batch}
+		return tx{a: a, nested: a.scope.batch}
 	}
 	a.mu.Lock()
-	t := &tx{a: a, change: Change{Account: a.ID}}
-	if a.scope != nil {
-		t.change.Claim = a.scope.claim
-	}
-	return t
+	return tx{a: a}
 }
 
 // put records that the mutation wrote a record.
@@ -127,7 +124,10 @@ func (a *Account) commitLocked(c Change) {
 	if len(c.Writes) == 0 && len(c.Events) == 0 && !c.Replaced && c.Resolved == "" {
 		return
 	}
-	c.Seq = a.seq.Add(1)
+	c.Account, c.Seq = a.ID, a.seq.Add(1)
+	if a.scope != nil && c.Claim == "" && !c.Replaced && c.Resolved == "" {
+		c.Claim = a.scope.claim // a Session's write, while its request holds a claim
+	}
 	for _, e := range c.Events {
 		a.logEvent(e)
 	}
@@ -178,7 +178,7 @@ func (a *Account) Batch(f func(b *Account) error) error {
 	if err != nil {
 		return fmt.Errorf("store: batch: %w", err)
 	}
-	batch := &tx{a: a.self, change: Change{Account: a.ID}}
+	batch := &tx{a: a.self}
 	b := &Account{tenant: a.tenant, scope: &scope{batch: batch}}
 	if err := f(b); err != nil {
 		restored := newData()

@@ -190,7 +190,7 @@ func (a *Account) createProduct(p inventory.Product, createdAt time.Time) (inven
 	a.data.Products.insert(&r)
 	a.data.SKUs[strings.ToLower(p.SKU)] = p.ID
 	t.put("product", p.ID)
-	a.newStock(t, &r, MainLocation, createdAt)
+	a.newStock(&t, &r, MainLocation, createdAt)
 	t.emit(webhooks.EventProductCreated, &webhooks.ProductData{ID: p.ID, SKU: p.SKU, Category: string(p.Category), Active: p.Active})
 	return p, nil
 }
@@ -265,7 +265,7 @@ func (a *Account) updateProduct(id string, change func(*inventory.Product)) (inv
 		s.UpdatedAt = now
 		t.put("stock", s.ID)
 		if s.LowStock && !wasLow {
-			emitLowStock(t, s)
+			emitLowStock(&t, s)
 		}
 	}
 	return *r, nil
@@ -458,7 +458,7 @@ func (a *Account) adjust(in inventory.AdjustParams, createdAt time.Time) (invent
 	if err := a.checkLots(p, in); err != nil {
 		return inventory.Adjustment{}, err
 	}
-	adj, s, err := a.applyAdjustment(t, p, in, createdAt)
+	adj, s, err := a.applyAdjustment(&t, p, in, createdAt)
 	if err != nil {
 		return inventory.Adjustment{}, err
 	}

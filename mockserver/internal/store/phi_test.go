@@ -101,20 +101,8 @@ func TestSealedValuesAreBoundToTheirPlace(t *testing.T) {
 	key := bytes.Repeat([]byte{9}, 32)
 	s := New(Options{Sealer: NewSealer(key)})
 	a := s.Account("acct_bind_a")
-	mk := func(acct *Account, first string) patients.Patient {
-		t.Helper()
-		p, err := acct.createPatient(patients.Patient{FirstName: first, LastName: "L", Email: first + "@example.com", Notes: "n"}, time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	p1, p2 := mk(a, "one"), mk(a, "two")
-	ap, err := a.createAppointment(appointments.Appointment{PatientID: p1.ID, ProviderID: "prv_1", Service: "s",
-		StartAt: time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC), EndAt: time.Date(2030, 1, 1, 11, 0, 0, 0, time.UTC), Notes: "appointment notes"}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p1, ap := patientWithAppointment(t, a, "one", "appointment notes")
+	p2, _ := patientWithAppointment(t, a, "two", "")
 	rec := func(acct *Account, id string) *PatientRecord {
 		r, _ := acct.data.Patients.get(id)
 		return r
@@ -207,15 +195,7 @@ func TestImportUnboundMigratesState(t *testing.T) {
 	key := bytes.Repeat([]byte{5}, 32)
 	s := New(Options{Sealer: NewSealer(key)})
 	a := s.Account("acct_mig")
-	p, err := a.createPatient(patients.Patient{FirstName: "Old", LastName: "Format", Email: "old@example.com", Notes: "old notes"}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ap, err := a.createAppointment(appointments.Appointment{PatientID: p.ID, ProviderID: "prv_1", Service: "s",
-		StartAt: time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC), EndAt: time.Date(2030, 1, 1, 11, 0, 0, 0, time.UTC), Notes: "old appointment notes"}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, ap := patientWithAppointment(t, a, "old", "old appointment notes")
 	a.BeginIdempotent("cred\x00old", fp("f"))
 	a.FinishIdempotent("cred\x00old", 201, map[string][]string{"Location": {"/x"}}, []byte(`{"old":true}`))
 
@@ -259,7 +239,7 @@ func TestImportUnboundMigratesState(t *testing.T) {
 		if err := into.ImportUnbound(old); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := into.GetPatient(p.ID); err != nil || got.Notes != "old notes" {
+		if got, err := into.GetPatient(p.ID); err != nil || got.Notes != "notes of old" {
 			t.Fatalf("migrated patient: %+v %v", got, err)
 		}
 		if got, err := into.GetAppointment(ap.ID); err != nil || got.Notes != "old appointment notes" {
@@ -295,4 +275,23 @@ func sealUnbound(s *Sealer, plain []byte) []byte {
 	nonce := make([]byte, s.aead.NonceSize())
 	_, _ = rand.Read(nonce)
 	return s.aead.Seal(nonce, nonce, plain, nil)
+}
+
+// patientWithAppointment creates a patient (first name first, email first@example.com, notes
+// "notes of first") and, when apNotes is not "", an appointment of it with those notes.
+func patientWithAppointment(t *testing.T, a *Account, first, apNotes string) (patients.Patient, appointments.Appointment) {
+	t.Helper()
+	p, err := a.createPatient(patients.Patient{FirstName: first, LastName: "L", Email: first + "@example.com", Notes: "notes of " + first}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ap appointments.Appointment
+	if apNotes != "" {
+		ap, err = a.createAppointment(appointments.Appointment{PatientID: p.ID, ProviderID: "prv_1", Service: "s",
+			StartAt: time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC), EndAt: time.Date(2030, 1, 1, 11, 0, 0, 0, time.UTC), Notes: apNotes}, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p, ap
 }

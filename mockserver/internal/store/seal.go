@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 )
 
 // Sealer encrypts PHI with AES-256-GCM (a fresh random nonce per write) and derives blind
@@ -58,18 +59,26 @@ func (at sealedAt) ad(buf []byte) []byte {
 	return b
 }
 
+// adBuffers hold associated data while a value is sealed or opened: a buffer handed to the
+// AEAD (an interface) escapes, and one allocation per open would cost a list page 25.
+var adBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 160); return &b }}
+
 // seal encrypts plaintext bound to at: nonce || ciphertext || tag.
 func (s *Sealer) seal(plaintext []byte, at sealedAt) []byte {
-	var adBuf [160]byte
+	ad := adBuffers.Get().(*[]byte)
+	defer adBuffers.Put(ad)
+	*ad = at.ad(*ad)
 	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plaintext)+s.aead.Overhead())
 	_, _ = crand.Read(nonce)
-	return s.aead.Seal(nonce, nonce, plaintext, at.ad(adBuf[:0]))
+	return s.aead.Seal(nonce, nonce, plaintext, *ad)
 }
 
 // open decrypts what seal produced for the same at; a value sealed for another place fails.
 func (s *Sealer) open(sealed []byte, at sealedAt) ([]byte, error) {
-	var adBuf [160]byte
-	return s.openAD(sealed, at.ad(adBuf[:0]))
+	ad := adBuffers.Get().(*[]byte)
+	defer adBuffers.Put(ad)
+	*ad = at.ad(*ad)
+	return s.openAD(sealed, *ad)
 }
 
 // openUnbound opens a value sealed without associated data: only the migration of state
