@@ -99,9 +99,9 @@ func (s *Server) restoreClock(account string, st *clock.State) {
 	}
 }
 
-// RestoreClock gives account the clock setting a snapshot saved (nil: the server's clock), and
-// logs it.
-func (s *Server) RestoreClock(account string, st *clock.State) {
+// restoreClockLogged gives account the clock setting a snapshot saved (nil: the server's clock),
+// and logs it.
+func (s *Server) restoreClockLogged(account string, st *clock.State) {
 	s.restoreClock(account, st)
 	s.clockChanged(account)
 }

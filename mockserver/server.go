@@ -123,7 +123,7 @@ func New(opts ...Option) (*Server, error) {
 	hooks := webhook.New(st, o.webhooks)
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
-		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks,
 		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin})
 	s.api = api
 	fresh := true

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/internal/wire"
-	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -17,8 +16,6 @@ type ClockControl interface {
 	SetTime(account string, t time.Time)
 	AdvanceTime(account string, d time.Duration)
 	RealTime(account string)
-	// RestoreClock gives account the clock setting a snapshot saved (nil: the server's clock).
-	RestoreClock(account string, st *clock.State)
 }
 
 // clockAnswer is the body of GET and POST /__admin/clock.

@@ -104,8 +104,8 @@ func (a *API) Restore(account, name string) error {
 	if err := a.oauth.ImportAccount(account, snap.OAuth); err != nil {
 		return err
 	}
-	if a.opts.Clock != nil {
-		a.opts.Clock.RestoreClock(account, snap.Clock)
+	if a.opts.RestoreClock != nil {
+		a.opts.RestoreClock(account, snap.Clock)
 	}
 	return a.opts.Webhooks.ImportPending(acct, snap.Pending)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
@@ -43,6 +44,9 @@ type Options struct {
 	AccessTokenTTL, RefreshTokenTTL time.Duration
 	// Clock serves the admin clock endpoints (nil: none).
 	Clock ClockControl
+	// RestoreClock gives an account the clock setting a snapshot saved (nil st: the server's
+	// clock); nil: snapshots leave clocks alone.
+	RestoreClock func(account string, st *clock.State)
 	// Webhooks delivers events and checks endpoint URLs (default: one with the default policy).
 	Webhooks *webhook.Dispatcher
 	// Durability is the data directory (nil: none): writes are answered once durable

@@ -56,34 +56,48 @@ func writeReadme(dir string) error {
 
 // Key returns the PHI key of the data directory dir: given, when the caller has one (it is not
 // written to the directory), else the one in DIR/phi.key, made (32 random bytes, mode 0600) on
-// first use.
+// first use. Two servers starting on a new directory at once end up with the same key (the file
+// is linked into place only if absent), though only one of them gets the directory.
 func Key(dir string, given []byte) ([]byte, error) {
 	if given != nil {
 		return given, nil
 	}
 	path := filepath.Join(dir, keyFile)
 	b, err := os.ReadFile(path)
-	if err == nil {
-		key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
-		if derr != nil || len(key) != 32 {
-			return nil, fmt.Errorf("persist: %s: not a 32-byte key in hex", path)
-		}
-		return key, nil
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = makeKey(dir, path)
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	if err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("persist: %s: not a 32-byte key in hex", path)
+	}
+	return key, nil
+}
+
+// makeKey makes the key file at path unless it exists, and returns its content.
+func makeKey(dir, path string) ([]byte, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("persist: %w", err)
+		return nil, err
 	}
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(path, []byte(hex.EncodeToString(key)+"\n")); err != nil {
+	tmp := path + ".new"
+	if err := WriteFileAtomic(tmp, []byte(hex.EncodeToString(key)+"\n")); err != nil {
 		return nil, err
 	}
-	return key, nil
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	if err := durable.SyncDir(dir); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path) // ours, or the one another server linked first
 }
 
 // WriteFileAtomic writes a file of the data directory whole or not at all (mode 0600): a

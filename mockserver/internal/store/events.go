@@ -20,7 +20,7 @@ func (a *Account) logEvent(e Event) {
 	f := a.store.onEvent
 	a.store.mu.RUnlock()
 	if f != nil {
-		f(a, e)
+		f(a.self, e) // the account's own handle: a hook may keep it
 	}
 }
 

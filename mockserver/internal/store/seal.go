@@ -60,7 +60,8 @@ func (at sealedAt) ad(buf []byte) []byte {
 }
 
 // adBuffers hold associated data while a value is sealed or opened: a buffer handed to the
-// AEAD (an interface) escapes, and one allocation per open would cost a list page 25.
+// AEAD (an interface) escapes, and one allocation per open would cost a list page 25. A fenced
+// optimisation (BENCHMARKS.md "Fenced optimisations"), kept by BenchmarkFenceSealAD.
 var adBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 160); return &b }}
 
 // seal encrypts plaintext bound to at: nonce || ciphertext || tag.
