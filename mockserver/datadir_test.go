@@ -2,6 +2,7 @@ package mockserver_test
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/medspa/medspa-go/internal/restarttest"
@@ -61,5 +62,29 @@ func TestDataDirRestartKeepsEverything(t *testing.T) {
 			}
 			restarttest.Run(t, restarttest.Target{BaseURL: url, Key: k.Key, Account: k.Account}, restart, restarttest.Items())
 		})
+	}
+}
+
+// A write whose change cannot be made durable is answered 503 service_unavailable, never as a
+// success: here the data directory is gone (released), so nothing more reaches it.
+func TestWriteThatCannotBeDurableIs503(t *testing.T) {
+	t.Parallel()
+	s, _, _ := startOn(t, t.TempDir())
+	k := newKey(t, s, "")
+	if st, _, b := raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"Before","lastName":"Loss","email":"b@example.com"}`); st != 201 {
+		t.Fatalf("a write before: %d %s", st, b)
+	}
+	if err := mockserver.CrashForTest(s); err != nil {
+		t.Fatal(err)
+	}
+	st, h, b := raw(t, s, k.Key, "POST", "/api/v1/patients", `{"firstName":"After","lastName":"Loss","email":"a@example.com"}`, "Idempotency-Key: lost-1")
+	if st != 503 || !strings.Contains(string(b), `"code":"service_unavailable"`) || h.Get("Retry-After") == "" {
+		t.Fatalf("a write the directory cannot take: %d %v %s", st, h, b)
+	}
+	if st, _, b := raw(t, s, "", "POST", "/__admin/api-keys", `{"plan":"starter","scopes":["*"]}`); st != 503 {
+		t.Fatalf("an admin write the directory cannot take: %d %s", st, b)
+	}
+	if st, _, _ := raw(t, s, k.Key, "GET", "/api/v1/patients", ""); st != 200 {
+		t.Fatalf("a read: %d", st)
 	}
 }

@@ -171,7 +171,7 @@ func (e *Engine) enqueue(recs ...[]byte) *durable.Commit {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := e.log.Enqueue(recs...)
-	e.last = c
+	e.last = c // a refusal too (a closed or failed log): Sync reports it until a later commit
 	for _, r := range recs {
 		e.since += int64(len(r))
 	}
@@ -251,6 +251,10 @@ func (e *Engine) Close() error {
 // (every logged change is on disk; none is compacted): for tests of the replay.
 func (e *Engine) Abandon() error {
 	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
 	e.closed = true
 	e.mu.Unlock()
 	close(e.stop)
