@@ -18,10 +18,11 @@ type Durability interface {
 // The route's store calls go through a session of the account (store.Session), which keeps the
 // durability of the request's own last commit — its writes, and its idempotency entry, which
 // the idempotency step below commits — so the request waits for its own fsync (shared with
-// every request whose changes joined the same group commit), not for its neighbours'. Reads
-// pass straight through. If the changes cannot be made durable, or the wait is cut short, the
-// answer is 503: the write may or may not have reached the disk, and a retry with the same
-// Idempotency-Key settles it.
+// every request whose changes joined the same group commit), not for its neighbours'. A write
+// that committed nothing — an idempotent replay above all, whose answer acknowledges a change
+// another request made — waits for everything logged so far. Reads pass straight through. If
+// the changes cannot be made durable, or the wait is cut short, the answer is 503: the write
+// may or may not have reached the disk, and a retry with the same Idempotency-Key settles it.
 func (a *API) durable(w http.ResponseWriter, rq *request, next handler) {
 	if a.opts.Durability == nil || rq.Method == http.MethodGet || rq.Method == http.MethodHead {
 		next(w, rq)
@@ -31,7 +32,11 @@ func (a *API) durable(w http.ResponseWriter, rq *request, next handler) {
 	rq.acct = sess.Account()
 	held := &heldAnswer{status: http.StatusOK}
 	next(held, rq)
-	a.writeDurable(w, rq, held, sess.Wait)
+	wait := sess.Wait
+	if !sess.Committed() {
+		wait = a.opts.Durability.Sync
+	}
+	a.writeDurable(w, rq, held, wait)
 }
 
 // synced serves a request whose changes are logged outside the store's sessions (admin

@@ -216,3 +216,6 @@ func (s *Session) Wait(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Committed reports whether the session committed a change the commit hook made a promise for.
+func (s *Session) Committed() bool { return s.acct.scope.pending != nil }
