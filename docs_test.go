@@ -1,17 +1,19 @@
 package medspa_test
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/medspa/medspa-go/client"
+	medspa "github.com/medspa/medspa-go"
 )
 
 // TestDocsAgree keeps the README, CI, go.mod and changelog in step: the README's test command
 // is exactly the one .ci/run runs, every direct dependency is in its table, and the changelog's
-// newest release is client.Version.
+// newest release is medspa.Version.
 func TestDocsAgree(t *testing.T) {
 	t.Parallel()
 	read := func(name string) string {
@@ -41,10 +43,43 @@ func TestDocsAgree(t *testing.T) {
 	}
 
 	release := regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$`).FindStringSubmatch(changelog)
-	if release == nil || release[1] != client.Version {
-		t.Errorf("newest CHANGELOG release %v, client.Version %s", release, client.Version)
+	if release == nil || release[1] != medspa.Version {
+		t.Errorf("newest CHANGELOG release %v, medspa.Version %s", release, medspa.Version)
 	}
-	if !strings.Contains(readme, "medspa-go/"+client.Version+" ") {
-		t.Errorf("README's User-Agent example is not version %s", client.Version)
+	if !strings.Contains(readme, "medspa-go/"+medspa.Version+" ") {
+		t.Errorf("README's User-Agent example is not version %s", medspa.Version)
+	}
+}
+
+// TestSecurityTestsExist keeps SECURITY.md honest: every test it names as holding a defence
+// exists.
+func TestSecurityTestsExist(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("SECURITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := map[string]bool{}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for _, m := range regexp.MustCompile(`(?m)^func (Test\w+)\(`).FindAllSubmatch(b, -1) {
+			defined[string(m[1])] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile("`(Test\\w+)`").FindAllSubmatch(doc, -1)
+	if len(named) < 20 {
+		t.Fatalf("SECURITY.md names %d tests", len(named))
+	}
+	for _, m := range named {
+		if !defined[string(m[1])] {
+			t.Errorf("SECURITY.md names %s, which no test file defines", m[1])
+		}
 	}
 }

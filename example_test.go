@@ -34,7 +34,7 @@ func Example() {
 	ctx := context.Background()
 	c := newClient()
 
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{
 		FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
 	})
 	if err != nil {
@@ -49,7 +49,7 @@ func Example() {
 		fmt.Println("found", p.FirstName, p.LastName)
 	}
 
-	_, err = c.Patients.Get(ctx, "pat_00000000000000000000000000000000")
+	_, _, err = c.Patients.Get(ctx, "pat_00000000000000000000000000000000")
 	var apiErr *medspa.Error
 	if errors.As(err, &apiErr) && errors.Is(err, medspa.ErrNotFound) {
 		fmt.Println(apiErr.Status, apiErr.Code)
@@ -65,17 +65,17 @@ func Example() {
 func Example_checkout() {
 	ctx := context.Background()
 	c := newClient()
-	p, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 
 	start := time.Date(2030, time.January, 7, 9, 0, 0, 0, time.UTC)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: p.ID, ProviderID: "prv_9", Service: "Hydrafacial",
 		StartAt: start, EndAt: start.Add(time.Hour),
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: p.ID, AppointmentID: apt.ID, TaxRateBps: 825, // 8.25%
 		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
@@ -85,7 +85,7 @@ func Example_checkout() {
 	fmt.Println(apt.Status, inv.Total, inv.Status)
 
 	// A declined card is an error, and the failed attempt is recorded.
-	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	_, _, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenDecline,
 	})
 	var apiErr *medspa.Error
@@ -93,13 +93,13 @@ func Example_checkout() {
 		fmt.Println("declined:", apiErr.DeclineCode)
 	}
 
-	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenVisa,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	inv, _ = c.Invoices.Get(ctx, inv.ID)
+	inv, _, _ = c.Invoices.Get(ctx, inv.ID)
 	fmt.Println(pay.Status, pay.Card.Brand, pay.Card.Last4, inv.Status)
 	// Output:
 	// scheduled 21542 open

@@ -5,6 +5,7 @@ package medspa_test
 import (
 	"context"
 	"errors"
+	"expvar"
 	"fmt"
 	"log"
 	"log/slog"
@@ -18,7 +19,6 @@ import (
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
@@ -43,17 +43,21 @@ func tour(t *testing.T, c *medspa.Client) {
 	}
 	var apiErr *medspa.Error
 	from, to := time.Now().AddDate(0, 0, -7), time.Now().Add(time.Minute)
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", Phone: "+15551234567"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", Phone: "+15551234567"})
 	check(err)
 
 	// Patients
-	p, err = c.Patients.Update(ctx, p.ID, &patients.UpdateParams{
-		Notes: medspa.Set("Prefers mornings."),
-		Phone: medspa.Null[string](),
+	p, _, err = c.Patients.Update(ctx, p.ID, &patients.UpdateParams{
+		Notes:   medspa.Set("Prefers mornings."),
+		Phone:   medspa.Null[string](),
+		Address: medspa.Set(patients.AddressPatch{City: medspa.Set("Boston")}), // sends {"address":{"city":"Boston"}}
 	})
 	check(err)
-	page, err := c.Patients.List(ctx, &patients.ListParams{
-		ListOptions: client.ListOptions{PerPage: 50}, Sort: patients.SortCreatedDesc,
+	if p.Address == nil || p.Address.City != "Boston" {
+		t.Fatalf("address %+v", p.Address)
+	}
+	page, _, err := c.Patients.List(ctx, &patients.ListParams{
+		ListOptions: medspa.ListOptions{PerPage: 50}, Sort: patients.SortCreatedDesc,
 	})
 	check(err)
 	if p.Phone != "" || page.Meta.Total != 1 {
@@ -62,12 +66,12 @@ func tour(t *testing.T, c *medspa.Client) {
 
 	// Appointments
 	start := time.Date(2030, time.January, 7, 9, 0, 0, 0, time.UTC)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: p.ID, ProviderID: "prv_9", Service: "Hydrafacial",
 		StartAt: start, EndAt: start.Add(time.Hour),
 	})
 	check(err)
-	_, err = c.Appointments.Create(ctx, &appointments.CreateParams{
+	_, _, err = c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: p.ID, ProviderID: "prv_9", Service: "Hydrafacial",
 		StartAt: start, EndAt: start.Add(time.Hour),
 	})
@@ -76,18 +80,18 @@ func tour(t *testing.T, c *medspa.Client) {
 	} else {
 		t.Fatalf("conflict: %v", err)
 	}
-	apt, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{
+	apt, _, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{
 		Status: medspa.Set(appointments.StatusConfirmed),
 	})
 	check(err)
 
 	// Billing
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: p.ID, AppointmentID: apt.ID, TaxRateBps: 825, // 8.25%
 		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
 	})
 	check(err)
-	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	_, _, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds,
 	})
 	if errors.Is(err, medspa.ErrCardDeclined) && errors.As(err, &apiErr) {
@@ -95,27 +99,31 @@ func tour(t *testing.T, c *medspa.Client) {
 	} else {
 		t.Fatalf("decline: %v", err)
 	}
-	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenVisa,
 	})
 	check(err)
 	if pay.Status != billing.PaymentSucceeded {
 		t.Fatalf("payment %+v", pay)
 	}
-	check(c.Appointments.Cancel(ctx, apt.ID))
+	apt, _, err = c.Appointments.Cancel(ctx, apt.ID, "Patient asked to rebook")
+	check(err)
+	if apt.Status != appointments.StatusCancelled || apt.CancellationReason != "Patient asked to rebook" {
+		t.Fatalf("cancelled %+v", apt)
+	}
 
 	// Inventory
-	prod, err := c.Products.Create(ctx, &inventory.ProductCreateParams{
+	prod, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{
 		SKU: "JUV-VOL", Name: "Juvederm Voluma", Category: inventory.CategoryFiller,
 		Unit: inventory.UnitSyringe, Price: 85000, TrackLots: true, ReorderPoint: 2,
 	})
 	check(err)
-	adj, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{
+	adj, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{
 		ProductID: prod.ID, Delta: 4, Reason: inventory.ReasonReceived,
-		LotNumber: "V-77", ExpiresOn: client.NewDate(2028, time.June, 30),
+		LotNumber: "V-77", ExpiresOn: medspa.NewDate(2028, time.June, 30),
 	})
 	check(err)
-	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: -9, Reason: inventory.ReasonUsed})
+	_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: -9, Reason: inventory.ReasonUsed})
 	if errors.Is(err, medspa.ErrInsufficientStock) && errors.As(err, &apiErr) {
 		t.Log("only", *apiErr.Available, "on hand")
 	} else {
@@ -135,17 +143,17 @@ func tour(t *testing.T, c *medspa.Client) {
 	}
 
 	// Reports
-	rev, err := c.Reports.Revenue(ctx, &reports.RevenueParams{
+	rev, _, err := c.Reports.Revenue(ctx, &reports.RevenueParams{
 		From: from, To: to, Timezone: "America/New_York", GroupBy: reports.GroupByWeek,
 	})
 	check(err)
 	if rev.Totals.Collected != pay.Amount {
 		t.Fatalf("revenue %+v", rev.Totals)
 	}
-	custom, err := c.Reports.Custom(ctx, &reports.CustomParams{
+	custom, _, err := c.Reports.Custom(ctx, &reports.CustomParams{
 		From: from, To: to, Source: reports.SourcePayments,
-		GroupBy: []string{"method"}, Metrics: []string{"count", "sum:amount"},
-		Filters: []string{reports.Filter("status", "succeeded")},
+		GroupBy: []reports.Dimension{"method"}, Metrics: []reports.Metric{"count", "sum:amount"},
+		Filters: []reports.Filter{reports.Where("status", "succeeded")},
 	})
 	check(err)
 	type row struct {
@@ -158,12 +166,12 @@ func tour(t *testing.T, c *medspa.Client) {
 	if len(rows) != 1 || rows[0] != (row{"card", 1, pay.Amount}) {
 		t.Fatalf("custom %+v", rows)
 	}
-	body, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.RevenueParams{From: from, To: to})
+	body, _, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.RevenueParams{From: from, To: to})
 	check(err)
 	check(body.Close())
 
 	// Webhook endpoints (https endpoints are not reachable from the test: no delivery is awaited)
-	ep, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
+	ep, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
 		URL:    "https://hooks.example.com/medspa",
 		Events: []webhooks.EventType{webhooks.EventAppointmentCreated, webhooks.EventPaymentSucceeded},
 	})
@@ -173,19 +181,19 @@ func tour(t *testing.T, c *medspa.Client) {
 	}
 
 	// Errors and retries
-	_, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
+	_, _, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
 	if !errors.Is(err, medspa.ErrValidation) || !errors.As(err, &apiErr) || len(apiErr.Fields) != 2 {
 		t.Fatalf("validation: %v", err)
 	}
-	_, err = c.Patients.Get(ctx, p.ID, medspa.WithMaxRetries(0))
+	_, _, err = c.Patients.Get(ctx, p.ID, medspa.WithMaxRetries(0))
 	check(err)
 	refundID := "ref_00000000000000000000000000000000" // none such: the answer is 404
 	var out map[string]any
-	err = c.Do(ctx, http.MethodGet, medspa.Path("refunds", refundID), nil, &out)
+	_, err = c.Do(ctx, http.MethodGet, medspa.Path("refunds", refundID), nil, &out)
 	if !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("raw call: %v", err)
 	}
-	if _, err := c.Patients.Get(ctx, ""); !errors.Is(err, medspa.ErrInvalidArgument) {
+	if _, _, err := c.Patients.Get(ctx, ""); !errors.Is(err, medspa.ErrInvalidArgument) {
 		t.Fatalf("empty id: %v", err)
 	}
 }
@@ -202,7 +210,7 @@ func TestREADMEMockServer(t *testing.T) {
 	srv.SetTime(key.Account, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) // freeze the clock
 	rec := srv.RecordEvents(key.Account)                                    // domain events, in process
 
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,13 +237,13 @@ func Example_webhookReceiver() {
 }
 
 // The README's authorization-code flow with PKCE in a web app (compiled, not run; see
-// client.ExampleWithOAuth2 for a run against the mock server).
+// ExampleWithOAuth2 for a run against the mock server).
 func Example_oauthAuthorizationCode() {
 	clientID, clientSecret := os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET")
 	cfg := &oauth2.Config{
 		ClientID: clientID, ClientSecret: clientSecret,
 		RedirectURL: "https://app.example/callback", Scopes: []string{"patients:read"},
-		Endpoint: medspa.OAuthEndpoint(client.DefaultBaseURL), // /oauth/authorize, /oauth/token
+		Endpoint: medspa.OAuthEndpoint(medspa.DefaultBaseURL), // /oauth/authorize, /oauth/token
 	}
 	const state = "per-session-random-state"
 	verifier := oauth2.GenerateVerifier() // keep it in the user's session
@@ -258,7 +266,7 @@ func Example_oauthAuthorizationCode() {
 			http.Error(w, "login failed", http.StatusInternalServerError)
 			return
 		}
-		page, err := c.Patients.List(ctx, nil)
+		page, _, err := c.Patients.List(ctx, nil)
 		if err != nil {
 			http.Error(w, "API call failed", http.StatusBadGateway)
 			return
@@ -273,8 +281,12 @@ func Example_configuration() {
 	ctx := context.Background()
 	key := os.Getenv("MEDSPA_API_KEY")
 
-	// Client credentials.
-	_, err := medspa.New(medspa.WithClientCredentials(os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET"), "patients:read", "appointments:write"))
+	// Client credentials, with a count of token fetches by reason.
+	refreshes := expvar.NewMap("medspa_token_refreshes") // by reason: first, expiring, token_expired
+	_, err := medspa.New(
+		medspa.WithClientCredentials(os.Getenv("MEDSPA_CLIENT_ID"), os.Getenv("MEDSPA_CLIENT_SECRET"), "patients:read", "appointments:write"),
+		medspa.WithTokenRefreshHook(func(r medspa.TokenRefresh) { refreshes.Add(string(r.Reason), 1) }),
+	)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -293,8 +305,7 @@ func Example_configuration() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var resp *client.Response
-	_, err = c.Patients.List(ctx, nil, medspa.WithResponseInto(&resp))
+	_, resp, err := c.Patients.List(ctx, nil) // every call returns it
 	if err != nil {
 		log.Fatal(err)
 	}

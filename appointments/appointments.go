@@ -40,6 +40,13 @@ const (
 	StatusNoShow     Status = "no_show"
 )
 
+// Validate refuses a Status other than the seven above (client.ErrInvalidArgument): the call
+// path runs it before anything is sent.
+func (s Status) Validate() error {
+	return client.CheckEnum(s, StatusScheduled, StatusConfirmed, StatusCheckedIn, StatusInProgress,
+		StatusCompleted, StatusCancelled, StatusNoShow)
+}
+
 // Active reports whether s is an active status (scheduled, confirmed, checked_in,
 // in_progress): only active appointments block a slot.
 func (s Status) Active() bool {
@@ -125,40 +132,54 @@ type ListParams struct {
 	To   time.Time `url:"to,omitempty"`
 }
 
-// Service calls the appointments endpoints. Get one from medspa.New, or NewService.
+// Service calls the appointments endpoints. Get one from medspa.New (the client's Appointments
+// field). Every method but All also returns the metadata of the server's answer
+// (*client.Response: status, request id, rate limit, attempts), with the result or the error;
+// it is nil when no answer arrived.
 type Service struct{ e *client.Engine }
 
 // NewService returns a Service sending through e (medspa.New does this for you).
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
-// Create books an appointment and returns it.
-func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Appointment, error) {
+// Create books an appointment and returns it. An overlap with another active appointment of
+// the provider, room or patient is client.ErrAppointmentConflict (Error.ConflictingID).
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodPost, client.Path("appointments"), params, opts...)
 }
 
-// Get returns the appointment with the given id.
-func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Appointment, error) {
+// Get returns the appointment with the given id (client.ErrNotFound if there is none).
+func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodGet, client.Path("appointments", id), nil, opts...)
 }
 
 // Update applies params to the appointment (reschedule, change status, edit) and returns the
-// result.
-func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Appointment, error) {
+// appointment as it is now. A status the state machine does not allow is
+// client.ErrInvalidStateTransition; moving a visit that is under way, client.ErrAppointmentLocked.
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodPatch, client.Path("appointments", id), params, opts...)
 }
 
-// Cancel cancels a scheduled or confirmed appointment; the record is kept. Cancelling an
-// already cancelled appointment succeeds and changes nothing.
-func (s *Service) Cancel(ctx context.Context, id string, opts ...client.Option) error {
-	return s.e.Do(ctx, http.MethodDelete, client.Path("appointments", id), nil, nil, opts...)
+// Cancel cancels a scheduled or confirmed appointment, recording reason ("" records none), and
+// returns it as it is now: Status cancelled, CancelledAt and CancellationReason set. The record
+// is kept. It is one PATCH of status and reason (docs/protocol.md §9), so a retry, or
+// cancelling an already cancelled appointment with the same reason, changes nothing and returns
+// the same appointment; another reason replaces the stored one. An appointment that is checked
+// in, in progress or done is client.ErrInvalidStateTransition.
+func (s *Service) Cancel(ctx context.Context, id, reason string, opts ...client.Option) (*Appointment, *client.Response, error) {
+	params := &UpdateParams{Status: client.Set(StatusCancelled)}
+	if reason != "" {
+		params.CancellationReason = client.Set(reason)
+	}
+	return s.Update(ctx, id, params, opts...)
 }
 
 // List returns one page of appointments.
-func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Appointment], error) {
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Appointment], *client.Response, error) {
 	return client.List[Appointment](ctx, s.e, client.Path("appointments"), params, opts...)
 }
 
-// All iterates over every appointment matching params, fetching pages as needed.
+// All iterates over every appointment matching params, fetching pages as needed; an error ends
+// the iteration.
 func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Appointment, error] {
 	return client.All[Appointment](ctx, s.e, client.Path("appointments"), params, opts...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -44,7 +45,7 @@ func at(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
 
 func (e *env) patient(t *testing.T, name string) string {
 	t.Helper()
-	p, err := e.c.Patients.Create(ctx, &patients.CreateParams{FirstName: name, LastName: "Test", Email: name + "@example.com"})
+	p, _, err := e.c.Patients.Create(ctx, &patients.CreateParams{FirstName: name, LastName: "Test", Email: name + "@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func (e *env) book(t *testing.T, p appointments.CreateParams) *appointments.Appo
 	if p.Service == "" {
 		p.Service = "Facial"
 	}
-	ap, err := e.c.Appointments.Create(ctx, &p)
+	ap, _, err := e.c.Appointments.Create(ctx, &p)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -65,7 +66,7 @@ func (e *env) book(t *testing.T, p appointments.CreateParams) *appointments.Appo
 
 func (e *env) setStatus(t *testing.T, id string, s appointments.Status) *appointments.Appointment {
 	t.Helper()
-	ap, err := e.c.Appointments.Update(ctx, id, &appointments.UpdateParams{Status: client.Set(s)})
+	ap, _, err := e.c.Appointments.Update(ctx, id, &appointments.UpdateParams{Status: client.Set(s)})
 	if err != nil {
 		t.Fatalf("status %s: %v", s, err)
 	}
@@ -103,7 +104,7 @@ func TestCreateGetRoundTrip(t *testing.T) {
 	if ap.StartAt.Location() != time.UTC {
 		t.Errorf("startAt not in UTC: %v", ap.StartAt)
 	}
-	got, err := e.c.Appointments.Get(ctx, ap.ID)
+	got, _, err := e.c.Appointments.Get(ctx, ap.ID)
 	if err != nil || *got != want {
 		t.Fatalf("Get: %+v %v", got, err)
 	}
@@ -113,7 +114,7 @@ func TestCreateGetRoundTrip(t *testing.T) {
 		t.Fatalf("%+v", plain)
 	}
 	for _, id := range []string{"apt_00000000000000000000000000000000", "apt_123", "pat_00000000000000000000000000000000"} {
-		_, err := e.c.Appointments.Get(badCtx, id)
+		_, _, err := e.c.Appointments.Get(badCtx, id)
 		apiError(t, err, client.ErrNotFound)
 	}
 }
@@ -124,7 +125,7 @@ func TestUpdateMergePatch(t *testing.T) {
 	p1, p2 := e.patient(t, "ada"), e.patient(t, "bob")
 	ap := e.book(t, appointments.CreateParams{PatientID: p1, ProviderID: "prv_1", StartAt: at(0), EndAt: at(30), RoomID: "r1", Notes: "n"})
 	e.Server.AdvanceTime(e.Key.Account, time.Minute)
-	got, err := e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{
+	got, _, err := e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{
 		PatientID: client.Set(p2), ProviderID: client.Set("prv_2"), Service: client.Set("Peel"),
 		StartAt: client.Set(at(60)), EndAt: client.Set(at(120)), RoomID: client.Null[string](), Notes: client.Null[string](),
 	})
@@ -136,13 +137,13 @@ func TestUpdateMergePatch(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 	// Only endAt: checked against the stored startAt.
-	_, err = e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{EndAt: client.Set(at(60 + 721))})
+	_, _, err = e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{EndAt: client.Set(at(60 + 721))})
 	if ae := apiError(t, err, client.ErrValidation); len(ae.Fields) != 1 || ae.Fields[0].Pointer != "/endAt" || ae.Fields[0].Code != "out_of_range" {
 		t.Fatalf("%+v", ae.Fields)
 	}
 	// An empty patch changes nothing.
 	e.Server.AdvanceTime(e.Key.Account, time.Minute)
-	same, err := e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{})
+	same, _, err := e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{})
 	if err != nil || *same != *got {
 		t.Fatalf("empty patch: %+v %v", same, err)
 	}
@@ -182,9 +183,9 @@ func TestStateMachineOverHTTP(t *testing.T) {
 				for _, s := range reach[from] {
 					e.setStatus(t, id, s)
 				}
-				before, _ := e.c.Appointments.Get(ctx, id)
+				before, _, _ := e.c.Appointments.Get(ctx, id)
 				e.Server.AdvanceTime(e.Key.Account, time.Second)
-				got, err := e.c.Appointments.Update(ctx, id, &appointments.UpdateParams{Status: client.Set(to)})
+				got, _, err := e.c.Appointments.Update(ctx, id, &appointments.UpdateParams{Status: client.Set(to)})
 				switch {
 				case from == to:
 					if err != nil || *got != *before {
@@ -210,7 +211,7 @@ func TestNoShowFollowsTheClock(t *testing.T) {
 	e := newEnv(t)
 	pid := e.patient(t, "ada")
 	ap := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30)})
-	_, err := e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{Status: client.Set(appointments.StatusNoShow)})
+	_, _, err := e.c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{Status: client.Set(appointments.StatusNoShow)})
 	if ae := apiError(t, err, client.ErrInvalidStateTransition); ae.From != "scheduled" || ae.To != "no_show" {
 		t.Fatalf("%+v", ae)
 	}
@@ -231,7 +232,7 @@ func TestConflictsAndLocks(t *testing.T) {
 		"patient":  {PatientID: p1, ProviderID: "prv_b", StartAt: at(-30), EndAt: at(1)},
 	} {
 		p.Service = "s"
-		_, err := e.c.Appointments.Create(ctx, &p)
+		_, _, err := e.c.Appointments.Create(ctx, &p)
 		if ae := apiError(t, err, client.ErrAppointmentConflict); ae.Status != 409 || ae.ConflictingID != first.ID {
 			t.Errorf("%s: %+v", name, ae)
 		}
@@ -240,15 +241,15 @@ func TestConflictsAndLocks(t *testing.T) {
 	next := e.book(t, appointments.CreateParams{PatientID: p1, ProviderID: "prv_a", RoomID: "r1", StartAt: at(60), EndAt: at(90)})
 	e.book(t, appointments.CreateParams{PatientID: p1, ProviderID: "prv_a", RoomID: "r1", StartAt: at(-30), EndAt: at(0)})
 	// Rescheduling into a conflict is refused.
-	_, err := e.c.Appointments.Update(ctx, next.ID, &appointments.UpdateParams{StartAt: client.Set(at(45))})
+	_, _, err := e.c.Appointments.Update(ctx, next.ID, &appointments.UpdateParams{StartAt: client.Set(at(45))})
 	if ae := apiError(t, err, client.ErrAppointmentConflict); ae.ConflictingID != first.ID {
 		t.Errorf("%+v", ae)
 	}
 	// A cancelled appointment frees its slot.
-	if err := e.c.Appointments.Cancel(ctx, first.ID); err != nil {
+	if _, _, err := e.c.Appointments.Cancel(ctx, first.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.c.Appointments.Update(ctx, next.ID, &appointments.UpdateParams{StartAt: client.Set(at(45))}); err != nil {
+	if _, _, err := e.c.Appointments.Update(ctx, next.ID, &appointments.UpdateParams{StartAt: client.Set(at(45))}); err != nil {
 		t.Fatalf("reschedule into a cancelled slot: %v", err)
 	}
 	// Locked once checked in.
@@ -259,7 +260,7 @@ func TestConflictsAndLocks(t *testing.T) {
 		"providerId": {ProviderID: client.Set("prv_z")},
 		"roomId":     {RoomID: client.Null[string]()},
 	} {
-		_, err := e.c.Appointments.Update(ctx, next.ID, &p)
+		_, _, err := e.c.Appointments.Update(ctx, next.ID, &p)
 		if ae := apiError(t, err, client.ErrAppointmentLocked); ae.Status != 409 {
 			t.Errorf("%s: %+v", name, ae)
 		}
@@ -284,7 +285,7 @@ func TestConcurrentBooking(t *testing.T) {
 		for i := range 50 {
 			wg.Go(func() {
 				off := time.Duration(i%10) * time.Minute
-				ap, err := e.c.Appointments.Create(ctx, &appointments.CreateParams{
+				ap, _, err := e.c.Appointments.Create(ctx, &appointments.CreateParams{
 					PatientID: pids[i%len(pids)], ProviderID: "prv_busy", Service: "s",
 					StartAt: start.Add(off), EndAt: start.Add(off + 30*time.Minute),
 				})
@@ -311,7 +312,7 @@ func TestConcurrentBooking(t *testing.T) {
 			}
 		}
 	}
-	page, err := e.c.Appointments.List(ctx, &appointments.ListParams{ProviderID: "prv_busy"})
+	page, _, err := e.c.Appointments.List(ctx, &appointments.ListParams{ProviderID: "prv_busy"})
 	if err != nil || page.Meta.Total != 3 {
 		t.Fatalf("%v %v", page, err)
 	}
@@ -323,14 +324,24 @@ func TestCancel(t *testing.T) {
 	pid := e.patient(t, "ada")
 	ap := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30), Status: appointments.StatusConfirmed})
 	e.Server.AdvanceTime(e.Key.Account, time.Minute)
+	// Cancel returns the cancelled appointment; cancelling again (a retry) changes nothing.
+	var cancelled []*appointments.Appointment
 	for range 2 {
-		if err := e.c.Appointments.Cancel(ctx, ap.ID); err != nil {
-			t.Fatal(err)
+		got, resp, err := e.c.Appointments.Cancel(ctx, ap.ID, "Patient unwell")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatal(err, resp)
 		}
+		cancelled = append(cancelled, got)
 	}
-	got, _ := e.c.Appointments.Get(ctx, ap.ID)
-	if got.Status != appointments.StatusCancelled || !got.CancelledAt.Equal(ap.CreatedAt.Add(time.Minute)) || !got.UpdatedAt.Equal(got.CancelledAt) {
+	got, _, _ := e.c.Appointments.Get(ctx, ap.ID)
+	if got.Status != appointments.StatusCancelled || !got.CancelledAt.Equal(ap.CreatedAt.Add(time.Minute)) || !got.UpdatedAt.Equal(got.CancelledAt) ||
+		got.CancellationReason != "Patient unwell" {
 		t.Fatalf("%+v", got)
+	}
+	for _, c := range cancelled {
+		if !reflect.DeepEqual(c, got) {
+			t.Errorf("Cancel returned %+v, the appointment is %+v", c, got)
+		}
 	}
 	// The raw answer is 204 with no body.
 	b := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30)})
@@ -340,7 +351,7 @@ func TestCancel(t *testing.T) {
 	}
 	// With a reason, through PATCH.
 	c := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30)})
-	got, err := e.c.Appointments.Update(ctx, c.ID, &appointments.UpdateParams{
+	got, _, err := e.c.Appointments.Update(ctx, c.ID, &appointments.UpdateParams{
 		Status: client.Set(appointments.StatusCancelled), CancellationReason: client.Set("Patient unwell"),
 	})
 	if err != nil || got.CancellationReason != "Patient unwell" || got.CancelledAt.IsZero() {
@@ -349,12 +360,13 @@ func TestCancel(t *testing.T) {
 	// Not once the visit is under way.
 	d := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30)})
 	e.setStatus(t, d.ID, appointments.StatusCheckedIn)
-	err = e.c.Appointments.Cancel(ctx, d.ID)
+	_, _, err = e.c.Appointments.Cancel(ctx, d.ID, "")
 	if ae := apiError(t, err, client.ErrInvalidStateTransition); ae.From != "checked_in" || ae.To != "cancelled" {
 		t.Fatalf("%+v", ae)
 	}
 	for _, id := range []string{"apt_00000000000000000000000000000000", "nope"} {
-		apiError(t, e.c.Appointments.Cancel(badCtx, id), client.ErrNotFound)
+		_, _, err := e.c.Appointments.Cancel(badCtx, id, "")
+		apiError(t, err, client.ErrNotFound)
 	}
 }
 
@@ -373,7 +385,7 @@ func TestListFiltersOrderAndPaging(t *testing.T) {
 	d3b := mk(p1, "prv_b", 48*60) // day 3
 	d2b := mk(p2, "prv_b", 24*60+60)
 	e.setStatus(t, d1c, appointments.StatusConfirmed)
-	if err := e.c.Appointments.Cancel(ctx, d3b); err != nil {
+	if _, _, err := e.c.Appointments.Cancel(ctx, d3b, ""); err != nil {
 		t.Fatal(err)
 	}
 	firstDay := []string{d1a, d1b}
@@ -412,11 +424,11 @@ func TestListFiltersOrderAndPaging(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %v", tc.name, got, tc.want)
 		}
 	}
-	page, err := e.c.Appointments.List(ctx, &appointments.ListParams{ListOptions: client.ListOptions{Page: 2, PerPage: 4}})
+	page, _, err := e.c.Appointments.List(ctx, &appointments.ListParams{ListOptions: client.ListOptions{Page: 2, PerPage: 4}})
 	if err != nil || page.Meta != (client.Meta{Total: 6, Page: 2, PerPage: 4}) || len(page.Data) != 2 || page.Data[0].ID != all[4] {
 		t.Fatalf("page 2: %+v %v", page, err)
 	}
-	past, err := e.c.Appointments.List(ctx, &appointments.ListParams{ListOptions: client.ListOptions{Page: 9}})
+	past, _, err := e.c.Appointments.List(ctx, &appointments.ListParams{ListOptions: client.ListOptions{Page: 9}})
 	if err != nil || len(past.Data) != 0 || past.Meta.Total != 6 {
 		t.Fatalf("past the end: %+v %v", past, err)
 	}

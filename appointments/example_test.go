@@ -24,7 +24,7 @@ func exampleSetup() (*medspa.Client, string) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +36,7 @@ var nineAM = time.Date(2030, 1, 7, 9, 0, 0, 0, time.UTC)
 
 func ExampleService_Create() {
 	c, patientID := exampleSetup()
-	ap, err := c.Appointments.Create(context.Background(), &appointments.CreateParams{
+	ap, _, err := c.Appointments.Create(context.Background(), &appointments.CreateParams{
 		PatientID: patientID, ProviderID: "prv_9", Service: "Botox — forehead", RoomID: "room_1",
 		StartAt: nineAM, EndAt: nineAM.Add(45 * time.Minute),
 	})
@@ -52,10 +52,10 @@ func ExampleService_Create() {
 func ExampleService_Create_conflict() {
 	c, patientID := exampleSetup()
 	ctx := context.Background()
-	first, _ := c.Appointments.Create(ctx, &appointments.CreateParams{
+	first, _, _ := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: patientID, ProviderID: "prv_9", Service: "Facial", StartAt: nineAM, EndAt: nineAM.Add(time.Hour),
 	})
-	_, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+	_, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: patientID, ProviderID: "prv_2", Service: "Peel", StartAt: nineAM.Add(30 * time.Minute), EndAt: nineAM.Add(90 * time.Minute),
 	})
 	var apiErr *medspa.Error
@@ -69,11 +69,11 @@ func ExampleService_Create_conflict() {
 func ExampleService_Update() {
 	c, patientID := exampleSetup()
 	ctx := context.Background()
-	ap, _ := c.Appointments.Create(ctx, &appointments.CreateParams{
+	ap, _, _ := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: patientID, ProviderID: "prv_9", Service: "Facial", StartAt: nineAM, EndAt: nineAM.Add(time.Hour),
 	})
 	for _, s := range []appointments.Status{appointments.StatusCheckedIn, appointments.StatusCompleted, appointments.StatusConfirmed} {
-		got, err := c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{Status: medspa.Set(s)})
+		got, _, err := c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{Status: medspa.Set(s)})
 		var apiErr *medspa.Error
 		switch {
 		case err == nil:
@@ -95,7 +95,7 @@ func ExampleService_All() {
 	ctx := context.Background()
 	for i := range 3 {
 		start := nineAM.Add(time.Duration(i) * 24 * time.Hour)
-		if _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+		if _, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 			PatientID: patientID, ProviderID: "prv_9", Service: "Laser", StartAt: start, EndAt: start.Add(30 * time.Minute),
 		}); err != nil {
 			log.Fatal(err)
@@ -111,4 +111,71 @@ func ExampleService_All() {
 	// Output:
 	// 2030-01-07 Laser
 	// 2030-01-08 Laser
+}
+
+func ExampleService_Get() {
+	c, patientID := exampleSetup()
+	ctx := context.Background()
+	booked, _, _ := c.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: patientID, ProviderID: "prv_9", Service: "Facial", StartAt: nineAM, EndAt: nineAM.Add(time.Hour),
+	})
+	ap, resp, err := c.Appointments.Get(ctx, booked.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ap.Service, ap.Status, ap.EndAt.Sub(ap.StartAt), resp.StatusCode)
+	// Output: Facial scheduled 1h0m0s 200
+}
+
+// Cancel records a reason and returns the cancelled appointment; the record is kept.
+func ExampleService_Cancel() {
+	c, patientID := exampleSetup()
+	ctx := context.Background()
+	booked, _, _ := c.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: patientID, ProviderID: "prv_9", Service: "Facial", StartAt: nineAM, EndAt: nineAM.Add(time.Hour),
+	})
+	ap, _, err := c.Appointments.Cancel(ctx, booked.ID, "Patient asked to rebook")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ap.Status, ap.CancellationReason, !ap.CancelledAt.IsZero())
+
+	// Once the visit is under way it can no longer be cancelled.
+	started, _, _ := c.Appointments.Create(ctx, &appointments.CreateParams{
+		PatientID: patientID, ProviderID: "prv_9", Service: "Peel", StartAt: nineAM.Add(2 * time.Hour), EndAt: nineAM.Add(3 * time.Hour),
+	})
+	_, _, _ = c.Appointments.Update(ctx, started.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusCheckedIn)})
+	_, _, err = c.Appointments.Cancel(ctx, started.ID, "")
+	fmt.Println(errors.Is(err, medspa.ErrInvalidStateTransition))
+	// Output:
+	// cancelled Patient asked to rebook true
+	// true
+}
+
+// List filters by patient, provider, statuses and a window on the start time.
+func ExampleService_List() {
+	c, patientID := exampleSetup()
+	ctx := context.Background()
+	for i, provider := range []string{"prv_9", "prv_2", "prv_9"} {
+		start := nineAM.Add(time.Duration(i) * time.Hour)
+		if _, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+			PatientID: patientID, ProviderID: provider, Service: "Laser", StartAt: start, EndAt: start.Add(30 * time.Minute),
+		}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	page, _, err := c.Appointments.List(ctx, &appointments.ListParams{
+		ProviderID: "prv_9", Status: []appointments.Status{appointments.StatusScheduled, appointments.StatusConfirmed},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ap := range page.Data {
+		fmt.Println(ap.StartAt.Format(time.Kitchen), ap.ProviderID)
+	}
+	fmt.Println("total", page.Meta.Total)
+	// Output:
+	// 9:00AM prv_9
+	// 11:00AM prv_9
+	// total 2
 }

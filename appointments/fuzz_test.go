@@ -28,11 +28,11 @@ func FuzzAppointmentBodies(f *testing.F) {
 		f.Fatal(err)
 	}
 	c, key := testenv.Unlimited(f, srv) // an exhausted plan would stall the fuzzer on 429 waits
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 	if err != nil {
 		f.Fatal(err)
 	}
-	ap, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: p.ID, ProviderID: "prv", Service: "s", StartAt: at(0), EndAt: at(30)})
+	ap, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: p.ID, ProviderID: "prv", Service: "s", StartAt: at(0), EndAt: at(30)})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -44,9 +44,9 @@ func FuzzAppointmentBodies(f *testing.F) {
 		if !patch {
 			// Make the patient reference valid, so the interesting rules run.
 			body = []byte(strings.Replace(string(body), "{", `{"patientId":"`+p.ID+`",`, 1))
-			before, _ := c.Appointments.List(ctx, nil)
+			before, _, _ := c.Appointments.List(ctx, nil)
 			status, _ := send(t, http.MethodPost, "/api/v1/appointments", body)
-			after, _ := c.Appointments.List(ctx, nil)
+			after, _, _ := c.Appointments.List(ctx, nil)
 			want := before.Meta.Total
 			if status == http.StatusCreated {
 				want++
@@ -56,9 +56,9 @@ func FuzzAppointmentBodies(f *testing.F) {
 			}
 			return
 		}
-		before, _ := c.Appointments.Get(ctx, ap.ID)
+		before, _, _ := c.Appointments.Get(ctx, ap.ID)
 		status, _ := send(t, http.MethodPatch, "/api/v1/appointments/"+ap.ID, body)
-		if after, _ := c.Appointments.Get(ctx, ap.ID); status != http.StatusOK && *after != *before {
+		if after, _, _ := c.Appointments.Get(ctx, ap.ID); status != http.StatusOK && *after != *before {
 			t.Fatalf("rejected (%d) but changed: %+v → %+v", status, before, after)
 		}
 	})

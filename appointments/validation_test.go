@@ -2,6 +2,7 @@ package appointments_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ type problemBody = testenv.Problem
 
 func (e *env) count(t *testing.T) int {
 	t.Helper()
-	page, err := e.c.Appointments.List(ctx, nil)
+	page, _, err := e.c.Appointments.List(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestPatchRules(t *testing.T) {
 			t.Errorf("%.80s: %d %v, want 422 %v", tc.body, resp.StatusCode, p.Fields(), tc.want)
 		}
 	}
-	if got, _ := e.c.Appointments.Get(ctx, ap.ID); *got != *ap {
+	if got, _, _ := e.c.Appointments.Get(ctx, ap.ID); *got != *ap {
 		t.Fatalf("rejected patches changed the appointment:\n%+v\n%+v", got, ap)
 	}
 	// Merge-patch media type, and ids: malformed or unknown → 404 (after validation of a valid body).
@@ -199,12 +200,24 @@ func TestListParamErrors(t *testing.T) {
 	if resp, b := e.DoInvalid(t, http.MethodGet, "/api/v1/appointments?from=2031-01-01&to=2031-01-02", ""); resp.StatusCode != 200 {
 		t.Errorf("dates: %d %s", resp.StatusCode, b)
 	}
-	if _, err := e.c.Appointments.List(ctx, &appointments.ListParams{Status: []appointments.Status{"scheduled", "no_show"}}); err != nil {
+	if _, _, err := e.c.Appointments.List(ctx, &appointments.ListParams{Status: []appointments.Status{"scheduled", "no_show"}}); err != nil {
 		t.Error(err)
 	}
-	_, err := e.c.Appointments.List(badCtx, &appointments.ListParams{Status: []appointments.Status{"nope"}})
-	if ae := apiError(t, err, client.ErrValidation); len(ae.Fields) != 1 || ae.Fields[0].Pointer != "status" {
-		t.Errorf("%+v", ae.Fields)
+	// An unknown status is the server's 422 naming the parameter; the SDK refuses it before the
+	// wire (it knows the closed set).
+	resp, b := e.DoInvalid(t, http.MethodGet, "/api/v1/appointments?status=nope", "")
+	var problem struct {
+		Code   string              `json:"code"`
+		Fields []client.FieldError `json:"errors"`
+	}
+	if err := json.Unmarshal(b, &problem); err != nil || resp.StatusCode != 422 || problem.Code != "validation_error" ||
+		len(problem.Fields) != 1 || problem.Fields[0].Pointer != "status" {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+	before := len(e.Server.Requests(e.Key.Account))
+	_, _, err := e.c.Appointments.List(badCtx, &appointments.ListParams{Status: []appointments.Status{"nope"}})
+	if !errors.Is(err, client.ErrInvalidArgument) || len(e.Server.Requests(e.Key.Account)) != before {
+		t.Errorf("SDK sent an unknown status: %v", err)
 	}
 }
 
@@ -215,19 +228,20 @@ func TestScopes(t *testing.T) {
 	ap := e.book(t, appointments.CreateParams{PatientID: pid, ProviderID: "prv", StartAt: at(0), EndAt: at(30)})
 	read := e.NewKey(t, mockserverKey(e, "appointments:read"))
 	c := e.ClientFor(t, read.Key)
-	if _, err := c.Appointments.Get(ctx, ap.ID); err != nil {
+	if _, _, err := c.Appointments.Get(ctx, ap.ID); err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	if _, err := c.Appointments.List(ctx, nil); err != nil {
+	if _, _, err := c.Appointments.List(ctx, nil); err != nil {
 		t.Fatalf("list: %v", err)
 	}
-	_, err := c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{Service: client.Set("x")})
+	_, _, err := c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{Service: client.Set("x")})
 	apiError(t, err, client.ErrInsufficientScope)
-	apiError(t, c.Appointments.Cancel(ctx, ap.ID), client.ErrInsufficientScope)
-	_, err = c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pid, ProviderID: "p", Service: "s", StartAt: at(60), EndAt: at(90)})
+	_, _, err = c.Appointments.Cancel(ctx, ap.ID, "")
+	apiError(t, err, client.ErrInsufficientScope)
+	_, _, err = c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pid, ProviderID: "p", Service: "s", StartAt: at(60), EndAt: at(90)})
 	apiError(t, err, client.ErrInsufficientScope)
 	other := e.ClientFor(t, e.NewKey(t, mockserverKey(e, "patients:write")).Key)
-	_, err = other.Appointments.Get(ctx, ap.ID)
+	_, _, err = other.Appointments.Get(ctx, ap.ID)
 	apiError(t, err, client.ErrInsufficientScope)
 }
 

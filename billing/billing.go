@@ -14,7 +14,8 @@ import (
 	"github.com/medspa/medspa-go/internal/wire"
 )
 
-// InvoiceStatus is where an invoice is in its life: open → partially_paid → paid.
+// InvoiceStatus is where an invoice is in its life: open → partially_paid → paid, or open →
+// void.
 type InvoiceStatus string
 
 // Invoice statuses. An invoice whose total is zero is paid at creation.
@@ -22,7 +23,16 @@ const (
 	InvoiceOpen          InvoiceStatus = "open"
 	InvoicePartiallyPaid InvoiceStatus = "partially_paid"
 	InvoicePaid          InvoiceStatus = "paid"
+	// InvoiceVoid is the status of an invoice voided before anything was paid on it: terminal,
+	// it takes no payments, and the stock its product lines sold went back to location "main".
+	InvoiceVoid InvoiceStatus = "void"
 )
+
+// Validate refuses an InvoiceStatus other than the four above (client.ErrInvalidArgument):
+// the call path runs it before anything is sent.
+func (s InvoiceStatus) Validate() error {
+	return client.CheckEnum(s, InvoiceOpen, InvoicePartiallyPaid, InvoicePaid, InvoiceVoid)
+}
 
 // LineItem is one line of an invoice.
 type LineItem struct {
@@ -58,12 +68,19 @@ type Invoice struct {
 	// Total is Subtotal − DiscountAmount + Tax.
 	Total      int64 `json:"total"`
 	AmountPaid int64 `json:"amountPaid"`
-	// AmountDue is Total − AmountPaid.
+	// AmountDue is Total − AmountPaid. Neither voiding nor refunds change it.
 	AmountDue int64 `json:"amountDue"`
+	// AmountRefunded is the sum of the refunds of the invoice's payments; refunds change
+	// neither AmountPaid nor Status.
+	AmountRefunded int64 `json:"amountRefunded"`
 	// PaidAt is when the invoice became paid (zero until then).
-	PaidAt    time.Time `json:"paidAt,omitzero"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	PaidAt time.Time `json:"paidAt,omitzero"`
+	// VoidedAt is when the invoice was voided (zero unless Status is InvoiceVoid).
+	VoidedAt time.Time `json:"voidedAt,omitzero"`
+	// VoidReason is the reason sent when the invoice was voided, if any.
+	VoidReason string    `json:"voidReason,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
 }
 
 // LineItemParams is one line of a new invoice. Description and Quantity are required, and
@@ -110,8 +127,8 @@ func (p InvoiceCreateParams) MarshalJSON() ([]byte, error) {
 
 // Sort orders of an invoice list.
 const (
-	SortCreatedAsc  = "createdAt"
-	SortCreatedDesc = "-createdAt"
+	SortCreatedAsc  = client.SortCreatedAsc
+	SortCreatedDesc = client.SortCreatedDesc
 )
 
 // InvoiceListParams filter and page an invoice list; filters combine with AND.
@@ -124,7 +141,7 @@ type InvoiceListParams struct {
 	CreatedFrom time.Time `url:"createdFrom,omitempty"`
 	CreatedTo   time.Time `url:"createdTo,omitempty"`
 	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
-	Sort string `url:"sort,omitempty"`
+	Sort client.Sort `url:"sort,omitempty"`
 }
 
 // PaymentMethod is how a payment was made.
@@ -140,6 +157,12 @@ const (
 	MethodOther     PaymentMethod = "other"
 )
 
+// Validate refuses a PaymentMethod other than the six above (client.ErrInvalidArgument): the
+// call path runs it before anything is sent.
+func (m PaymentMethod) Validate() error {
+	return client.CheckEnum(m, MethodCard, MethodCash, MethodCheck, MethodGiftCard, MethodFinancing, MethodOther)
+}
+
 // PaymentStatus is the outcome of a payment.
 type PaymentStatus string
 
@@ -148,6 +171,9 @@ const (
 	PaymentSucceeded PaymentStatus = "succeeded"
 	PaymentFailed    PaymentStatus = "failed"
 )
+
+// Validate refuses a PaymentStatus other than the two above (client.ErrInvalidArgument).
+func (s PaymentStatus) Validate() error { return client.CheckEnum(s, PaymentSucceeded, PaymentFailed) }
 
 // Card test tokens the mock server accepts as PaymentCreateParams.CardToken.
 const (
@@ -181,8 +207,11 @@ type Payment struct {
 	// Card is set for card payments.
 	Card *Card `json:"card,omitempty"`
 	// DeclineCode says why a card payment failed.
-	DeclineCode string    `json:"declineCode,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
+	DeclineCode string `json:"declineCode,omitempty"`
+	// AmountRefunded is the sum of the payment's refunds; Amount − AmountRefunded is what is
+	// left to refund.
+	AmountRefunded int64     `json:"amountRefunded"`
+	CreatedAt      time.Time `json:"createdAt"`
 }
 
 // PaymentCreateParams are the fields of a new payment. InvoiceID, Amount (> 0, ≤ the invoice's
@@ -196,7 +225,10 @@ type PaymentCreateParams struct {
 	CardToken string        `json:"cardToken,omitempty"`
 }
 
-// InvoicesService calls the invoice endpoints. Get one from medspa.New, or NewInvoicesService.
+// InvoicesService calls the invoice endpoints. Get one from medspa.New (the client's Invoices
+// field). Every method but All also returns the metadata of the server's answer
+// (*client.Response: status, request id, rate limit, attempts), with the result or the error;
+// it is nil when no answer arrived.
 type InvoicesService struct{ e *client.Engine }
 
 // NewInvoicesService returns an InvoicesService sending through e (medspa.New does this for you).
@@ -204,26 +236,29 @@ func NewInvoicesService(e *client.Engine) *InvoicesService { return &InvoicesSer
 
 // Create creates an invoice and returns it. Product lines sell stock at location "main", all or
 // none: short stock is client.ErrInsufficientStock and nothing changes.
-func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, error) {
+func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices"), params, opts...)
 }
 
-// Get returns the invoice with the given id.
-func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, error) {
+// Get returns the invoice with the given id (client.ErrNotFound if there is none).
+func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodGet, client.Path("invoices", id), nil, opts...)
 }
 
 // List returns one page of invoices.
-func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], error) {
+func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], *client.Response, error) {
 	return client.List[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
-// All iterates over every invoice matching params, fetching pages as needed.
+// All iterates over every invoice matching params, fetching pages as needed; an error ends the
+// iteration.
 func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.Option) iter.Seq2[Invoice, error] {
 	return client.All[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
-// PaymentsService calls the payment endpoints. Get one from medspa.New, or NewPaymentsService.
+// PaymentsService calls the payment endpoints. Get one from medspa.New (the client's Payments
+// field). Every method also returns the metadata of the server's answer (*client.Response), as
+// InvoicesService's do.
 type PaymentsService struct{ e *client.Engine }
 
 // NewPaymentsService returns a PaymentsService sending through e (medspa.New does this for you).
@@ -232,11 +267,11 @@ func NewPaymentsService(e *client.Engine) *PaymentsService { return &PaymentsSer
 // Create pays (part of) an invoice and returns the succeeded payment. A declined card is an
 // *client.Error matching client.ErrCardDeclined whose PaymentID names the recorded failed
 // payment and whose DeclineCode says why.
-func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, error) {
+func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodPost, client.Path("payments"), params, opts...)
 }
 
-// Get returns the payment with the given id.
-func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, error) {
+// Get returns the payment with the given id (client.ErrNotFound if there is none).
+func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodGet, client.Path("payments", id), nil, opts...)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -39,7 +38,7 @@ func newEnv(t *testing.T) *testenv.Env {
 
 func mustPatient(t *testing.T, c *medspa.Client) *patients.Patient {
 	t.Helper()
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		t.Fatalf("patient: %v", err)
 	}
@@ -49,12 +48,12 @@ func mustPatient(t *testing.T, c *medspa.Client) *patients.Patient {
 // mustProduct creates a product with price and receives onHand units at main.
 func mustProduct(t *testing.T, c *medspa.Client, sku string, price, onHand int64) *inventory.Product {
 	t.Helper()
-	p, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: sku, Name: "Product " + sku, Category: inventory.CategorySkincare, Price: price})
+	p, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: sku, Name: "Product " + sku, Category: inventory.CategorySkincare, Price: price})
 	if err != nil {
 		t.Fatalf("product: %v", err)
 	}
 	if onHand > 0 {
-		if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: onHand, Reason: inventory.ReasonReceived}); err != nil {
+		if _, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: onHand, Reason: inventory.ReasonReceived}); err != nil {
 			t.Fatalf("receive: %v", err)
 		}
 	}
@@ -63,7 +62,7 @@ func mustProduct(t *testing.T, c *medspa.Client, sku string, price, onHand int64
 
 func mustInvoice(t *testing.T, c *medspa.Client, p billing.InvoiceCreateParams) *billing.Invoice {
 	t.Helper()
-	inv, err := c.Invoices.Create(ctx, &p)
+	inv, _, err := c.Invoices.Create(ctx, &p)
 	if err != nil {
 		t.Fatalf("invoice: %v", err)
 	}
@@ -72,7 +71,7 @@ func mustInvoice(t *testing.T, c *medspa.Client, p billing.InvoiceCreateParams) 
 
 func onHand(t *testing.T, c *medspa.Client, productID string) int64 {
 	t.Helper()
-	page, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: productID, Location: "main"})
+	page, _, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: productID, Location: "main"})
 	if err != nil || len(page.Data) != 1 {
 		t.Fatalf("stock of %s: %v %+v", productID, err, page)
 	}
@@ -137,36 +136,36 @@ func TestInvoiceLifecycle(t *testing.T) {
 	}
 
 	// A decline records a failed payment, readable through the error, and changes nothing.
-	_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCard, CardToken: billing.TokenDecline})
+	_, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCard, CardToken: billing.TokenDecline})
 	e := apiError(t, err, client.ErrCardDeclined)
 	if e.Status != 402 || e.DeclineCode != billing.DeclineGeneric || !strings.HasPrefix(e.PaymentID, "pay_") {
 		t.Errorf("decline %+v", e)
 	}
-	failed, err := c.Payments.Get(ctx, e.PaymentID)
+	failed, _, err := c.Payments.Get(ctx, e.PaymentID)
 	if err != nil || failed.Status != billing.PaymentFailed || failed.DeclineCode != billing.DeclineGeneric || failed.Amount != 100 || failed.InvoiceID != inv.ID {
 		t.Errorf("failed payment %+v %v", failed, err)
 	}
 
 	// Partial cash, then too much, then the rest by card.
-	cash, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCash})
+	cash, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCash})
 	if err != nil || cash.Status != billing.PaymentSucceeded || cash.Card != nil || cash.Currency != "usd" {
 		t.Fatalf("cash %+v %v", cash, err)
 	}
-	got, _ := c.Invoices.Get(ctx, inv.ID)
+	got, _, _ := c.Invoices.Get(ctx, inv.ID)
 	if got.Status != billing.InvoicePartiallyPaid || got.AmountPaid != 5000 || got.AmountDue != total-5000 || !got.PaidAt.IsZero() {
 		t.Errorf("after cash %+v", got)
 	}
-	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: total - 5000 + 1, Method: billing.MethodCash})
+	_, _, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: total - 5000 + 1, Method: billing.MethodCash})
 	apiError(t, err, client.ErrAmountExceedsBalance)
-	card, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: total - 5000, Method: billing.MethodCard, CardToken: billing.TokenVisa})
+	card, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: total - 5000, Method: billing.MethodCard, CardToken: billing.TokenVisa})
 	if err != nil || card.Card == nil || card.Card.Brand != "visa" || card.Card.Last4 != "4242" {
 		t.Fatalf("card %+v %v", card, err)
 	}
-	got, _ = c.Invoices.Get(ctx, inv.ID)
+	got, _, _ = c.Invoices.Get(ctx, inv.ID)
 	if got.Status != billing.InvoicePaid || got.AmountPaid != total || got.AmountDue != 0 || got.PaidAt.IsZero() {
 		t.Errorf("after card %+v", got)
 	}
-	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1, Method: billing.MethodCash})
+	_, _, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1, Method: billing.MethodCash})
 	apiError(t, err, client.ErrInvoiceNotPayable)
 }
 
@@ -182,7 +181,7 @@ func TestZeroTotalIsPaidAtCreation(t *testing.T) {
 		if inv.Total != 0 || inv.Status != billing.InvoicePaid || !inv.PaidAt.Equal(inv.CreatedAt) || inv.AmountDue != 0 {
 			t.Errorf("zero total invoice %+v", inv)
 		}
-		_, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1, Method: billing.MethodCash})
+		_, _, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1, Method: billing.MethodCash})
 		apiError(t, err, client.ErrInvoiceNotPayable)
 	}
 }
@@ -258,7 +257,7 @@ func TestMoneyOverflowIsRefused(t *testing.T) {
 		{"total overflows with tax", []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](maxI/2 + 10)}}, 10000, []string{"/lineItems out_of_range"}},
 	}
 	for _, tc := range cases {
-		_, err := env.Client.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: tc.lines, TaxRateBps: tc.bps})
+		_, _, err := env.Client.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: tc.lines, TaxRateBps: tc.bps})
 		e := apiError(t, err, client.ErrValidation)
 		if got := fields(e); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: fields %v, want %v", tc.name, got, tc.want)
@@ -269,7 +268,7 @@ func TestMoneyOverflowIsRefused(t *testing.T) {
 	if inv.Total != maxI {
 		t.Errorf("total %d, want %d", inv.Total, maxI)
 	}
-	if page, _ := env.Client.Invoices.List(ctx, nil); page.Meta.Total != 1 {
+	if page, _, _ := env.Client.Invoices.List(ctx, nil); page.Meta.Total != 1 {
 		t.Errorf("%d invoices, want only the one that fits", page.Meta.Total)
 	}
 }
@@ -288,20 +287,20 @@ func TestInvoiceRules(t *testing.T) {
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	prod := mustProduct(t, env.Client, "P-1", 1000, 5)
-	eur, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "EUR-1", Name: "Euro", Category: inventory.CategoryOther, Price: 10, Currency: "eur"})
+	eur, _, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "EUR-1", Name: "Euro", Category: inventory.CategoryOther, Price: 10, Currency: "eur"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := env.Client.Patients.Create(ctx, &patients.CreateParams{FirstName: "Bo", LastName: "B", Email: "bo@example.com"})
+	other, _, err := env.Client.Patients.Create(ctx, &patients.CreateParams{FirstName: "Bo", LastName: "B", Email: "bo@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Hour)
-	visit, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "Facial", StartAt: start, EndAt: start.Add(time.Hour)})
+	visit, _, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "Facial", StartAt: start, EndAt: start.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	othersVisit, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: other.ID, ProviderID: "prv_2", Service: "Facial", StartAt: start, EndAt: start.Add(time.Hour)})
+	othersVisit, _, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: other.ID, ProviderID: "prv_2", Service: "Facial", StartAt: start, EndAt: start.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,13 +395,13 @@ func TestPaymentRules(t *testing.T) {
 			}
 		})
 	}
-	got, _ := env.Client.Invoices.Get(ctx, inv.ID)
+	got, _, _ := env.Client.Invoices.Get(ctx, inv.ID)
 	if got.AmountPaid != 0 || got.Status != billing.InvoiceOpen {
 		t.Errorf("rejected payments changed the invoice: %+v", got)
 	}
 	// The invoice's currency is the default, and an equal one is accepted.
 	for _, cur := range []string{"", "eur"} {
-		p, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: eurInv.ID, Amount: 1, Method: billing.MethodCheck, Currency: cur})
+		p, _, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: eurInv.ID, Amount: 1, Method: billing.MethodCheck, Currency: cur})
 		if err != nil || p.Currency != "eur" {
 			t.Errorf("currency %q: %+v %v", cur, p, err)
 		}
@@ -426,8 +425,8 @@ func TestCardTokens(t *testing.T) {
 		t.Run(tc.token, func(t *testing.T) {
 			inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](500)}}})
 			var meta *client.Response
-			p, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 500, Method: billing.MethodCard, CardToken: tc.token}, client.WithResponseInto(&meta))
-			after, _ := env.Client.Invoices.Get(ctx, inv.ID)
+			p, meta, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 500, Method: billing.MethodCard, CardToken: tc.token})
+			after, _, _ := env.Client.Invoices.Get(ctx, inv.ID)
 			if tc.decline == "" {
 				if err != nil || p.Status != billing.PaymentSucceeded || p.Card == nil || p.Card.Brand != tc.brand || p.Card.Last4 != tc.last4 || p.DeclineCode != "" || meta.StatusCode != 201 {
 					t.Fatalf("payment %+v %v", p, err)
@@ -441,7 +440,7 @@ func TestCardTokens(t *testing.T) {
 			if e.Status != 402 || e.DeclineCode != tc.decline || e.PaymentID == "" {
 				t.Fatalf("decline %+v", e)
 			}
-			got, err := env.Client.Payments.Get(ctx, e.PaymentID)
+			got, _, err := env.Client.Payments.Get(ctx, e.PaymentID)
 			if err != nil || got.Status != billing.PaymentFailed || got.DeclineCode != tc.decline || got.Method != billing.MethodCard || got.Card == nil {
 				t.Errorf("recorded payment %+v %v", got, err)
 			}
@@ -456,11 +455,11 @@ func TestGetUnknownAndMalformedIDs(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	for _, id := range []string{"inv_0000000000000000000000000000000f", "inv_bad", "pay_0000000000000000000000000000000f"} {
-		_, err := env.Client.Invoices.Get(badCtx, id)
+		_, _, err := env.Client.Invoices.Get(badCtx, id)
 		apiError(t, err, client.ErrNotFound)
 	}
 	for _, id := range []string{"pay_0000000000000000000000000000000f", "pay_X"} {
-		_, err := env.Client.Payments.Get(badCtx, id)
+		_, _, err := env.Client.Payments.Get(badCtx, id)
 		apiError(t, err, client.ErrNotFound)
 	}
 }
@@ -473,7 +472,7 @@ func TestSaleIsAllOrNothing(t *testing.T) {
 	pat := mustPatient(t, c)
 	a := mustProduct(t, c, "A", 100, 5)
 	b := mustProduct(t, c, "B", 200, 2)
-	_, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{
+	_, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{
 		{Description: "a", Quantity: 5, ProductID: a.ID},
 		{Description: "b", Quantity: 2, ProductID: b.ID},
 		{Description: "b again", Quantity: 1, ProductID: b.ID}, // 3 of b in all, 2 on hand
@@ -485,7 +484,7 @@ func TestSaleIsAllOrNothing(t *testing.T) {
 	if onHand(t, c, a.ID) != 5 || onHand(t, c, b.ID) != 2 {
 		t.Errorf("a refused invoice moved stock")
 	}
-	if page, _ := c.Invoices.List(ctx, nil); page.Meta.Total != 0 {
+	if page, _, _ := c.Invoices.List(ctx, nil); page.Meta.Total != 0 {
 		t.Errorf("a refused invoice was stored")
 	}
 	inv := mustInvoice(t, c, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{
@@ -499,7 +498,7 @@ func TestSaleIsAllOrNothing(t *testing.T) {
 	if inv.Subtotal != 5*100+200+150 {
 		t.Errorf("subtotal %d", inv.Subtotal)
 	}
-	low, _ := c.Inventory.List(ctx, &inventory.StockListParams{LowStock: ptr(true)})
+	low, _, _ := c.Inventory.List(ctx, &inventory.StockListParams{LowStock: ptr(true)})
 	if low.Meta.Total != 2 {
 		t.Errorf("%d low-stock records, want 2", low.Meta.Total)
 	}
@@ -513,7 +512,7 @@ func TestInvoiceListFilters(t *testing.T) {
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	env.Server.SetTime(acct, start)
 	ada := mustPatient(t, c)
-	bob, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Bob", LastName: "B", Email: "b@example.com"})
+	bob, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Bob", LastName: "B", Email: "b@example.com"})
 	line := func(amount int64) []billing.LineItemParams {
 		return []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](amount)}}
 	}
@@ -524,10 +523,10 @@ func TestInvoiceListFilters(t *testing.T) {
 		ids = append(ids, inv.ID)
 	}
 	// invoice 0 paid, invoice 1 partially paid; the rest open.
-	if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: ids[0], Amount: 1000, Method: billing.MethodCash}); err != nil {
+	if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: ids[0], Amount: 1000, Method: billing.MethodCash}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: ids[1], Amount: 1, Method: billing.MethodCash}); err != nil {
+	if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: ids[1], Amount: 1, Method: billing.MethodCash}); err != nil {
 		t.Fatal(err)
 	}
 	listIDs := func(p *billing.InvoiceListParams) []string {
@@ -560,11 +559,11 @@ func TestInvoiceListFilters(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	page, err := c.Invoices.List(ctx, &billing.InvoiceListParams{ListOptions: client.ListOptions{Page: 3, PerPage: 2}})
+	page, _, err := c.Invoices.List(ctx, &billing.InvoiceListParams{ListOptions: client.ListOptions{Page: 3, PerPage: 2}})
 	if err != nil || len(page.Data) != 1 || page.Meta.Total != 5 || page.Data[0].ID != ids[4] {
 		t.Errorf("page 3: %+v %v", page, err)
 	}
-	for _, q := range []string{"status=void", "sort=total", "createdFrom=yesterday", "perPage=101", "customer=1"} {
+	for _, q := range []string{"status=voided", "sort=total", "createdFrom=yesterday", "perPage=101", "customer=1"} {
 		resp, body := env.DoInvalid(t, http.MethodGet, "/api/v1/invoices?"+q, "")
 		if resp.StatusCode != 422 {
 			t.Errorf("%s: %d %s", q, resp.StatusCode, body)
@@ -589,7 +588,7 @@ func TestConcurrentPaymentsNeverOverpay(t *testing.T) {
 			if i%5 == 0 {
 				p.Method, p.CardToken = billing.MethodCard, billing.TokenMastercard
 			}
-			pay, err := env.Client.Payments.Create(ctx, p)
+			pay, _, err := env.Client.Payments.Create(ctx, p)
 			switch {
 			case err == nil:
 				succeeded.Add(1)
@@ -602,7 +601,7 @@ func TestConcurrentPaymentsNeverOverpay(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got, _ := env.Client.Invoices.Get(ctx, inv.ID)
+	got, _, _ := env.Client.Invoices.Get(ctx, inv.ID)
 	if got.AmountPaid > got.Total || got.AmountPaid != sum.Load() || got.AmountDue != got.Total-got.AmountPaid {
 		t.Errorf("amountPaid %d amountDue %d total %d; succeeded sum %d", got.AmountPaid, got.AmountDue, got.Total, sum.Load())
 	}
@@ -654,12 +653,12 @@ func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
 
 	c, lt := lossy()
 	var meta *client.Response
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "p", Quantity: 2, ProductID: prod.ID}}}, client.WithResponseInto(&meta))
+	inv, meta, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "p", Quantity: 2, ProductID: prod.ID}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("invoice", lt, meta)
-	if page, _ := env.Client.Invoices.List(ctx, nil); page.Meta.Total != 1 || page.Data[0].ID != inv.ID {
+	if page, _, _ := env.Client.Invoices.List(ctx, nil); page.Meta.Total != 1 || page.Data[0].ID != inv.ID {
 		t.Errorf("invoices %+v, want exactly one", page)
 	}
 	if got := onHand(t, env.Client, prod.ID); got != 8 {
@@ -668,19 +667,19 @@ func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
 
 	c, lt = lossy()
 	meta = nil
-	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash}, client.WithResponseInto(&meta))
+	pay, meta, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("payment", lt, meta)
-	got, _ := env.Client.Invoices.Get(ctx, inv.ID)
+	got, _, _ := env.Client.Invoices.Get(ctx, inv.ID)
 	if got.AmountPaid != 100 || pay.Amount != 100 {
 		t.Errorf("amountPaid %d, want 100: the payment ran once", got.AmountPaid)
 	}
 
 	c, lt = lossy()
 	meta = nil
-	adj, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: 5, Reason: inventory.ReasonReceived}, client.WithResponseInto(&meta))
+	adj, meta, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: 5, Reason: inventory.ReasonReceived})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -698,12 +697,12 @@ func TestRetryAfterLostDeclineRecordsOnce(t *testing.T) {
 	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](100)}}})
 	lt := &lossyTransport{base: env.HTTP.Transport}
 	c := env.ClientFor(t, env.Key.Key, medspa.WithHTTPClient(&http.Client{Transport: lt}))
-	_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds})
+	_, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds})
 	e := apiError(t, err, client.ErrCardDeclined)
 	if e.Header.Get("Idempotent-Replayed") != "true" || e.DeclineCode != billing.DeclineInsufficientFunds {
 		t.Errorf("decline %+v, want a replay", e)
 	}
-	if _, err := env.Client.Payments.Get(ctx, e.PaymentID); err != nil {
+	if _, _, err := env.Client.Payments.Get(ctx, e.PaymentID); err != nil {
 		t.Errorf("the replayed paymentId: %v", err)
 	}
 }
@@ -714,15 +713,15 @@ func TestScopes(t *testing.T) {
 	pat := mustPatient(t, env.Client)
 	read := env.NewKey(t, medspaKey(env.Key.Account, "billing:read"))
 	rc := env.ClientFor(t, read.Key)
-	if _, err := rc.Invoices.List(ctx, nil); err != nil {
+	if _, _, err := rc.Invoices.List(ctx, nil); err != nil {
 		t.Errorf("billing:read list: %v", err)
 	}
-	_, err := rc.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1)}}})
+	_, _, err := rc.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1)}}})
 	apiError(t, err, client.ErrInsufficientScope)
-	_, err = rc.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: "inv_0000000000000000000000000000000f", Amount: 1, Method: billing.MethodCash})
+	_, _, err = rc.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: "inv_0000000000000000000000000000000f", Amount: 1, Method: billing.MethodCash})
 	apiError(t, err, client.ErrInsufficientScope)
 	other := env.ClientFor(t, env.NewKey(t, medspaKey(env.Key.Account, "patients:read")).Key)
-	_, err = other.Invoices.List(ctx, nil)
+	_, _, err = other.Invoices.List(ctx, nil)
 	apiError(t, err, client.ErrInsufficientScope)
 }
 
@@ -733,7 +732,7 @@ func TestLotTrackedSaleIsFEFO(t *testing.T) {
 	env := newEnv(t)
 	c := env.Client
 	pat := mustPatient(t, c)
-	p, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "FILL", Name: "Filler", Category: inventory.CategoryFiller, Price: 60000, TrackLots: true})
+	p, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "FILL", Name: "Filler", Category: inventory.CategoryFiller, Price: 60000, TrackLots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -742,16 +741,16 @@ func TestLotTrackedSaleIsFEFO(t *testing.T) {
 		q      int64
 	}{{"LATE", "2031-01-01", 3}, {"SOON", "2030-01-01", 2}} {
 		d, _ := client.ParseDate(l.exp)
-		if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: l.q, Reason: inventory.ReasonReceived, LotNumber: l.n, ExpiresOn: d}); err != nil {
+		if _, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: l.q, Reason: inventory.ReasonReceived, LotNumber: l.n, ExpiresOn: d}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Filler", Quantity: 6, ProductID: p.ID}}})
+	_, _, err = c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Filler", Quantity: 6, ProductID: p.ID}}})
 	if e := apiError(t, err, client.ErrInsufficientStock); *e.Available != 5 {
 		t.Errorf("available %d, want 5", *e.Available)
 	}
 	mustInvoice(t, c, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "Filler", Quantity: 3, ProductID: p.ID}}})
-	page, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: p.ID})
+	page, _, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: p.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -759,30 +758,6 @@ func TestLotTrackedSaleIsFEFO(t *testing.T) {
 	if s.OnHand != 2 || len(s.Lots) != 1 || s.Lots[0].LotNumber != "LATE" || s.Lots[0].Quantity != 2 {
 		t.Errorf("after the sale %+v", s)
 	}
-}
-
-// ExamplePaymentsService_Create_declined shows how to read a declined card: the error is a
-// *client.Error matching client.ErrCardDeclined, with the failed payment's id and the reason.
-func ExamplePaymentsService_Create_declined() {
-	c := exampleClient()
-	pat, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-	inv, _ := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
-		PatientID: pat.ID,
-		LineItems: []billing.LineItemParams{{Description: "Hydrafacial", Quantity: 1, UnitAmount: medspa.Ptr[int64](19900)}},
-	})
-
-	_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
-		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds,
-	})
-	var apiErr *client.Error
-	if errors.Is(err, client.ErrCardDeclined) && errors.As(err, &apiErr) {
-		failed, _ := c.Payments.Get(ctx, apiErr.PaymentID)
-		fmt.Println("declined:", apiErr.DeclineCode)
-		fmt.Println("recorded payment:", failed.Status, failed.ID == apiErr.PaymentID)
-	}
-	// Output:
-	// declined: insufficient_funds
-	// recorded payment: failed true
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -813,12 +788,12 @@ func TestInvoiceForAnAppointment(t *testing.T) {
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	start := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)
-	visit, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_9", Service: "Botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
+	visit, _, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_9", Service: "Botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: visit.ID, LineItems: []billing.LineItemParams{{Description: "Botox", Quantity: 20, UnitAmount: medspa.Ptr[int64](1200)}}})
-	got, err := env.Client.Invoices.Get(ctx, inv.ID)
+	got, _, err := env.Client.Invoices.Get(ctx, inv.ID)
 	if err != nil || got.AppointmentID != visit.ID || inv.AppointmentID != visit.ID || got.Total != 24000 {
 		t.Errorf("invoice %+v %v", got, err)
 	}

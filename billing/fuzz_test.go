@@ -33,18 +33,18 @@ func FuzzBillingBodies(f *testing.F) {
 		f.Fatal(err)
 	}
 	c, key := testenv.Unlimited(f, srv) // an exhausted plan would stall the fuzzer on 429 waits
-	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
+	pat, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 	if err != nil {
 		f.Fatal(err)
 	}
-	prd, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "F", Name: "F", Category: inventory.CategoryOther, Price: 300})
+	prd, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "F", Name: "F", Category: inventory.CategoryOther, Price: 300})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 1_000_000, Reason: inventory.ReasonReceived}); err != nil {
+	if _, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 1_000_000, Reason: inventory.ReasonReceived}); err != nil {
 		f.Fatal(err)
 	}
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1_000_000)}}})
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](1_000_000)}}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -54,26 +54,26 @@ func FuzzBillingBodies(f *testing.F) {
 		return status
 	}
 	onHand := func() int64 {
-		page, _ := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: prd.ID})
+		page, _, _ := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: prd.ID})
 		return page.Data[0].OnHand
 	}
 	f.Fuzz(func(t *testing.T, body []byte, payment bool) {
 		b := strings.ReplaceAll(string(body), "@prd", prd.ID)
 		if !payment {
 			b = strings.Replace(b, "{", `{"patientId":"`+pat.ID+`",`, 1)
-			before, _ := c.Invoices.List(ctx, nil)
+			before, _, _ := c.Invoices.List(ctx, nil)
 			stock := onHand()
 			status := send(t, "/api/v1/invoices", []byte(b))
-			after, _ := c.Invoices.List(ctx, nil)
+			after, _, _ := c.Invoices.List(ctx, nil)
 			if status != http.StatusCreated && (after.Meta.Total != before.Meta.Total || onHand() != stock) {
 				t.Fatalf("rejected (%d) but changed: invoices %d → %d, stock %d → %d", status, before.Meta.Total, after.Meta.Total, stock, onHand())
 			}
 			return
 		}
 		b = strings.Replace(b, "{", `{"invoiceId":"`+inv.ID+`",`, 1)
-		before, _ := c.Invoices.Get(ctx, inv.ID)
+		before, _, _ := c.Invoices.Get(ctx, inv.ID)
 		status := send(t, "/api/v1/payments", []byte(b))
-		after, _ := c.Invoices.Get(ctx, inv.ID)
+		after, _, _ := c.Invoices.Get(ctx, inv.ID)
 		if status != http.StatusCreated && (after.AmountPaid != before.AmountPaid || after.Status != before.Status) {
 			t.Fatalf("rejected (%d) but changed the invoice: %+v → %+v", status, before, after)
 		}

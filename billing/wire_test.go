@@ -45,7 +45,7 @@ func TestWire(t *testing.T) {
 	invoices, payments := "/api/v1/invoices", "/api/v1/payments"
 	wiretest.Run(t, []wiretest.Case{{
 		Name: "Invoices.Create writes dueAt in UTC whole seconds",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: wiretest.PatientID, TaxRateBps: 825, DueAt: wiretest.OddTime,
 				LineItems: []billing.LineItemParams{{Description: "Peel", Quantity: 2, UnitAmount: medspa.Ptr[int64](15000)},
 					{Description: "Serum", Quantity: 1, ProductID: wiretest.ProductID}, {Description: "Comp", Quantity: 1, UnitAmount: medspa.Ptr[int64](0)}}})
@@ -59,7 +59,7 @@ func TestWire(t *testing.T) {
 		Check: isInvoice,
 	}, {
 		Name: "Invoices.Create without dueAt sends none",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: wiretest.PatientID,
 				LineItems: []billing.LineItemParams{{Description: "Peel", Quantity: 1, UnitAmount: medspa.Ptr[int64](1)}}})
 		},
@@ -70,14 +70,14 @@ func TestWire(t *testing.T) {
 		},
 	}, {
 		Name: "Invoices.Get",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Invoices.Get(ctx, wiretest.InvoiceID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: invoices + "/" + wiretest.InvoiceID}, Answer: invoiceJSON},
 		Check:    isInvoice,
 	}, {
 		Name: "Invoices.List with every filter",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Invoices.List(ctx, &billing.InvoiceListParams{PatientID: wiretest.PatientID, Status: []billing.InvoiceStatus{billing.InvoiceOpen,
 				billing.InvoicePartiallyPaid}, CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Second), Sort: billing.SortCreatedDesc})
 		},
@@ -89,7 +89,7 @@ func TestWire(t *testing.T) {
 		Check: func(t *testing.T, got any) { isInvoice(t, &got.(*client.Page[billing.Invoice]).Data[0]) },
 	}, {
 		Name: "Invoices.All walks the pages",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return wiretest.Count(c.Invoices.All(ctx, &billing.InvoiceListParams{ListOptions: client.ListOptions{Page: 3, PerPage: 1}}))
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: invoices, Query: "page=3&perPage=1"},
@@ -99,7 +99,7 @@ func TestWire(t *testing.T) {
 		Check: wiretest.Yielded(2),
 	}, {
 		Name: "Payments.Create",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: wiretest.InvoiceID, Amount: 32475, Method: billing.MethodCard,
 				CardToken: billing.TokenVisa}, medspa.WithIdempotencyKey("order-77-payment"))
 		},
@@ -111,14 +111,14 @@ func TestWire(t *testing.T) {
 		Check: isPayment,
 	}, {
 		Name: "Payments.Get",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Payments.Get(ctx, wiretest.PaymentID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: payments + "/" + wiretest.PaymentID}, Answer: paymentJSON},
 		Check:    isPayment,
 	}, {
 		Name: "Payments.Create declined",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: wiretest.InvoiceID, Amount: 1, Method: billing.MethodCard,
 				CardToken: billing.TokenDecline})
 		},
@@ -137,7 +137,7 @@ func TestWire(t *testing.T) {
 	}, {
 		// An odd answer: an amount too large for int64. The error names the field, not the number.
 		Name: "Invoices.Get with an overflowing total",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Invoices.Get(ctx, wiretest.InvoiceID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: invoices + "/" + wiretest.InvoiceID},
@@ -145,14 +145,35 @@ func TestWire(t *testing.T) {
 		Err: func(t *testing.T, err error) { wiretest.OneLine(t, err, "99999") },
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
-		"Invoices.Get empty id": func(ctx context.Context, c *medspa.Client) error { _, err := c.Invoices.Get(ctx, ""); return err },
-		"Invoices.Get slash": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Invoices.Get(ctx, "inv_1/void")
+		"Invoices.List an unknown status": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Invoices.List(ctx, &billing.InvoiceListParams{Status: []billing.InvoiceStatus{billing.InvoiceOpen, "unpaid"}})
 			return err
 		},
-		"Payments.Get empty id": func(ctx context.Context, c *medspa.Client) error { _, err := c.Payments.Get(ctx, ""); return err },
-		"Payments.Get tab":      func(ctx context.Context, c *medspa.Client) error { _, err := c.Payments.Get(ctx, "pay\t1"); return err },
-		"Invoices.Create nil":   func(ctx context.Context, c *medspa.Client) error { _, err := c.Invoices.Create(ctx, nil); return err },
-		"Payments.Create nil":   func(ctx context.Context, c *medspa.Client) error { _, err := c.Payments.Create(ctx, nil); return err },
+		"Invoices.List an unknown sort": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Invoices.List(ctx, &billing.InvoiceListParams{Sort: "total"})
+			return err
+		},
+		"Payments.Create an unknown method": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: wiretest.InvoiceID, Amount: 100, Method: "bitcoin"})
+			return err
+		},
+		"Invoices.Get empty id": func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Invoices.Get(ctx, ""); return err },
+		"Invoices.Get slash": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Invoices.Get(ctx, "inv_1/void")
+			return err
+		},
+		"Payments.Get empty id": func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Payments.Get(ctx, ""); return err },
+		"Payments.Get tab": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Payments.Get(ctx, "pay\t1")
+			return err
+		},
+		"Invoices.Create nil": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Invoices.Create(ctx, nil)
+			return err
+		},
+		"Payments.Create nil": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Payments.Create(ctx, nil)
+			return err
+		},
 	})
 }

@@ -52,7 +52,7 @@ func BenchmarkCallGet(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := client.Call[benchObj](ctx, c, http.MethodGet, client.Path("patients", "pat_0193a1b2c3d4e5f60718293a4b5c6d7e"), nil); err != nil {
+		if _, _, err := client.Call[benchObj](ctx, c, http.MethodGet, client.Path("patients", "pat_0193a1b2c3d4e5f60718293a4b5c6d7e"), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -65,7 +65,7 @@ func BenchmarkCallCreate(b *testing.B) {
 	params := &benchObj{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := client.Call[benchObj](ctx, c, http.MethodPost, client.Path("patients"), params); err != nil {
+		if _, _, err := client.Call[benchObj](ctx, c, http.MethodPost, client.Path("patients"), params); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,7 +3,8 @@ package client
 // The call path. Every request of every area goes through Engine.run, in this order; each
 // step is one function below, and each cross-cutting job it calls on lives in the file named:
 //
-//	build       newCall   config (client + call options), URL and query, JSON body, Idempotency-Key
+//	build       newCall   config (client + call options), params checked, URL and query, JSON body,
+//	                      Idempotency-Key
 //	authorize ┐           Authorization from the credential's token cache       credentials.go
 //	limit     │ attempt   wait for the credential's rate-limit bucket            limiter.go
 //	sign      │ (each     RFC 9421 signature: fresh created and nonce            signing.go
@@ -13,7 +14,9 @@ package client
 //	                                                                  retry.go, signing.go, body.go
 //	decode      decode    JSON into the result (bounded), or the problem: *Error body.go, errors.go
 //
-// List and All (page.go) are calls of this path; nothing else sends API requests.
+// Every call hands back the metadata of the last answer it got (*Response: status, request id,
+// rate limit, attempts, replay), with its result or its error. List and All (page.go) are calls
+// of this path; nothing else sends API requests.
 
 import (
 	"bytes"
@@ -42,6 +45,7 @@ type call struct {
 	cfg      config
 	method   string
 	path     string // for errors and logs: never the query
+	route    Route  // the path, whose Pattern the wait log shows
 	url      string
 	body     []byte // the JSON body; nil sends none
 	accept   string
@@ -49,15 +53,18 @@ type call struct {
 	hc       *http.Client
 	creds    credentials
 	limiter  *limiter
-	attempts int    // HTTP attempts made
-	retries  int    // of cfg.maxRetries
-	renewed  bool   // the token was renewed once already
-	authz    string // the Authorization value of the last attempt
-	respBody []byte // the last answer's body, when verify read it
+	attempts int       // HTTP attempts made
+	retries  int       // of cfg.maxRetries
+	renewed  bool      // the token was renewed once already
+	waitWhy  string    // why the next pause: retry_after or backoff
+	authz    string    // the Authorization value of the last attempt
+	respBody []byte    // the last answer's body, when verify read it
+	resp     *Response // the metadata of the last answer, for the caller
 }
 
 // run runs the call path and returns the final 2xx response, its body unread (or in memory
-// when signing read it), or the error that ended the call.
+// when signing read it), or the error that ended the call. The call (nil when it could not be
+// built) holds the metadata of the last answer.
 func (e *Engine) run(ctx context.Context, method string, route Route, params any, accept string, opts []Option) (*http.Response, *call, error) {
 	c, err := e.newCall(method, route, params, accept, opts)
 	if err != nil {
@@ -87,7 +94,11 @@ func (e *Engine) newCall(method string, route Route, params any, accept string, 
 	if route.path == "" {
 		return nil, fmt.Errorf("%w: no path (use Path)", ErrInvalidArgument)
 	}
-	c := &call{cfg: e.cfg, method: method, path: route.path, accept: accept, hc: e.hc, creds: e.defaultCreds, limiter: e.defaultLimiter}
+	if err := checkParams(params); err != nil {
+		return nil, err
+	}
+	c := &call{cfg: e.cfg, method: method, path: route.path, route: route, accept: accept, hc: e.hc,
+		creds: e.defaultCreds, limiter: e.defaultLimiter}
 	if len(opts) > 0 {
 		if err := c.configure(e, opts); err != nil {
 			return nil, err
@@ -159,13 +170,13 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.authz, err = c.creds.authorization(ctx); err != nil {
+	if c.authz, err = c.creds.authorization(ctx, &c.cfg); err != nil {
 		return nil, err
 	}
 	if c.authz != "" {
 		req.Header.Set("Authorization", c.authz)
 	}
-	if err := c.limiter.wait(ctx); err != nil {
+	if err := c.limiter.wait(ctx, func(d time.Duration) { c.logWait(ctx, d, "rate_limit") }); err != nil {
 		return nil, err
 	}
 	if err := c.cfg.signer.sign(req, c.body, c.cfg.now()); err != nil {
@@ -237,16 +248,22 @@ func (c *call) decide(ctx context.Context, resp *http.Response, err error) (agai
 			return false, 0, c.fail(err)
 		}
 		c.retries++
+		c.waitWhy = "backoff"
 		return true, c.backoff(0), err
 	}
 	c.record(resp)
 	if c.retryableAnswer(ctx, resp) {
 		apiErr := c.problem(resp)
 		c.retries++
+		c.waitWhy = "backoff"
+		if apiErr.RetryAfter > 0 {
+			c.waitWhy = "retry_after"
+		}
 		return true, c.backoff(apiErr.RetryAfter), apiErr
 	}
 	if err := c.verify(resp); err != nil {
 		resp.Body.Close()
+		c.resp = nil // an answer that failed verification tells the caller nothing
 		return false, 0, c.fail(err)
 	}
 	if resp.StatusCode < 300 {
@@ -295,19 +312,40 @@ func (c *call) fail(err error) error {
 	return &callError{msg: "medspa: " + c.method + " " + c.path + ": " + describeTransport(err), err: err}
 }
 
-// record fills the caller's WithResponseInto target.
+// record keeps the metadata of an answer for the caller: the last one is the call's.
 func (c *call) record(resp *http.Response) {
-	if c.cfg.response == nil {
-		return
-	}
-	*c.cfg.response = &Response{
+	c.resp = &Response{
 		StatusCode: resp.StatusCode,
 		Header:     resp.Header,
-		RequestID:  resp.Header.Get("X-Request-Id"),
+		RequestID:  resp.Header.Get("X-Request-Id"), // canonical keys: Get allocates nothing
 		Attempts:   c.attempts,
 		RateLimit:  parseRateLimit(resp.Header),
 		Replayed:   resp.Header.Get("Idempotent-Replayed") == "true",
 	}
+}
+
+// response returns the metadata of the call's last answer; nil when the call was never built
+// or got no answer.
+func (c *call) response() *Response {
+	if c == nil {
+		return nil
+	}
+	return c.resp
+}
+
+// waitLogAbove is the shortest wait that is logged before it starts: a program should never
+// stall for longer without a trace of why.
+const waitLogAbove = time.Second
+
+// logWait writes one Info record before a wait longer than waitLogAbove: metadata only (the
+// route's pattern, never its ids or query).
+func (c *call) logWait(ctx context.Context, d time.Duration, reason string) {
+	l := c.cfg.logger
+	if d <= waitLogAbove || l == nil || !l.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	l.LogAttrs(ctx, slog.LevelInfo, "medspa wait", slog.String("method", c.method), slog.String("route", c.route.Pattern()),
+		slog.Duration("wait", d), slog.String("reason", reason), slog.Int("attempt", c.attempts))
 }
 
 // log writes metadata only: never bodies, query strings (they may hold PHI filters) or credentials.

@@ -72,7 +72,7 @@ func TestEnvironmentDefaults(t *testing.T) {
 	if c.BaseURL() != "https://env.example.test" {
 		t.Errorf("base %q", c.BaseURL())
 	}
-	_ = c.Do(context.Background(), http.MethodGet, client.Path("patients"), nil, nil)
+	_, _ = c.Do(context.Background(), http.MethodGet, client.Path("patients"), nil, nil)
 	if auth != "Bearer msk_test_fromenv" || host != "env.example.test" {
 		t.Errorf("auth %q host %q", auth, host)
 	}
@@ -86,7 +86,7 @@ func TestRequestHeaders(t *testing.T) {
 		got = r
 		return httpmock.NewStringResponse(201, `{"id":"pat_1"}`), nil
 	})
-	if _, err := client.Call[obj](context.Background(), c, http.MethodPost, client.Path("patients"), map[string]string{"firstName": "A"},
+	if _, _, err := client.Call[obj](context.Background(), c, http.MethodPost, client.Path("patients"), map[string]string{"firstName": "A"},
 		client.WithHeader("X-Trace", "t1")); err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +104,11 @@ func TestRequestHeaders(t *testing.T) {
 		got = r
 		return httpmock.NewStringResponse(200, `{"id":"pat_1"}`), nil
 	})
-	_, _ = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithAPIKey("msk_test_other"))
+	_, _, _ = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithAPIKey("msk_test_other"))
 	if got.Header.Get("Authorization") != "Bearer msk_test_other" || got.Header.Get("Idempotency-Key") != "" {
 		t.Errorf("per-call key: %q, idempotency key on GET %q", got.Header.Get("Authorization"), got.Header.Get("Idempotency-Key"))
 	}
-	_, _ = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("patients", "pat_1"), nil)
+	_, _, _ = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("patients", "pat_1"), nil)
 	if got.Header.Get("Authorization") != "Bearer msk_test_secretvalue" {
 		t.Errorf("per-call option leaked into the client: %q", got.Header.Get("Authorization"))
 	}
@@ -162,24 +162,24 @@ func TestErrorDecoding(t *testing.T) {
 		HeaderSet(http.Header{"Content-Type": {"text/html"}, "X-Request-Id": {"req_4"}}))
 	ctx := context.Background()
 
-	_, err := client.Call[obj](ctx, c, http.MethodPost, client.Path("appointments"), struct{}{})
+	_, _, err := client.Call[obj](ctx, c, http.MethodPost, client.Path("appointments"), struct{}{})
 	var e *client.Error
 	if !errors.As(err, &e) || !errors.Is(err, client.ErrAppointmentConflict) || !errors.Is(err, client.ErrAPI) || errors.Is(err, client.ErrNotFound) ||
 		e.ConflictingID != "apt_9" || e.RequestID != "req_1" || e.Status != 409 {
 		t.Errorf("conflict: %#v", e)
 	}
-	_, err = client.Call[obj](ctx, c, http.MethodPost, client.Path("payments"), struct{}{})
+	_, _, err = client.Call[obj](ctx, c, http.MethodPost, client.Path("payments"), struct{}{})
 	if !errors.As(err, &e) || !errors.Is(err, client.ErrCardDeclined) || e.PaymentID != "pay_1" || e.DeclineCode != "insufficient_funds" {
 		t.Errorf("decline: %#v", e)
 	}
-	_, err = client.Call[obj](ctx, c, http.MethodPost, client.Path("patients"), struct{}{})
+	_, _, err = client.Call[obj](ctx, c, http.MethodPost, client.Path("patients"), struct{}{})
 	if !errors.As(err, &e) || len(e.Fields) != 2 || e.Fields[0] != (client.FieldError{Pointer: "/email", Code: "invalid_format", Detail: "must be an email address"}) {
 		t.Errorf("validation: %#v", e)
 	}
 	if msg := err.Error(); msg != "medspa: 422 validation_error: 2 fields are invalid (/email invalid_format, /lastName required) [req_3]" {
 		t.Errorf("message %q", msg)
 	}
-	_, err = client.Call[obj](ctx, c, http.MethodGet, client.Path("patients"), nil)
+	_, _, err = client.Call[obj](ctx, c, http.MethodGet, client.Path("patients"), nil)
 	if !errors.As(err, &e) || e.Status != 502 || e.Code != "" || e.Title != "Bad Gateway" || e.RequestID != "req_4" {
 		t.Errorf("non-problem body: %#v", e)
 	}
@@ -194,8 +194,8 @@ func TestDebugLogsCarryMetadataOnly(t *testing.T) {
 	c, mt := mocked(t, client.WithLogger(logger))
 	mt.RegisterNoResponder(httpmock.NewStringResponder(200, `{"id":"pat_1","firstName":"Zenobia"}`).HeaderSet(http.Header{"X-Request-Id": {"req_77"}}))
 	ctx := context.Background()
-	_, _ = client.Call[obj](ctx, c, http.MethodPost, client.Path("patients"), map[string]string{"firstName": "Zenobia", "email": "zen@example.org"})
-	_, _ = client.Call[obj](ctx, c, http.MethodGet, client.Path("patients"), url.Values{"email": {"zen@example.org"}})
+	_, _, _ = client.Call[obj](ctx, c, http.MethodPost, client.Path("patients"), map[string]string{"firstName": "Zenobia", "email": "zen@example.org"})
+	_, _, _ = client.Call[obj](ctx, c, http.MethodGet, client.Path("patients"), url.Values{"email": {"zen@example.org"}})
 	out := buf.String()
 	for _, secret := range []string{"Zenobia", "zen@example.org", "zen%40example.org", "msk_test_secretvalue", "Bearer"} {
 		if strings.Contains(out, secret) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
@@ -19,8 +20,9 @@ import (
 
 // credentials produce the Authorization header of each attempt.
 type credentials interface {
-	// authorization returns the header value ("" sends none).
-	authorization(ctx context.Context) (string, error)
+	// authorization returns the header value ("" sends none). A token fetched on the way is
+	// reported to cfg (its hook and logger): the configuration of the call that needed it.
+	authorization(ctx context.Context, cfg *config) (string, error)
 	// renew drops the token that authorization sent when the server said it expired, and
 	// reports whether the call may be resent with another.
 	renew(sent string) bool
@@ -48,9 +50,9 @@ func credentialKey(cfg *config) string {
 func newCredentials(cfg *config, hc *http.Client) credentials {
 	switch {
 	case cfg.oauth != nil:
-		return &tokenCredentials{src: cfg.oauth.source(cfg, hc), now: cfg.now}
+		return &tokenCredentials{src: cfg.oauth.source(cfg, hc), grant: cfg.oauth.grant, now: cfg.now, next: TokenFirst}
 	case cfg.tokenSource != nil:
-		return &tokenCredentials{src: cfg.tokenSource, now: cfg.now}
+		return &tokenCredentials{src: cfg.tokenSource, grant: "token_source", now: cfg.now, next: TokenFirst}
 	case cfg.apiKey == "":
 		return apiKeyCredentials("")
 	default:
@@ -61,7 +63,9 @@ func newCredentials(cfg *config, hc *http.Client) credentials {
 // apiKeyCredentials send a fixed API key: the whole Authorization value, built once.
 type apiKeyCredentials string
 
-func (k apiKeyCredentials) authorization(context.Context) (string, error) { return string(k), nil }
+func (k apiKeyCredentials) authorization(context.Context, *config) (string, error) {
+	return string(k), nil
+}
 
 func (apiKeyCredentials) renew(string) bool { return false }
 
@@ -78,15 +82,17 @@ const (
 // tokenCredentials cache the access token of an oauth2.TokenSource, and renew it one fetch at a
 // time: concurrent calls that need a token wait for the fetch in flight (or for their context).
 type tokenCredentials struct {
-	src oauth2.TokenSource
-	now func() time.Time
+	src   oauth2.TokenSource
+	grant string // for TokenRefresh
+	now   func() time.Time
 
 	mu        sync.Mutex
 	tok       *oauth2.Token
-	header    string    // the Authorization value of tok
-	fetched   time.Time // when tok was fetched, by now
-	renewAt   time.Time // when tok is renewed
-	shortLife bool      // the server gave tok less than minTokenLifetime: renewals wait that long
+	header    string             // the Authorization value of tok
+	fetched   time.Time          // when tok was fetched, by now
+	renewAt   time.Time          // when tok is renewed
+	shortLife bool               // the server gave tok less than minTokenLifetime: renewals wait that long
+	next      TokenRefreshReason // why the next fetch happens
 	flight    *tokenFetch
 }
 
@@ -96,7 +102,7 @@ type tokenFetch struct {
 	err  error
 }
 
-func (t *tokenCredentials) authorization(ctx context.Context) (string, error) {
+func (t *tokenCredentials) authorization(ctx context.Context, cfg *config) (string, error) {
 	for {
 		t.mu.Lock()
 		if t.tok != nil && t.now().Before(t.renewAt) {
@@ -109,7 +115,7 @@ func (t *tokenCredentials) authorization(ctx context.Context) (string, error) {
 			f = &tokenFetch{done: make(chan struct{})}
 			t.flight = f
 			t.mu.Unlock()
-			t.fetch(f)
+			cfg.reportRefresh(ctx, t.fetch(f))
 		} else {
 			t.mu.Unlock()
 		}
@@ -126,21 +132,29 @@ func (t *tokenCredentials) authorization(ctx context.Context) (string, error) {
 
 // fetch requests a token from the source and keeps it with its lifetime: the token's expiry
 // (which oauth2 sets from the server's expires_in) less tokenMargin, clamped to [minTokenLifetime,
-// maxTokenLifetime]; a token without either lives minTokenLifetime.
-func (t *tokenCredentials) fetch(f *tokenFetch) {
+// maxTokenLifetime]; a token without either lives minTokenLifetime. It returns what happened,
+// for the hook and the log.
+func (t *tokenCredentials) fetch(f *tokenFetch) TokenRefresh {
+	t.mu.Lock()
+	r := TokenRefresh{Reason: t.next, Grant: t.grant, At: t.now()}
+	t.mu.Unlock()
+	start := time.Now()
 	tok, err := t.src.Token()
+	r.Took = time.Since(start)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	defer close(f.done)
 	t.flight = nil
 	if err != nil {
 		f.err = &TokenError{Err: err}
-		return
+		r.Err = f.err
+		return r
 	}
 	life := time.Duration(0)
 	switch {
 	case !tok.Expiry.IsZero():
-		life = time.Until(tok.Expiry) // oauth2 sets Expiry from expires_in, by the real clock
+		// oauth2 sets Expiry from expires_in (whole seconds) by the real clock, a moment ago.
+		life = time.Until(tok.Expiry).Round(time.Second)
 	case tok.ExpiresIn > 0:
 		life = time.Duration(tok.ExpiresIn) * time.Second
 	}
@@ -148,6 +162,8 @@ func (t *tokenCredentials) fetch(f *tokenFetch) {
 	t.tok, t.header, t.fetched = tok, tok.Type()+" "+tok.AccessToken, t.now()
 	t.shortLife = life < minTokenLifetime
 	t.renewAt = t.fetched.Add(min(max(life, minTokenLifetime), maxTokenLifetime))
+	t.next, r.RenewAt = TokenExpiring, t.renewAt
+	return r
 }
 
 // renew drops the token after the server answered 401 token_expired for sent (an Authorization
@@ -167,8 +183,65 @@ func (t *tokenCredentials) renew(sent string) bool {
 	if r, ok := t.src.(interface{ Invalidate(string) }); ok {
 		r.Invalidate(t.tok.AccessToken)
 	}
-	t.tok, t.header = nil, ""
+	t.tok, t.header, t.next = nil, "", TokenRejected
 	return true
+}
+
+// TokenRefreshReason says why the client fetched an OAuth access token.
+type TokenRefreshReason string
+
+// Why a token is fetched.
+const (
+	// TokenFirst is the first token of a credential.
+	TokenFirst TokenRefreshReason = "first"
+	// TokenExpiring replaces a token whose lifetime, by the client's clock (WithClock), is over.
+	TokenExpiring TokenRefreshReason = "expiring"
+	// TokenRejected replaces a token the server answered 401 token_expired to.
+	TokenRejected TokenRefreshReason = "token_expired"
+)
+
+// TokenRefresh describes one fetch of an OAuth access token, for WithTokenRefreshHook and the
+// log: metadata only, never a token, a secret or the token endpoint's answer.
+type TokenRefresh struct {
+	// Reason is why the token was fetched.
+	Reason TokenRefreshReason
+	// Grant is how: "client_credentials" (WithClientCredentials), "authorization_code"
+	// (WithOAuth2: its first token, then refresh-token grants) or "token_source"
+	// (WithTokenSource).
+	Grant string
+	// At is when the fetch started, by the client's clock.
+	At time.Time
+	// Took is how long the fetch took.
+	Took time.Duration
+	// RenewAt is when, by the client's clock, the client fetches the next token unless the
+	// server rejects this one first; zero when the fetch failed.
+	RenewAt time.Time
+	// Err is the failure (a *TokenError), nil when a token was obtained.
+	Err error
+}
+
+// WithTokenRefreshHook calls hook after every fetch of an OAuth access token (the first one, one
+// whose lifetime is over, one the server rejected as expired), successful or not, in the
+// goroutine of the call that needed the token, before that call goes on. Each fetch is also
+// logged at Info (WithLogger). hook must be quick and safe for concurrent use.
+func WithTokenRefreshHook(hook func(TokenRefresh)) Option {
+	return func(c *config) { c.tokenHook = hook }
+}
+
+// reportRefresh logs a token fetch and hands it to the hook.
+func (c *config) reportRefresh(ctx context.Context, r TokenRefresh) {
+	if c.logger != nil && c.logger.Enabled(ctx, slog.LevelInfo) {
+		attrs := []slog.Attr{slog.String("reason", string(r.Reason)), slog.String("grant", r.Grant), slog.Duration("took", r.Took)}
+		if r.Err != nil {
+			attrs = append(attrs, slog.String("error", r.Err.Error()))
+		} else {
+			attrs = append(attrs, slog.Time("renew_at", r.RenewAt))
+		}
+		c.logger.LogAttrs(ctx, slog.LevelInfo, "medspa token refresh", attrs...)
+	}
+	if c.tokenHook != nil {
+		c.tokenHook(r)
+	}
 }
 
 // TokenError is a failure to obtain an OAuth access token (the token endpoint refused, or
@@ -212,6 +285,7 @@ func OAuthEndpoint(baseURL string) oauth2.Endpoint {
 // oauthSetup defers building a token source until the base URL and HTTP client are final.
 type oauthSetup struct {
 	id     string // the credential, for credentialKey: never the secret itself
+	grant  string // for TokenRefresh
 	source func(cfg *config, hc *http.Client) oauth2.TokenSource
 }
 
@@ -229,7 +303,8 @@ func tokenContext(hc *http.Client) context.Context {
 // concurrent call.
 func WithClientCredentials(clientID, clientSecret string, scopes ...string) Option {
 	setup := &oauthSetup{
-		id: fmt.Sprintf("client-credentials %q %x %q", clientID, sha256.Sum256([]byte(clientSecret)), scopes),
+		id:    fmt.Sprintf("client-credentials %q %x %q", clientID, sha256.Sum256([]byte(clientSecret)), scopes),
+		grant: "client_credentials",
 		source: func(cfg *config, hc *http.Client) oauth2.TokenSource {
 			cc := &clientcredentials.Config{ClientID: clientID, ClientSecret: clientSecret, Scopes: scopes,
 				TokenURL: OAuthEndpoint(cfg.baseURL).TokenURL, AuthStyle: oauth2.AuthStyleInHeader}
@@ -254,7 +329,8 @@ func (s clientCredentialsSource) Token() (*oauth2.Token, error) { return s.cc.To
 // kept. Use OAuthEndpoint for cfg.Endpoint.
 func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) Option {
 	setup := &oauthSetup{
-		id: fmt.Sprintf("authorization-code %q %p", cfg.ClientID, tok),
+		id:    fmt.Sprintf("authorization-code %q %p", cfg.ClientID, tok),
+		grant: "authorization_code",
 		source: func(_ *config, hc *http.Client) oauth2.TokenSource {
 			return &refreshingSource{cfg: cfg, ctx: tokenContext(hc), tok: tok}
 		},

@@ -1,7 +1,7 @@
 // Package client is the call path every MedSpa API area shares: the Engine, and the types and
-// options of every call. Programs use it through the facade package medspa (medspa.New builds
-// the one Engine a client has); the area packages (patients, appointments, …) are thin typed
-// layers over it. The path of one call is call.go, top to bottom (ARCHITECTURE.md draws it):
+// options of every call. Programs use it through the facade package medspa, which documents and
+// re-exports everything a caller needs (medspa.New builds the one Engine a client has); the area
+// packages (patients, appointments, …) are thin typed layers over it. The path of one call is call.go, top to bottom (ARCHITECTURE.md draws it):
 //
 //	build → authorize → limit → sign → send → decide → decode
 //
@@ -22,13 +22,19 @@
 //     timeouts (WithTimeouts), redirects that never carry credentials or a body to another
 //     origin (RedirectError), response bodies read into memory up to a limit
 //     (WithMaxResponseBytes, ErrResponseTooLarge);
-//   - arguments checked before the wire: ids that are empty or not one path segment, nil params
-//     (ErrInvalidArgument); times written as the protocol's UTC "Z" whole seconds;
+//   - arguments checked before the wire: ids that are empty or not one path segment, nil params,
+//     and every Validator in params — the areas' closed sets (CheckEnum) and composite values
+//     such as a report filter (ErrInvalidArgument); times written as the protocol's UTC "Z"
+//     whole seconds;
 //   - errors: every non-2xx answer is an *Error (RFC 9457 problem details) matched with errors.Is
 //     against the Err* sentinels; every error message is one line without the query, body,
 //     header values or secrets (a transport failure still unwraps to its *url.Error);
 //   - paging: List for one page, All for an iter.Seq2 over every record, fetched lazily, stopped
 //     with ErrPagination when the server's pages repeat, end early or never end;
-//   - logging with log/slog: metadata only (method, path, status, request id, attempt, duration),
-//     never bodies, query strings or credentials.
+//   - the metadata of every answer (*Response: status, request id, rate limit, attempts, replay)
+//     returned with every result and error;
+//   - one clock (WithClock) for signatures, token lifetimes and receivers, real time for waits;
+//   - logging with log/slog: metadata only (method, path, status, request id, attempt, duration;
+//     before any wait over a second its route pattern, length and reason; every token fetch, also
+//     to WithTokenRefreshHook), never bodies, query strings or credentials.
 package client

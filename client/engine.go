@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Engine is the call path every area service shares: it does auth, idempotency keys, signing,
@@ -56,35 +57,46 @@ func (e *Engine) BaseURL() string { return e.cfg.baseURL }
 // Do sends one logical API call to route and decodes the JSON answer into out (when out is
 // non-nil). For GET and DELETE, params (a struct with `url` tags, or url.Values) become the
 // query; for POST and PATCH they are the JSON body, and a nil pointer there is refused as
-// ErrInvalidArgument. A non-2xx answer returns an *Error; transport failures are returned
-// wrapped (errors.As to *url.Error works).
-func (e *Engine) Do(ctx context.Context, method string, route Route, params, out any, opts ...Option) error {
+// ErrInvalidArgument, as is a value in params that fails its Validate (see Validator). A non-2xx
+// answer returns an *Error; transport failures are returned wrapped (errors.As to *url.Error
+// works).
+//
+// The *Response describes the last answer the call got, also when the call fails with an
+// *Error; it is nil when no answer arrived (nothing was sent, or the transport failed) or the
+// answer failed signature verification.
+func (e *Engine) Do(ctx context.Context, method string, route Route, params, out any, opts ...Option) (*Response, error) {
 	resp, c, err := e.run(ctx, method, route, params, "application/json", opts)
 	if err != nil {
-		return err
+		return c.response(), err
 	}
-	return c.decode(resp, out)
+	return c.response(), c.decode(resp, out)
 }
 
 // Stream sends a GET with the given Accept type and returns the body for the caller to read
 // and close (e.g. a CSV report). The body is not bounded by WithMaxResponseBytes, except when
-// signing is on (a signed answer is verified whole first). Errors are as in Do.
-func (e *Engine) Stream(ctx context.Context, route Route, params any, accept string, opts ...Option) (io.ReadCloser, error) {
-	resp, _, err := e.run(ctx, http.MethodGet, route, params, accept, opts)
+// signing is on (a signed answer is verified whole first). Errors and the *Response are as in
+// Do.
+func (e *Engine) Stream(ctx context.Context, route Route, params any, accept string, opts ...Option) (io.ReadCloser, *Response, error) {
+	resp, c, err := e.run(ctx, http.MethodGet, route, params, accept, opts)
 	if err != nil {
-		return nil, err
+		return nil, c.response(), err
 	}
-	return resp.Body, nil
+	return resp.Body, c.response(), nil
 }
 
-// Call is Do for a call that answers one T: it returns the decoded *T, or the error.
-func Call[T any](ctx context.Context, e *Engine, method string, route Route, params any, opts ...Option) (*T, error) {
+// Call is Do for a call that answers one T: it returns the decoded *T (nil on failure) and the
+// *Response, as Do.
+func Call[T any](ctx context.Context, e *Engine, method string, route Route, params any, opts ...Option) (*T, *Response, error) {
 	var v T
-	if err := e.Do(ctx, method, route, params, &v, opts...); err != nil {
-		return nil, err
+	resp, err := e.Do(ctx, method, route, params, &v, opts...)
+	if err != nil {
+		return nil, resp, err
 	}
-	return &v, nil
+	return &v, resp, nil
 }
+
+// Now returns the time by the client's clock (WithClock; time.Now by default).
+func (e *Engine) Now() time.Time { return e.cfg.now() }
 
 // credentials returns the token cache (or API key) of cfg's credential, shared by every call
 // that names it.

@@ -78,9 +78,10 @@ func newLimiter(s rateSpec) *limiter {
 }
 
 // wait blocks until the call may be sent: past any hold the server asked for, then a token of
-// the bucket. It returns ctx's error if ctx ends first, and an error wrapping
-// context.DeadlineExceeded at once if the wait would outlast ctx's deadline.
-func (l *limiter) wait(ctx context.Context) error {
+// the bucket; before blocking it tells before how long it will wait. It returns ctx's error if
+// ctx ends first, and an error wrapping context.DeadlineExceeded at once if the wait would
+// outlast ctx's deadline.
+func (l *limiter) wait(ctx context.Context, before func(time.Duration)) error {
 	if l == nil {
 		return nil
 	}
@@ -100,6 +101,7 @@ func (l *limiter) wait(ctx context.Context) error {
 		r.CancelAt(now)
 		return fmt.Errorf("medspa: the rate limit's wait of %v outlasts the context: %w", d.Round(time.Millisecond), context.DeadlineExceeded)
 	}
+	before(d)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -67,7 +67,7 @@ func TestResponseSizeLimit(t *testing.T) {
 		body := &endless{}
 		e := engine(t, "https://api.example.test", client.WithMaxResponseBytes(limit), client.WithMaxRetries(0),
 			client.WithHTTPClient(&http.Client{Transport: bodyTransport{tc.status, tc.length, func() io.ReadCloser { return body }}}))
-		_, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
+		_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
 		if !errors.Is(err, tc.wantErr) {
 			t.Errorf("%s: err %v, want %v", tc.name, err, tc.wantErr)
 		}
@@ -79,7 +79,7 @@ func TestResponseSizeLimit(t *testing.T) {
 	exact := `{"id":"` + strings.Repeat("a", 100) + `"}`
 	e := engine(t, "https://api.example.test", client.WithMaxResponseBytes(int64(len(exact))),
 		client.WithHTTPClient(&http.Client{Transport: bodyTransport{200, -1, func() io.ReadCloser { return io.NopCloser(strings.NewReader(exact)) }}}))
-	if got, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "x"), nil); err != nil || len(got.ID) != 100 {
+	if got, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "x"), nil); err != nil || len(got.ID) != 100 {
 		t.Errorf("an answer of exactly the limit: %v", err)
 	}
 	if client.DefaultMaxResponseBytes != 32<<20 {
@@ -103,7 +103,7 @@ func TestResponseSizeLimitOverTheNetwork(t *testing.T) {
 	_, secret := signingKey(t)
 	for _, opts := range [][]client.Option{nil, {client.WithSigning("key_1", secret)}} {
 		e := engine(t, srv.URL, append(opts, client.WithMaxResponseBytes(256<<10))...)
-		if _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); !errors.Is(err, client.ErrResponseTooLarge) {
+		if _, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); !errors.Is(err, client.ErrResponseTooLarge) {
 			t.Errorf("err %v", err)
 		}
 	}
@@ -118,7 +118,7 @@ func TestResponseSizeLimitMemory(t *testing.T) {
 		client.WithHTTPClient(&http.Client{Transport: bodyTransport{200, -1, func() io.ReadCloser { return body }}}))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
+	_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, client.ErrResponseTooLarge) {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestServerThatNeverAnswers(t *testing.T) {
 	}()
 	e := engine(t, "http://"+ln.Addr().String(), client.WithTimeouts(client.Timeouts{ResponseHeader: 50 * time.Millisecond}),
 		client.WithMaxRetries(1))
-	_, err = client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), url.Values{"email": {"ada@example.com"}})
+	_, _, err = client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), url.Values{"email": {"ada@example.com"}})
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() || !errors.As(err, new(*url.Error)) {
 		t.Fatalf("err %v, want a timeout", err)
@@ -175,7 +175,7 @@ func TestServerThatNeverAnswers(t *testing.T) {
 func TestTimeoutsOption(t *testing.T) {
 	t.Parallel()
 	e := engine(t, "https://api.example.test")
-	_, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil,
+	_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil,
 		client.WithTimeouts(client.Timeouts{Dial: time.Second}))
 	if err == nil || !strings.Contains(err.Error(), "WithTimeouts") {
 		t.Errorf("per-call WithTimeouts: %v", err)
@@ -209,7 +209,7 @@ func TestResponseSignatureAge(t *testing.T) {
 	}{{0, true}, {-290 * time.Second, true}, {290 * time.Second, true}, {-310 * time.Second, false}, {310 * time.Second, false}, {-3 * time.Hour, false}} {
 		srv := signedAnswer(t, tc.skew)
 		e := engine(t, srv.URL, client.WithSigning("key_1", secret))
-		got, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
+		got, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
 		if tc.ok != (err == nil) || (!tc.ok && (!errors.Is(err, client.ErrResponseSignature) || got != nil)) {
 			t.Errorf("signed %v from now: %v, %v", tc.skew, got, err)
 		}
@@ -217,7 +217,7 @@ func TestResponseSignatureAge(t *testing.T) {
 	// An answer signed two hours ago passes for a client whose clock says it is two hours ago.
 	srv := signedAnswer(t, -2*time.Hour)
 	e := engine(t, srv.URL, client.WithSigning("key_1", secret), client.WithClock(func() time.Time { return time.Now().Add(-2 * time.Hour) }))
-	if _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
+	if _, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
 		t.Errorf("client clock: %v", err)
 	}
 }

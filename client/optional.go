@@ -32,6 +32,9 @@ func (o Optional[T]) IsNull() bool { return o.null }
 // Get returns the value to set and whether there is one.
 func (o Optional[T]) Get() (T, bool) { return o.value, o.set }
 
+// setValue is Get for the params check (validate.go), which cannot name T.
+func (o Optional[T]) setValue() (any, bool) { return o.value, o.set }
+
 // MarshalJSON writes the value, or null. A time.Time is written as the protocol writes
 // timestamps: UTC, "Z", whole seconds (docs/protocol.md §2).
 func (o Optional[T]) MarshalJSON() ([]byte, error) {

@@ -35,11 +35,11 @@ type config struct {
 	userAgentSuffix  string
 	header           http.Header
 	idempotencyKey   *string
-	response         **Response
+	tokenHook        func(TokenRefresh)
 	signer           *signer
 	rate             *rateSpec
-	// now is the client's clock: request signatures, the age of response signatures and token
-	// lifetimes are judged by it. Waits (retries, the rate limiter) use real time.
+	// now is the client's clock (WithClock): request signatures, the age of response signatures
+	// and token lifetimes are judged by it. Waits (retries, the rate limiter) use real time.
 	now func() time.Time
 	// err is an invalid option's error, returned by New (or by the call).
 	err error
@@ -146,8 +146,13 @@ func WithMaxPages(n int) Option {
 	}
 }
 
-// WithLogger logs one debug record per attempt: method, path (never the query), status,
-// request id, attempt and duration. Bodies, query strings and credentials are never logged.
+// WithLogger logs the client's work with metadata only; bodies, query strings, header values
+// and credentials are never logged:
+//   - at Debug, one record per attempt: method, path, status, request id, attempt, duration;
+//   - at Info, one record before every wait longer than 1 s ("medspa wait": method, route
+//     pattern such as /api/v1/patients/{id}, wait, reason — retry_after, backoff or
+//     rate_limit — and attempt), so a long Retry-After never stalls a program silently;
+//   - at Info, one record per OAuth token fetch ("medspa token refresh", see TokenRefresh).
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
@@ -175,15 +180,14 @@ func WithIdempotencyKey(key string) Option {
 	return func(c *config) { c.idempotencyKey = &key }
 }
 
-// WithResponseInto stores the call's final HTTP response metadata (status, headers, request id,
-// rate-limit state) in *dst, also when the call fails with an *Error.
-func WithResponseInto(dst **Response) Option {
-	return func(c *config) { c.response = dst }
-}
-
-// withClock sets the client's clock (default time.Now). It is not exported yet; the tests reach
-// it through export_test.go.
-func withClock(now func() time.Time) Option {
+// WithClock sets the client's clock (default time.Now): the created time of request signatures,
+// the age allowed to response signatures (300 s either way) and the lifetime of OAuth tokens are
+// judged by now, and webhooks receivers built from the client (Client.Webhooks.NewHandler,
+// Verify) check delivery timestamps against it. Point it at a server's clock that is not the
+// wall clock: mockserver's NewTest and NewClient set it to the mock's clock of the client's
+// account, so a test that moves that clock keeps signing and refreshing tokens right. Waits
+// (retry backoff, Retry-After, the rate limiter) always run on real time. A nil now is ignored.
+func WithClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now != nil {
 			c.now = now

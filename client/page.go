@@ -45,13 +45,10 @@ func (p *Page[T]) HasMore() bool {
 // total is reached, or more pages than WithMaxPages allows.
 var ErrPagination = errors.New("medspa: list pages inconsistent")
 
-// List fetches one page of the list at route with the given params (see EncodeQuery).
-func List[T any](ctx context.Context, e *Engine, route Route, params any, opts ...Option) (*Page[T], error) {
-	var p Page[T]
-	if err := e.Do(ctx, http.MethodGet, route, params, &p, opts...); err != nil {
-		return nil, err
-	}
-	return &p, nil
+// List fetches one page of the list at route with the given params (see EncodeQuery), and the
+// *Response as Engine.Do.
+func List[T any](ctx context.Context, e *Engine, route Route, params any, opts ...Option) (*Page[T], *Response, error) {
+	return Call[Page[T]](ctx, e, http.MethodGet, route, params, opts...)
 }
 
 // All walks every record of the list at route, fetching pages lazily from params' page
@@ -62,6 +59,10 @@ func List[T any](ctx context.Context, e *Engine, route Route, params any, opts .
 func All[T any](ctx context.Context, e *Engine, route Route, params any, opts ...Option) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
+		if err := checkParams(params); err != nil {
+			yield(zero, err)
+			return
+		}
 		q, err := EncodeQuery(params)
 		if err != nil {
 			yield(zero, err)
@@ -80,7 +81,7 @@ func All[T any](ctx context.Context, e *Engine, route Route, params any, opts ..
 			}
 			q.Set("page", strconv.Itoa(page))
 			var p listPage[T]
-			if err := e.Do(ctx, http.MethodGet, route, q, &p, opts...); err != nil {
+			if _, err := e.Do(ctx, http.MethodGet, route, q, &p, opts...); err != nil {
 				yield(zero, err)
 				return
 			}

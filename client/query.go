@@ -16,9 +16,8 @@ import (
 // to (or value of) a struct whose fields carry `url:"name[,omitempty][,repeat]"` tags; embedded
 // structs (such as ListOptions) are flattened. Strings, integers, bools (and pointers to them),
 // time.Time (the protocol's form: UTC, "Z", whole seconds) and encoding.TextMarshaler values are
-// supported; a []string becomes
-// one comma-separated value, or one parameter per element with ",repeat". Zero values are
-// omitted when the tag says omitempty.
+// supported; a slice of them becomes one comma-separated value, or one parameter per element with
+// ",repeat". Zero values are omitted when the tag says omitempty.
 func EncodeQuery(params any) (url.Values, error) {
 	q := url.Values{}
 	if params == nil {
@@ -73,10 +72,14 @@ func encodeStruct(q url.Values, v reflect.Value) error {
 		if fv.Kind() == reflect.Pointer {
 			continue // a nil pointer is always "not set"
 		}
-		if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String {
+		if fv.Kind() == reflect.Slice {
 			parts := make([]string, fv.Len())
 			for j := range parts {
-				parts[j] = fv.Index(j).String()
+				s, err := formatValue(fv.Index(j))
+				if err != nil {
+					return fmt.Errorf("medspa: query field %s: %w", f.Name, err)
+				}
+				parts[j] = s
 			}
 			if repeat {
 				q[name] = append(q[name], parts...)

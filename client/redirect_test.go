@@ -86,7 +86,7 @@ func TestRedirectToAnotherOriginCarriesNoCredentials(t *testing.T) {
 	origin := newRecorder(t, false, redirectTo(http.StatusSeeOther, other.URL+"/elsewhere?x=1"))
 	_, key := signingKey(t)
 	e := engine(t, origin.URL, client.WithSigning("key_1", key))
-	_, err := client.Call[obj](context.Background(), e, http.MethodPost, client.Path("patients"), map[string]string{"notes": "PHI"})
+	_, _, err := client.Call[obj](context.Background(), e, http.MethodPost, client.Path("patients"), map[string]string{"notes": "PHI"})
 	var apiErr *client.Error
 	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnauthorized {
 		t.Fatalf("err %v, want the other origin's 401", err)
@@ -133,7 +133,7 @@ func TestRedirectRefusals(t *testing.T) {
 		if tc.method == http.MethodPost {
 			route = client.Path("patients")
 		}
-		_, err := client.Call[obj](context.Background(), tc.e, tc.method, route, tc.params)
+		_, _, err := client.Call[obj](context.Background(), tc.e, tc.method, route, tc.params)
 		var re *client.RedirectError
 		if !errors.As(err, &re) || re.Rule != tc.rule {
 			t.Errorf("%s: err %v, want rule %q", tc.name, err, tc.rule)
@@ -178,7 +178,7 @@ func TestRedirectHops(t *testing.T) {
 	})
 	e := engine(t, hops.URL, client.WithMaxRetries(3))
 	get := func(last int) error {
-		_, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients"), url.Values{"hop": {"0"}, "last": {strconv.Itoa(last)}})
+		_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients"), url.Values{"hop": {"0"}, "last": {strconv.Itoa(last)}})
 		return err
 	}
 	if err := get(client.MaxRedirects); err != nil {
@@ -192,7 +192,7 @@ func TestRedirectHops(t *testing.T) {
 		t.Fatalf("%d requests; want %d for each call, and no retry", len(seen), client.MaxRedirects+1)
 	}
 
-	if _, err := client.Call[obj](context.Background(), e, http.MethodPost, client.Path("moved"), map[string]string{"a": "b"}); err != nil {
+	if _, _, err := client.Call[obj](context.Background(), e, http.MethodPost, client.Path("moved"), map[string]string{"a": "b"}); err != nil {
 		t.Fatal(err)
 	}
 	seen, bodies := hops.requests()

@@ -19,15 +19,22 @@ type RateLimit struct {
 	DailyRemaining int
 }
 
-// parseRateLimit reads X-RateLimit-* and the daily item of the IETF RateLimit field.
+// parseRateLimit reads X-RateLimit-* and the daily item of the IETF RateLimit field. Keys are
+// written canonically and absent fields skipped: reading an answer's state allocates nothing.
 func parseRateLimit(h http.Header) RateLimit {
 	rl := RateLimit{DailyRemaining: -1}
-	rl.Limit, _ = strconv.Atoi(h.Get("X-RateLimit-Limit"))
-	rl.Remaining, _ = strconv.Atoi(h.Get("X-RateLimit-Remaining"))
-	if s, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-		rl.Reset = time.Unix(s, 0).UTC()
+	if v := h.Get("X-Ratelimit-Limit"); v != "" {
+		rl.Limit, _ = strconv.Atoi(v)
 	}
-	for item := range strings.SplitSeq(h.Get("RateLimit"), ",") {
+	if v := h.Get("X-Ratelimit-Remaining"); v != "" {
+		rl.Remaining, _ = strconv.Atoi(v)
+	}
+	if v := h.Get("X-Ratelimit-Reset"); v != "" {
+		if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+			rl.Reset = time.Unix(s, 0).UTC()
+		}
+	}
+	for item := range strings.SplitSeq(h.Get("Ratelimit"), ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(item), ";")
 		if name != `"daily"` {
 			continue
@@ -43,15 +50,19 @@ func parseRateLimit(h http.Header) RateLimit {
 	return rl
 }
 
-// Response is the metadata of a call's final HTTP response (see WithResponseInto).
+// Response is the metadata of the last HTTP answer a call got, returned by every call with its
+// result or its error (go-github style): status, request id, rate-limit state, attempts and
+// idempotent replay. Calls that got no answer (refused before the wire, transport failures) or
+// whose answer failed signature verification return a nil *Response.
 type Response struct {
-	// StatusCode is the HTTP status of the final attempt.
+	// StatusCode is the HTTP status of the last answer.
 	StatusCode int
-	// Header is the response header of the final attempt.
+	// Header is the header of the last answer.
 	Header http.Header
 	// RequestID is the server's X-Request-Id.
 	RequestID string
-	// Attempts counts the HTTP attempts the call made (1 when it was not retried).
+	// Attempts counts the HTTP attempts the call made up to this answer (1 when it was not
+	// retried).
 	Attempts int
 	// RateLimit is the rate-limit state the server reported.
 	RateLimit RateLimit

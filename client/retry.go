@@ -75,8 +75,9 @@ func (c *call) backoff(retryAfter time.Duration) time.Duration {
 	return rand.N(ceiling + 1)
 }
 
-// pause waits d before a retry. A wait that ctx ends, or that would outlast ctx's deadline (it
-// fails at once then), ends the call with ctx's error joined to the failure it was to retry.
+// pause waits d before a retry, logged first when it is long (logWait). A wait that ctx ends, or
+// that would outlast ctx's deadline (it fails at once then), ends the call with ctx's error
+// joined to the failure it was to retry.
 func (c *call) pause(ctx context.Context, d time.Duration, retried error) error {
 	stop := func(ctxErr error) error {
 		return &callError{msg: fmt.Sprintf("medspa: %s %s: %v before retrying (%s)", c.method, c.path, ctxErr, describeTransport(retried)),
@@ -85,6 +86,7 @@ func (c *call) pause(ctx context.Context, d time.Duration, retried error) error 
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
 		return stop(context.DeadlineExceeded)
 	}
+	c.logWait(ctx, d, c.waitWhy)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

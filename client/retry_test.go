@@ -97,7 +97,7 @@ func TestRetriesServiceUnavailableHonouringRetryAfter(t *testing.T) {
 	f := newFaulty(t, "1", 503)
 	start := time.Now()
 	var resp *client.Response
-	got, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithResponseInto(&resp))
+	got, resp, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("patients", "pat_1"), nil)
 	if err != nil || got.ID != "pat_1" {
 		t.Fatalf("%v %v", got, err)
 	}
@@ -112,7 +112,7 @@ func TestRetriesServiceUnavailableHonouringRetryAfter(t *testing.T) {
 func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "", 503, 502, -1)
-	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(3)), http.MethodPost, client.Path("patients"), map[string]string{"a": "b"})
+	_, _, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(3)), http.MethodPost, client.Path("patients"), map[string]string{"a": "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
 	f2 := newFaulty(t, "")
 	c := f2.client(t)
 	for range 2 {
-		_, _ = client.Call[obj](context.Background(), c, http.MethodPost, client.Path("patients"), map[string]string{})
+		_, _, _ = client.Call[obj](context.Background(), c, http.MethodPost, client.Path("patients"), map[string]string{})
 	}
 	if f2.attempts[0].Header.Get("Idempotency-Key") == f2.attempts[1].Header.Get("Idempotency-Key") {
 		t.Error("two calls shared an idempotency key")
@@ -142,7 +142,7 @@ func TestPostRetriedWithTheSameIdempotencyKey(t *testing.T) {
 func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "", 503, -1)
-	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
+	_, _, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	if !errors.Is(err, client.ErrServiceUnavailable) || f.count() != 1 {
 		t.Errorf("err %v after %d attempts; want 503 after 1", err, f.count())
 	}
@@ -150,7 +150,7 @@ func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
 		t.Error("a key was sent")
 	}
 	f2 := newFaulty(t, "", -1)
-	_, err = client.Call[obj](context.Background(), f2.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
+	_, _, err = client.Call[obj](context.Background(), f2.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	var ue *url.Error
 	if !errors.As(err, &ue) || f2.count() != 1 {
 		t.Errorf("dropped connection: %v after %d attempts; want a *url.Error after 1", err, f2.count())
@@ -160,7 +160,7 @@ func TestPostWithoutIdempotencyKeyIsNotRetried(t *testing.T) {
 func TestRateLimitedIsRetriedForEveryMethod(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "0", 429, 429)
-	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
+	_, _, err := client.Call[obj](context.Background(), f.client(t), http.MethodPost, client.Path("patients"), map[string]string{}, client.WithIdempotencyKey(""))
 	if err != nil || f.count() != 3 {
 		t.Errorf("err %v after %d attempts, want success after 3", err, f.count())
 	}
@@ -170,7 +170,7 @@ func TestClientErrorsAreNeverRetried(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{400, 401, 403, 404, 409, 422, 500} {
 		f := newFaulty(t, "", status, status, status)
-		_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("patients", "pat_1"), nil)
+		_, _, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("patients", "pat_1"), nil)
 		var apiErr *client.Error
 		if !errors.As(err, &apiErr) || apiErr.Status != status || f.count() != 1 {
 			t.Errorf("%d: err %v after %d attempts", status, err, f.count())
@@ -181,12 +181,12 @@ func TestClientErrorsAreNeverRetried(t *testing.T) {
 func TestRetriesStopAtTheLimit(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "", 503, 503, 503, 503, 503)
-	_, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(2)), http.MethodGet, client.Path("patients", "pat_1"), nil)
+	_, _, err := client.Call[obj](context.Background(), f.client(t, client.WithMaxRetries(2)), http.MethodGet, client.Path("patients", "pat_1"), nil)
 	if !errors.Is(err, client.ErrServiceUnavailable) || f.count() != 3 {
 		t.Errorf("err %v after %d attempts, want 503 after 3", err, f.count())
 	}
 	f0 := newFaulty(t, "", 503)
-	_, _ = client.Call[obj](context.Background(), f0.client(t, client.WithMaxRetries(0)), http.MethodGet, client.Path("x"), nil)
+	_, _, _ = client.Call[obj](context.Background(), f0.client(t, client.WithMaxRetries(0)), http.MethodGet, client.Path("x"), nil)
 	if f0.count() != 1 {
 		t.Errorf("WithMaxRetries(0): %d attempts", f0.count())
 	}
@@ -195,7 +195,7 @@ func TestRetriesStopAtTheLimit(t *testing.T) {
 func TestRetryAfterBeyondTheCapEndsRetries(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "3600", 429)
-	_, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
+	_, _, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
 	var apiErr *client.Error
 	if !errors.As(err, &apiErr) || !errors.Is(err, client.ErrRateLimited) || apiErr.RetryAfter != time.Hour || f.count() != 1 {
 		t.Errorf("err %v (retryAfter %v) after %d attempts", err, apiErr.RetryAfter, f.count())
@@ -208,7 +208,7 @@ func TestCancellationStopsAWaitAtOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := client.Call[obj](ctx, f.client(t), http.MethodGet, client.Path("x"), nil)
+	_, _, err := client.Call[obj](ctx, f.client(t), http.MethodGet, client.Path("x"), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
@@ -223,7 +223,7 @@ func TestCancellationStopsAWaitAtOnce(t *testing.T) {
 func TestConnectionErrorsAreRetriedForSafeMethods(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "", -1, -1)
-	got, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
+	got, _, err := client.Call[obj](context.Background(), f.client(t), http.MethodGet, client.Path("x"), nil)
 	if err != nil || got.ID != "pat_1" || f.count() != 3 {
 		t.Errorf("%v %v after %d attempts", got, err, f.count())
 	}
@@ -232,7 +232,7 @@ func TestConnectionErrorsAreRetriedForSafeMethods(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	c, _ := client.NewEngine(client.WithBaseURL("http://"+addr), client.WithMaxRetries(1), client.WithRetryWait(time.Millisecond, time.Millisecond))
-	_, err = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("x"), nil)
+	_, _, err = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("x"), nil)
 	var ue *url.Error
 	var oe *net.OpError
 	if !errors.As(err, &ue) || !errors.As(err, &oe) {

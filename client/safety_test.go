@@ -48,7 +48,7 @@ func TestTransportErrorsHoldNoQuery(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens: connection refused
 	e := engine(t, "http://"+addr, client.WithMaxRetries(0))
-	_, err = client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients"), phiQuery)
+	_, _, err = client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients"), phiQuery)
 	var ue *url.Error
 	if !errors.As(err, &ue) || !strings.Contains(ue.URL, "ada.lovelace") {
 		t.Fatalf("err %v: want a *url.Error keeping the URL", err)
@@ -60,7 +60,7 @@ func TestTransportErrorsHoldNoQuery(t *testing.T) {
 	// Cancelled: the context's error, reachable with errors.Is, and still no query.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = client.Call[obj](ctx, e, http.MethodGet, client.Path("patients"), phiQuery)
+	_, _, err = client.Call[obj](ctx, e, http.MethodGet, client.Path("patients"), phiQuery)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
@@ -80,7 +80,7 @@ func TestServerTextIsOneLine(t *testing.T) {
 		d, _ := json.Marshal(detail)
 		_, _ = fmt.Fprintf(w, `{"status":422,"code":"validation_error\n","title":"T\n","detail":%s,"errors":[{"pointer":"/a\nb","code":"required\r","detail":"x\ny"}]}`, d)
 	})
-	_, err := client.Call[obj](context.Background(), engine(t, srv.URL), http.MethodGet, client.Path("patients", "pat_1"), nil)
+	_, _, err := client.Call[obj](context.Background(), engine(t, srv.URL), http.MethodGet, client.Path("patients", "pat_1"), nil)
 	var apiErr *client.Error
 	if !errors.As(err, &apiErr) || apiErr.Detail != detail {
 		t.Fatalf("err %v", err)
@@ -104,7 +104,7 @@ func TestDecodeErrorsHoldNoValues(t *testing.T) {
 			ID   string    `json:"id"`
 			When time.Time `json:"when"`
 		}
-		err := engine(t, srv.URL).Do(context.Background(), http.MethodGet, client.Path("patients", "pat_1"), nil, &out)
+		_, err := engine(t, srv.URL).Do(context.Background(), http.MethodGet, client.Path("patients", "pat_1"), nil, &out)
 		if err == nil {
 			t.Fatalf("%s decoded", answer)
 		}
@@ -126,7 +126,7 @@ func TestTokenErrorsHoldNoBody(t *testing.T) {
 		_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":"expired\nlevel=INFO","secret_echo":"s3cr3t"}`)
 	})
 	e := engine(t, srv.URL, client.WithClientCredentials("cli_1", "s3cr3t"), client.WithMaxRetries(0))
-	_, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients"), phiQuery)
+	_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients"), phiQuery)
 	var te *client.TokenError
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &te) || !errors.As(err, &re) || re.ErrorCode != "invalid_grant" {
@@ -146,17 +146,17 @@ func TestNilParamsRefused(t *testing.T) {
 	e := engine(t, srv.URL)
 	type params struct{ A string }
 	for _, method := range []string{http.MethodPost, http.MethodPatch, http.MethodPut} {
-		if err := e.Do(context.Background(), method, client.Path("patients"), (*params)(nil), nil); !errors.Is(err, client.ErrInvalidArgument) {
+		if _, err := e.Do(context.Background(), method, client.Path("patients"), (*params)(nil), nil); !errors.Is(err, client.ErrInvalidArgument) {
 			t.Errorf("%s with nil params: %v", method, err)
 		}
 	}
-	if err := e.Do(context.Background(), http.MethodGet, client.Route{}, nil, nil); !errors.Is(err, client.ErrInvalidArgument) {
+	if _, err := e.Do(context.Background(), http.MethodGet, client.Route{}, nil, nil); !errors.Is(err, client.ErrInvalidArgument) {
 		t.Errorf("zero Route: %v", err)
 	}
 	if seen, _ := srv.requests(); len(seen) != 0 {
 		t.Errorf("%d requests sent", len(seen))
 	}
-	if err := e.Do(context.Background(), http.MethodPost, client.Path("webhooks", "whk_1", "test"), nil, nil); err != nil {
+	if _, err := e.Do(context.Background(), http.MethodPost, client.Path("webhooks", "whk_1", "test"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if seen, bodies := srv.requests(); len(seen) != 1 || bodies[0] != "" || seen[0].Header.Get("Content-Type") != "" {
@@ -242,7 +242,7 @@ func TestRateLimiterSharedPerCredential(t *testing.T) {
 	call := func(opts ...client.Option) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, err := client.Call[obj](ctx, e, http.MethodGet, client.Path("patients", "pat_1"), nil, opts...)
+		_, _, err := client.Call[obj](ctx, e, http.MethodGet, client.Path("patients", "pat_1"), nil, opts...)
 		return err
 	}
 	if err := call(slow); err != nil {
@@ -266,13 +266,13 @@ func TestRateLimiterSharedPerCredential(t *testing.T) {
 	// A client's own limit and a call naming the same one share the bucket too.
 	e2 := engine(t, srv.URL, client.WithRateLimit(0.01, 5))
 	for range 4 { // burst 5: the client keeps 4, then one token every 100 minutes
-		if _, err := client.Call[obj](context.Background(), e2, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
+		if _, _, err := client.Call[obj](context.Background(), e2, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := client.Call[obj](ctx, e2, http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithRateLimit(0.01, 5)); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := client.Call[obj](ctx, e2, http.MethodGet, client.Path("patients", "pat_1"), nil, client.WithRateLimit(0.01, 5)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("the client's rate named per call: %v", err)
 	}
 }
@@ -351,7 +351,7 @@ func TestTokenLifetimeBounds(t *testing.T) {
 		var failed atomic.Int32
 		for range 50 {
 			wg.Go(func() {
-				if _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
+				if _, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
 					failed.Add(1)
 				}
 			})
@@ -361,11 +361,11 @@ func TestTokenLifetimeBounds(t *testing.T) {
 			t.Fatalf("%s: %d failed, %d token requests for 50 concurrent calls", tc.name, failed.Load(), ts.tokens.Load())
 		}
 		clock.Advance(tc.stillGood)
-		if _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil || ts.tokens.Load() != 1 {
+		if _, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil || ts.tokens.Load() != 1 {
 			t.Errorf("%s: after %v: %d token requests, %v", tc.name, tc.stillGood, ts.tokens.Load(), err)
 		}
 		clock.Advance(tc.renewed - tc.stillGood)
-		if _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil || ts.tokens.Load() != 2 {
+		if _, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil || ts.tokens.Load() != 2 {
 			t.Errorf("%s: after %v: %d token requests, %v", tc.name, tc.renewed, ts.tokens.Load(), err)
 		}
 	}
@@ -381,7 +381,7 @@ func TestShortLivedTokensAreNotRenewedPerCall(t *testing.T) {
 	clock := &fakeClock{now: time.Now()}
 	e := engine(t, ts.URL, client.WithClientCredentials("cli_1", "secret"), client.WithClock(clock.Now))
 	get := func() error {
-		_, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
+		_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil)
 		return err
 	}
 	if err := get(); err != nil {
@@ -404,11 +404,11 @@ func TestShortLivedTokensAreNotRenewedPerCall(t *testing.T) {
 
 	ts2 := newTokenServer(t, &hour)
 	e2 := engine(t, ts2.URL, client.WithClientCredentials("cli_1", "secret"))
-	if _, err := client.Call[obj](context.Background(), e2, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
+	if _, _, err := client.Call[obj](context.Background(), e2, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
 		t.Fatal(err)
 	}
 	ts2.expired.Store(true) // the server's clock ran ahead of the client's
-	_, err := client.Call[obj](context.Background(), e2, http.MethodGet, client.Path("patients", "pat_1"), nil)
+	_, _, err := client.Call[obj](context.Background(), e2, http.MethodGet, client.Path("patients", "pat_1"), nil)
 	if !errors.Is(err, client.ErrTokenExpired) || ts2.tokens.Load() != 2 {
 		t.Fatalf("an hour's token the server says expired: %v, %d token requests (want a renewal and a resend)", err, ts2.tokens.Load())
 	}

@@ -80,7 +80,7 @@ func TestClientCredentialsRefreshOnServerExpiry(t *testing.T) {
 	srv := countRequests(t, env)
 	c := newClient(t, env, srv.URL, client.WithClientCredentials(oc.ClientID, oc.ClientSecret))
 	ctx := context.Background()
-	if _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"}); err != nil {
+	if _, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := srv.count("/oauth/token"); n != 1 {
@@ -89,7 +89,7 @@ func TestClientCredentialsRefreshOnServerExpiry(t *testing.T) {
 	// The server's clock passes the token's expiry; locally it still looks valid.
 	env.Server.AdvanceTime(oc.Account, time.Hour)
 	var resp *client.Response
-	list, err := c.Patients.List(ctx, nil, client.WithResponseInto(&resp))
+	list, resp, err := c.Patients.List(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestConcurrentCallsShareOneRefresh(t *testing.T) {
 	srv := countRequests(t, env)
 	c := newClient(t, env, srv.URL, client.WithClientCredentials(oc.ClientID, oc.ClientSecret, "patients:read"))
 	ctx := context.Background()
-	if _, err := c.Patients.List(ctx, nil); err != nil {
+	if _, _, err := c.Patients.List(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	env.Server.AdvanceTime(oc.Account, 2*time.Hour)
@@ -120,7 +120,7 @@ func TestConcurrentCallsShareOneRefresh(t *testing.T) {
 	errs := make(chan error, 20)
 	for range 20 {
 		wg.Go(func() {
-			if _, err := c.Patients.List(ctx, nil); err != nil {
+			if _, _, err := c.Patients.List(ctx, nil); err != nil {
 				errs <- err
 			}
 		})
@@ -164,13 +164,13 @@ func TestAuthorizationCodeForcedRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t, env, srv.URL, client.WithOAuth2(cfg, tok))
-	if _, err := c.Patients.List(context.Background(), nil); err != nil {
+	if _, _, err := c.Patients.List(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	base := srv.count("/oauth/token") // the exchange
 	env.Server.AdvanceTime(oc.Account, 61*time.Minute)
 	for i := range 3 { // refresh, then the rotated refresh token works again later
-		if _, err := c.Patients.List(context.Background(), nil); err != nil {
+		if _, _, err := c.Patients.List(context.Background(), nil); err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 		if got := srv.count("/oauth/token") - base; got != i+1 {
@@ -181,7 +181,7 @@ func TestAuthorizationCodeForcedRefresh(t *testing.T) {
 	// Past the refresh token's 30 days the refresh fails: the SDK reports the token error
 	// instead of swallowing it.
 	env.Server.AdvanceTime(oc.Account, 31*24*time.Hour)
-	_, err = c.Patients.List(context.Background(), nil)
+	_, _, err = c.Patients.List(context.Background(), nil)
 	var te *client.TokenError
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &te) || !errors.As(err, &re) || re.ErrorCode != "invalid_grant" {
@@ -195,7 +195,7 @@ func TestTokenErrorsAreReturned(t *testing.T) {
 	oc := newOAuthClient(t, env)
 	srv := countRequests(t, env)
 	c := newClient(t, env, srv.URL, client.WithClientCredentials(oc.ClientID, "wrong"))
-	_, err := c.Patients.List(context.Background(), nil)
+	_, _, err := c.Patients.List(context.Background(), nil)
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &re) || re.ErrorCode != "invalid_client" {
 		t.Fatalf("err %v", err)
@@ -253,25 +253,25 @@ func TestSigningInterop(t *testing.T) {
 	}
 
 	// Unsigned: the server refuses, and the SDK reports the server's error.
-	_, err := env.ClientFor(t, k.Key).Patients.List(ctx, nil)
+	_, _, err := env.ClientFor(t, k.Key).Patients.List(ctx, nil)
 	if !errors.Is(err, client.ErrInvalidSignature) {
 		t.Fatalf("unsigned: %v", err)
 	}
 
 	tr := &tamper{base: env.HTTP.Transport}
 	c := env.ClientFor(t, k.Key, client.WithSigning(k.ID, k.SigningSecret), client.WithHTTPClient(&http.Client{Transport: tr}))
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := c.Patients.Get(ctx, p.ID); err != nil || got.ID != p.ID {
+	if got, _, err := c.Patients.Get(ctx, p.ID); err != nil || got.ID != p.ID {
 		t.Fatalf("get: %v", err)
 	}
-	if _, err := c.Patients.List(ctx, &patients.ListParams{Q: "ada lovelace & co"}); err != nil {
+	if _, _, err := c.Patients.List(ctx, &patients.ListParams{Q: "ada lovelace & co"}); err != nil {
 		t.Fatalf("list with query: %v", err)
 	}
 	// Signed error answers verify and come back as *Error.
-	if _, err := c.Patients.Get(ctx, "pat_00000000000000000000000000000000"); !errors.Is(err, client.ErrNotFound) {
+	if _, _, err := c.Patients.Get(ctx, "pat_00000000000000000000000000000000"); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("signed 404: %v", err)
 	}
 
@@ -287,8 +287,8 @@ func TestSigningInterop(t *testing.T) {
 		}
 		return resp
 	}
-	var meta *client.Response
-	if _, err := c.Patients.Get(ctx, p.ID, client.WithResponseInto(&meta)); err != nil {
+	_, meta, err := c.Patients.Get(ctx, p.ID)
+	if err != nil {
 		t.Fatalf("retried call: %v", err)
 	}
 	if meta.Attempts != 2 || tr.inputs[start] == tr.inputs[start+1] {
@@ -317,7 +317,7 @@ func TestSigningInterop(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tr.response = func(_ int, resp *http.Response) *http.Response { return f(resp) }
 			defer func() { tr.response = nil }()
-			got, err := c.Patients.Get(ctx, p.ID)
+			got, _, err := c.Patients.Get(ctx, p.ID)
 			if !errors.Is(err, client.ErrResponseSignature) || got != nil {
 				t.Fatalf("got %v, %v", got, err)
 			}
@@ -327,13 +327,13 @@ func TestSigningInterop(t *testing.T) {
 	// The server's rejections of docs/protocol.md §6 reach the caller as invalid_signature: a stale signature
 	// (the server's clock moved 10 minutes on) …
 	env.Server.AdvanceTime(k.Account, 10*time.Minute)
-	if _, err := c.Patients.Get(ctx, p.ID); !errors.Is(err, client.ErrInvalidSignature) {
+	if _, _, err := c.Patients.Get(ctx, p.ID); !errors.Is(err, client.ErrInvalidSignature) {
 		t.Fatalf("stale: %v", err)
 	}
 	env.Server.RealTime(k.Account)
 	// … and a request altered on the way.
 	tr.request = func(_ int, req *http.Request) { req.URL.RawQuery = "perPage=1" }
-	if _, err := c.Patients.List(ctx, nil); !errors.Is(err, client.ErrInvalidSignature) {
+	if _, _, err := c.Patients.List(ctx, nil); !errors.Is(err, client.ErrInvalidSignature) {
 		t.Fatalf("altered request: %v", err)
 	}
 	tr.request = nil
@@ -345,26 +345,26 @@ func TestRateLimitStateAndRetry(t *testing.T) {
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "custom", Scopes: []string{"*"}, RatePerMinute: 60, Burst: 2, Daily: 100})
 	ctx := context.Background()
 	c := env.ClientFor(t, k.Key)
-	var meta *client.Response
-	if _, err := c.Patients.List(ctx, nil, client.WithResponseInto(&meta)); err != nil {
+	_, meta, err := c.Patients.List(ctx, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	rl := meta.RateLimit
 	if rl.Limit != 2 || rl.Remaining != 1 || rl.DailyRemaining != 99 || rl.Reset.Before(time.Now().Add(-time.Second)) || rl.Reset.After(time.Now().Add(2*time.Second)) {
 		t.Fatalf("rate limit state %+v from %v", rl, meta.Header)
 	}
-	if _, err := c.Patients.List(ctx, nil); err != nil {
+	if _, _, err := c.Patients.List(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Out of tokens, no retries: *Error with RetryAfter.
-	_, err := c.Patients.List(ctx, nil, client.WithMaxRetries(0), client.WithResponseInto(&meta))
+	_, meta, err = c.Patients.List(ctx, nil, client.WithMaxRetries(0))
 	var apiErr *client.Error
 	if !errors.As(err, &apiErr) || apiErr.Code != "rate_limited" || apiErr.RetryAfter != time.Second || meta.RateLimit.Remaining != 0 {
 		t.Fatalf("429: %v", err)
 	}
 	// With retries the SDK waits Retry-After and succeeds.
 	start := time.Now()
-	if _, err := c.Patients.List(ctx, nil, client.WithResponseInto(&meta)); err != nil {
+	if _, meta, err = c.Patients.List(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if meta.Attempts < 2 || time.Since(start) < 900*time.Millisecond {
@@ -373,12 +373,12 @@ func TestRateLimitStateAndRetry(t *testing.T) {
 	// Waiting honours the context.
 	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := c.Patients.List(cctx, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := c.Patients.List(cctx, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("ctx: %v", err)
 	}
 
 	// Enterprise: no daily quota.
-	if _, err := env.Client.Patients.List(ctx, nil, client.WithResponseInto(&meta)); err != nil || meta.RateLimit.DailyRemaining != -1 || meta.RateLimit.Limit != 2000 {
+	if _, meta, err = env.Client.Patients.List(ctx, nil); err != nil || meta.RateLimit.DailyRemaining != -1 || meta.RateLimit.Limit != 2000 {
 		t.Fatalf("enterprise %+v %v", meta.RateLimit, err)
 	}
 
@@ -407,7 +407,7 @@ func TestPlanLimiterPacesCalls(t *testing.T) {
 	for range n {
 		<-tick.C
 		wg.Go(func() {
-			if _, err := c.Patients.List(context.Background(), nil); err != nil {
+			if _, _, err := c.Patients.List(context.Background(), nil); err != nil {
 				rejected.Add(1)
 				t.Error(err)
 			}
@@ -458,15 +458,15 @@ func TestLimiterFollowsServer(t *testing.T) {
 	c := env.ClientFor(t, k.Key, client.WithRateLimit(6000, 100), client.WithMaxRetries(0))
 	other := env.ClientFor(t, k.Key) // shares the key, spends the token
 	ctx := context.Background()
-	if _, err := other.Patients.List(ctx, nil); err != nil {
+	if _, _, err := other.Patients.List(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Patients.List(ctx, nil); !errors.Is(err, client.ErrRateLimited) {
+	if _, _, err := c.Patients.List(ctx, nil); !errors.Is(err, client.ErrRateLimited) {
 		t.Fatalf("first: %v", err)
 	}
 	// The 429's Retry-After (1 s) now holds the next call instead of sending it at once.
 	start := time.Now()
-	if _, err := c.Patients.List(ctx, nil); err != nil {
+	if _, _, err := c.Patients.List(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < 800*time.Millisecond {

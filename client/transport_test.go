@@ -45,7 +45,7 @@ func TestTLS12Refused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = e.Do(context.Background(), http.MethodGet, Path("patients"), nil, nil)
+		_, err = e.Do(context.Background(), http.MethodGet, Path("patients"), nil, nil)
 		version := err != nil && strings.Contains(err.Error(), "protocol version")
 		if version != (maxVersion == tls.VersionTLS12) || err == nil {
 			t.Errorf("server up to TLS %x: %v", maxVersion, err)

@@ -32,11 +32,11 @@ func FuzzInventoryBodies(f *testing.F) {
 		f.Fatal(err)
 	}
 	c, key := testenv.Unlimited(f, srv) // an exhausted plan would stall the fuzzer on 429 waits
-	p, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "F", Name: "F", Category: inventory.CategoryFiller, Price: 1, TrackLots: true, ReorderPoint: 3})
+	p, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "F", Name: "F", Category: inventory.CategoryFiller, Price: 1, TrackLots: true, ReorderPoint: 3})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 10, Reason: inventory.ReasonReceived, LotNumber: "A", ExpiresOn: client.NewDate(2030, 1, 1)}); err != nil {
+	if _, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 10, Reason: inventory.ReasonReceived, LotNumber: "A", ExpiresOn: client.NewDate(2030, 1, 1)}); err != nil {
 		f.Fatal(err)
 	}
 	hc := srv.HTTPClient()
@@ -64,9 +64,9 @@ func FuzzInventoryBodies(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, patch bool) {
 		if patch {
-			before, _ := c.Products.Get(ctx, p.ID)
+			before, _, _ := c.Products.Get(ctx, p.ID)
 			status := send(t, http.MethodPatch, "/api/v1/products/"+p.ID, body)
-			if after, _ := c.Products.Get(ctx, p.ID); status != http.StatusOK && *after != *before {
+			if after, _, _ := c.Products.Get(ctx, p.ID); status != http.StatusOK && *after != *before {
 				t.Fatalf("rejected (%d) but changed: %+v → %+v", status, before, after)
 			}
 			return

@@ -24,6 +24,12 @@ const (
 	CategoryOther      Category = "other"
 )
 
+// Validate refuses a Category other than the six above (client.ErrInvalidArgument): the call
+// path runs it before anything is sent.
+func (c Category) Validate() error {
+	return client.CheckEnum(c, CategoryNeurotoxin, CategoryFiller, CategorySkincare, CategoryDevice, CategoryConsumable, CategoryOther)
+}
+
 // Unit is what one unit of a product is.
 type Unit string
 
@@ -35,6 +41,11 @@ const (
 	UnitML      Unit = "ml"
 	UnitItem    Unit = "item"
 )
+
+// Validate refuses a Unit other than the five above (client.ErrInvalidArgument).
+func (u Unit) Validate() error {
+	return client.CheckEnum(u, UnitUnit, UnitSyringe, UnitVial, UnitML, UnitItem)
+}
 
 // Product is a product the spa sells or uses.
 type Product struct {
@@ -93,8 +104,8 @@ type ProductUpdateParams struct {
 
 // Sort orders of a product list.
 const (
-	SortCreatedAsc  = "createdAt"
-	SortCreatedDesc = "-createdAt"
+	SortCreatedAsc  = client.SortCreatedAsc
+	SortCreatedDesc = client.SortCreatedDesc
 )
 
 // ProductListParams filter and page a product list; filters combine with AND.
@@ -106,7 +117,7 @@ type ProductListParams struct {
 	// Active, when set, keeps active (or inactive) products only.
 	Active *bool `url:"active,omitempty"`
 	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
-	Sort string `url:"sort,omitempty"`
+	Sort client.Sort `url:"sort,omitempty"`
 }
 
 // Lot is a quantity of a lot-tracked product with one lot number and expiry date.
@@ -158,6 +169,12 @@ const (
 	ReasonCorrection Reason = "correction"
 )
 
+// Validate refuses a Reason other than the seven above (client.ErrInvalidArgument): the call
+// path runs it before anything is sent.
+func (r Reason) Validate() error {
+	return client.CheckEnum(r, ReasonReceived, ReasonReturned, ReasonSale, ReasonUsed, ReasonExpired, ReasonDamaged, ReasonCorrection)
+}
+
 // AdjustParams are the fields of a stock adjustment. ProductID, Delta (non-zero, |delta| ≤
 // 1,000,000, signed as Reason requires) and Reason are required. For lot-tracked products a
 // positive Delta needs LotNumber and ExpiresOn; a negative one takes from LotNumber, or
@@ -192,56 +209,63 @@ type Adjustment struct {
 	Inventory StockRecord `json:"inventory"`
 }
 
-// ProductsService calls the product endpoints. Get one from medspa.New, or NewProductsService.
+// ProductsService calls the product endpoints. Get one from medspa.New (the client's Products
+// field). Every method but All also returns the metadata of the server's answer
+// (*client.Response: status, request id, rate limit, attempts), with the result or the error;
+// it is nil when no answer arrived.
 type ProductsService struct{ e *client.Engine }
 
 // NewProductsService returns a ProductsService sending through e (medspa.New does this for you).
 func NewProductsService(e *client.Engine) *ProductsService { return &ProductsService{e: e} }
 
-// Create creates a product (and its empty stock record at "main") and returns it.
-func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.Option) (*Product, error) {
+// Create creates a product (and its empty stock record at "main") and returns it. A SKU in use
+// (case-insensitively) is client.ErrDuplicateSKU.
+func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.Option) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodPost, client.Path("products"), params, opts...)
 }
 
-// Get returns the product with the given id.
-func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.Option) (*Product, error) {
+// Get returns the product with the given id (client.ErrNotFound if there is none).
+func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.Option) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodGet, client.Path("products", id), nil, opts...)
 }
 
-// Update applies params to the product and returns the result.
-func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.Option) (*Product, error) {
+// Update applies params (a merge patch) to the product and returns the product as it is now.
+func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.Option) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodPatch, client.Path("products", id), params, opts...)
 }
 
 // List returns one page of products.
-func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.Option) (*client.Page[Product], error) {
+func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.Option) (*client.Page[Product], *client.Response, error) {
 	return client.List[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
-// All iterates over every product matching params, fetching pages as needed.
+// All iterates over every product matching params, fetching pages as needed; an error ends the
+// iteration.
 func (s *ProductsService) All(ctx context.Context, params *ProductListParams, opts ...client.Option) iter.Seq2[Product, error] {
 	return client.All[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
 // StockService calls the inventory endpoints: stock records and adjustments. Get one from
-// medspa.New (the client's Inventory field), or NewStockService.
+// medspa.New (the client's Inventory field). Every method but All also returns the metadata of
+// the server's answer (*client.Response), as ProductsService's do.
 type StockService struct{ e *client.Engine }
 
 // NewStockService returns a StockService sending through e (medspa.New does this for you).
 func NewStockService(e *client.Engine) *StockService { return &StockService{e: e} }
 
 // List returns one page of stock records.
-func (s *StockService) List(ctx context.Context, params *StockListParams, opts ...client.Option) (*client.Page[StockRecord], error) {
+func (s *StockService) List(ctx context.Context, params *StockListParams, opts ...client.Option) (*client.Page[StockRecord], *client.Response, error) {
 	return client.List[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
-// All iterates over every stock record matching params, fetching pages as needed.
+// All iterates over every stock record matching params, fetching pages as needed; an error
+// ends the iteration.
 func (s *StockService) All(ctx context.Context, params *StockListParams, opts ...client.Option) iter.Seq2[StockRecord, error] {
 	return client.All[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
 // Adjust moves stock and returns the adjustment with the updated record. Taking more than is on
 // hand (or in the lot) is client.ErrInsufficientStock, with Available set.
-func (s *StockService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.Option) (*Adjustment, error) {
+func (s *StockService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.Option) (*Adjustment, *client.Response, error) {
 	return client.Call[Adjustment](ctx, s.e, http.MethodPost, client.Path("inventory", "adjust"), params, opts...)
 }

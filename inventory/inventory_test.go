@@ -46,7 +46,7 @@ func mustProduct(t *testing.T, c *medspa.Client, p inventory.ProductCreateParams
 	if p.Category == "" {
 		p.Category = inventory.CategoryNeurotoxin
 	}
-	got, err := c.Products.Create(ctx, &p)
+	got, _, err := c.Products.Create(ctx, &p)
 	if err != nil {
 		t.Fatalf("product: %v", err)
 	}
@@ -55,7 +55,7 @@ func mustProduct(t *testing.T, c *medspa.Client, p inventory.ProductCreateParams
 
 func mustAdjust(t *testing.T, c *medspa.Client, p inventory.AdjustParams) *inventory.Adjustment {
 	t.Helper()
-	a, err := c.Inventory.Adjust(ctx, &p)
+	a, _, err := c.Inventory.Adjust(ctx, &p)
 	if err != nil {
 		t.Fatalf("adjust %+v: %v", p, err)
 	}
@@ -64,7 +64,7 @@ func mustAdjust(t *testing.T, c *medspa.Client, p inventory.AdjustParams) *inven
 
 func stock(t *testing.T, c *medspa.Client, productID, location string) inventory.StockRecord {
 	t.Helper()
-	page, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: productID, Location: location})
+	page, _, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: productID, Location: location})
 	if err != nil || len(page.Data) != 1 {
 		t.Fatalf("stock of %s at %s: %v %+v", productID, location, err, page)
 	}
@@ -109,7 +109,7 @@ func TestProductLifecycle(t *testing.T) {
 	if !p.CreatedAt.Equal(p.UpdatedAt) || p.CreatedAt.IsZero() {
 		t.Errorf("timestamps %v %v", p.CreatedAt, p.UpdatedAt)
 	}
-	got, err := c.Products.Get(ctx, p.ID)
+	got, _, err := c.Products.Get(ctx, p.ID)
 	if err != nil || *got != *p {
 		t.Errorf("get %+v %v", got, err)
 	}
@@ -120,7 +120,7 @@ func TestProductLifecycle(t *testing.T) {
 	}
 
 	// Merge patch: set, reset to defaults with null, leave the rest.
-	upd, err := c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{
+	upd, _, err := c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{
 		Name: client.Set("Botox 100 units"), Unit: client.Set(inventory.UnitVial), Cost: client.Null[int64](),
 		ReorderPoint: client.Set(int64(5)), SKU: client.Set("btx-100-v2"),
 	})
@@ -130,27 +130,27 @@ func TestProductLifecycle(t *testing.T) {
 	if s := stock(t, c, p.ID, "main"); s.SKU != "btx-100-v2" || s.ReorderPoint != 5 {
 		t.Errorf("stock did not follow the product: %+v", s)
 	}
-	upd, err = c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{Unit: client.Null[inventory.Unit](), Active: client.Set(false), ReorderPoint: client.Null[int64]()})
+	upd, _, err = c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{Unit: client.Null[inventory.Unit](), Active: client.Set(false), ReorderPoint: client.Null[int64]()})
 	if err != nil || upd.Unit != inventory.UnitItem || upd.Active || upd.ReorderPoint != 0 {
 		t.Errorf("reset %+v %v", upd, err)
 	}
 	// An empty patch changes nothing, not even updatedAt.
-	same, err := c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{})
+	same, _, err := c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{})
 	if err != nil || *same != *upd {
 		t.Errorf("empty patch %+v %v", same, err)
 	}
 
 	// trackLots can change while nothing is on hand; not after.
-	if _, err := c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{TrackLots: client.Set(false)}); err != nil {
+	if _, _, err := c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{TrackLots: client.Set(false)}); err != nil {
 		t.Fatalf("trackLots with nothing on hand: %v", err)
 	}
 	mustAdjust(t, c, inventory.AdjustParams{ProductID: p.ID, Delta: 3, Reason: inventory.ReasonReceived, Location: "annex"})
-	_, err = c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{TrackLots: client.Set(true), Name: client.Set("changed")})
+	_, _, err = c.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{TrackLots: client.Set(true), Name: client.Set("changed")})
 	e := apiError(t, err, client.ErrInvalidStateTransition)
 	if e.From != "false" || e.To != "true" {
 		t.Errorf("from %q to %q", e.From, e.To)
 	}
-	if got, _ := c.Products.Get(ctx, p.ID); got.Name != "Botox 100 units" || got.TrackLots {
+	if got, _, _ := c.Products.Get(ctx, p.ID); got.Name != "Botox 100 units" || got.TrackLots {
 		t.Errorf("a refused patch changed the product: %+v", got)
 	}
 }
@@ -161,22 +161,22 @@ func TestDuplicateSKU(t *testing.T) {
 	c := env.Client
 	a := mustProduct(t, c, inventory.ProductCreateParams{SKU: "JUV-1", Price: 1})
 	b := mustProduct(t, c, inventory.ProductCreateParams{SKU: "JUV-2", Price: 1})
-	_, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "juv-1", Name: "x", Category: inventory.CategoryFiller, Price: 1})
+	_, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "juv-1", Name: "x", Category: inventory.CategoryFiller, Price: 1})
 	apiError(t, err, client.ErrDuplicateSKU)
-	_, err = c.Products.Update(ctx, b.ID, &inventory.ProductUpdateParams{SKU: client.Set("Juv-1")})
+	_, _, err = c.Products.Update(ctx, b.ID, &inventory.ProductUpdateParams{SKU: client.Set("Juv-1")})
 	apiError(t, err, client.ErrDuplicateSKU)
 	// Changing the case of one's own SKU is fine, and frees nothing for others.
-	if _, err := c.Products.Update(ctx, a.ID, &inventory.ProductUpdateParams{SKU: client.Set("juv-1")}); err != nil {
+	if _, _, err := c.Products.Update(ctx, a.ID, &inventory.ProductUpdateParams{SKU: client.Set("juv-1")}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "JUV-1", Name: "x", Category: inventory.CategoryFiller, Price: 1})
+	_, _, err = c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "JUV-1", Name: "x", Category: inventory.CategoryFiller, Price: 1})
 	apiError(t, err, client.ErrDuplicateSKU)
 	// A renamed SKU frees the old one.
-	if _, err := c.Products.Update(ctx, a.ID, &inventory.ProductUpdateParams{SKU: client.Set("JUV-9")}); err != nil {
+	if _, _, err := c.Products.Update(ctx, a.ID, &inventory.ProductUpdateParams{SKU: client.Set("JUV-9")}); err != nil {
 		t.Fatal(err)
 	}
 	mustProduct(t, c, inventory.ProductCreateParams{SKU: "Juv-1", Price: 1})
-	if page, _ := c.Products.List(ctx, nil); page.Meta.Total != 3 {
+	if page, _, _ := c.Products.List(ctx, nil); page.Meta.Total != 3 {
 		t.Errorf("%d products, want 3", page.Meta.Total)
 	}
 }
@@ -239,12 +239,12 @@ func TestProductRules(t *testing.T) {
 			t.Errorf("%s: %d %v, want 422 %v", tc.body, resp.StatusCode, pb.Fields(), tc.want)
 		}
 	}
-	if got, _ := env.Client.Products.Get(ctx, p.ID); *got != *p {
+	if got, _, _ := env.Client.Products.Get(ctx, p.ID); *got != *p {
 		t.Errorf("rejected patches changed the product: %+v", got)
 	}
-	_, err := env.Client.Products.Update(badCtx, "prd_0000000000000000000000000000000f", &inventory.ProductUpdateParams{Name: client.Set("x")})
+	_, _, err := env.Client.Products.Update(badCtx, "prd_0000000000000000000000000000000f", &inventory.ProductUpdateParams{Name: client.Set("x")})
 	apiError(t, err, client.ErrNotFound)
-	_, err = env.Client.Products.Get(badCtx, "prd_nope")
+	_, _, err = env.Client.Products.Get(badCtx, "prd_nope")
 	apiError(t, err, client.ErrNotFound)
 }
 
@@ -390,7 +390,7 @@ func TestAdjustPlainStock(t *testing.T) {
 	if a.OnHandAfter != 3 || !a.Inventory.LowStock {
 		t.Errorf("at the reorder point: %+v", a.Inventory)
 	}
-	_, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -4, Reason: inventory.ReasonDamaged})
+	_, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -4, Reason: inventory.ReasonDamaged})
 	e := apiError(t, err, client.ErrInsufficientStock)
 	if e.Available == nil || *e.Available != 3 {
 		t.Errorf("available %v, want 3", e.Available)
@@ -400,19 +400,19 @@ func TestAdjustPlainStock(t *testing.T) {
 		t.Errorf("on hand %d", s.OnHand)
 	}
 	// A new location creates its record; refusing at a new location creates nothing.
-	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Location: "annex", Delta: -1, Reason: inventory.ReasonUsed})
+	_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Location: "annex", Delta: -1, Reason: inventory.ReasonUsed})
 	e = apiError(t, err, client.ErrInsufficientStock)
 	if *e.Available != 0 {
 		t.Errorf("available %d", *e.Available)
 	}
-	if page, _ := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: p.ID}); page.Meta.Total != 1 {
+	if page, _, _ := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: p.ID}); page.Meta.Total != 1 {
 		t.Errorf("%d records, want 1 (no annex yet)", page.Meta.Total)
 	}
 	a = mustAdjust(t, c, inventory.AdjustParams{ProductID: p.ID, Location: "annex", Delta: 4, Reason: inventory.ReasonReturned})
 	if a.Location != "annex" || a.Inventory.Location != "annex" || a.Inventory.OnHand != 4 || a.Inventory.ReorderPoint != 3 || a.Inventory.SKU != "GAUZE" {
 		t.Errorf("annex %+v", a)
 	}
-	if page, _ := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: p.ID}); page.Meta.Total != 2 {
+	if page, _, _ := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: p.ID}); page.Meta.Total != 2 {
 		t.Errorf("%d records, want 2", page.Meta.Total)
 	}
 }
@@ -447,7 +447,7 @@ func TestLotsFEFO(t *testing.T) {
 	}
 	// A named lot: never below zero, even if the record as a whole has enough.
 	mustAdjust(t, c, inventory.AdjustParams{ProductID: p.ID, Delta: 2, Reason: inventory.ReasonReceived, LotNumber: "MID", ExpiresOn: date("2030-12-31")})
-	_, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -3, Reason: inventory.ReasonExpired, LotNumber: "MID"})
+	_, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -3, Reason: inventory.ReasonExpired, LotNumber: "MID"})
 	e := apiError(t, err, client.ErrInsufficientStock)
 	if e.Available == nil || *e.Available != 2 {
 		t.Errorf("available %v, want the lot's 2", e.Available)
@@ -458,7 +458,7 @@ func TestLotsFEFO(t *testing.T) {
 		t.Errorf("after named lot %+v", a)
 	}
 	// Taking more than the whole record.
-	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -4, Reason: inventory.ReasonUsed})
+	_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: -4, Reason: inventory.ReasonUsed})
 	e = apiError(t, err, client.ErrInsufficientStock)
 	if *e.Available != 3 {
 		t.Errorf("available %d, want 3", *e.Available)
@@ -523,7 +523,7 @@ func TestConcurrentAdjustments(t *testing.T) {
 			if i%2 == 1 {
 				delta, reason = -4, inventory.ReasonUsed
 			}
-			a, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: delta, Reason: reason})
+			a, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: delta, Reason: reason})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -582,7 +582,7 @@ func TestConcurrentLotAdjustments(t *testing.T) {
 			case 2:
 				in.Delta, in.Reason, in.LotNumber = -1, inventory.ReasonDamaged, lotNames[(i/3)%4]
 			}
-			_, err := c.Inventory.Adjust(ctx, &in)
+			_, _, err := c.Inventory.Adjust(ctx, &in)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -621,20 +621,20 @@ func TestScopes(t *testing.T) {
 	p := mustProduct(t, env.Client, inventory.ProductCreateParams{SKU: "S", Price: 1})
 	k := env.NewKey(t, testKey(env.Key.Account, "inventory:read"))
 	rc := env.ClientFor(t, k.Key)
-	if _, err := rc.Products.Get(ctx, p.ID); err != nil {
+	if _, _, err := rc.Products.Get(ctx, p.ID); err != nil {
 		t.Errorf("inventory:read get: %v", err)
 	}
-	if _, err := rc.Inventory.List(ctx, nil); err != nil {
+	if _, _, err := rc.Inventory.List(ctx, nil); err != nil {
 		t.Errorf("inventory:read list: %v", err)
 	}
-	_, err := rc.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 1, Reason: inventory.ReasonReceived})
+	_, _, err := rc.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 1, Reason: inventory.ReasonReceived})
 	apiError(t, err, client.ErrInsufficientScope)
-	_, err = rc.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{Name: client.Set("x")})
+	_, _, err = rc.Products.Update(ctx, p.ID, &inventory.ProductUpdateParams{Name: client.Set("x")})
 	apiError(t, err, client.ErrInsufficientScope)
-	_, err = rc.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "T", Name: "x", Category: inventory.CategoryOther, Price: 1})
+	_, _, err = rc.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "T", Name: "x", Category: inventory.CategoryOther, Price: 1})
 	apiError(t, err, client.ErrInsufficientScope)
 	bc := env.ClientFor(t, env.NewKey(t, testKey(env.Key.Account, "billing:write")).Key)
-	_, err = bc.Products.List(ctx, nil)
+	_, _, err = bc.Products.List(ctx, nil)
 	apiError(t, err, client.ErrInsufficientScope)
 }
 
@@ -668,7 +668,7 @@ func TestHostileBodiesNeverFail500(t *testing.T) {
 			}
 		}
 	}
-	if got, _ := env.Client.Products.Get(ctx, p.ID); *got != *p {
+	if got, _, _ := env.Client.Products.Get(ctx, p.ID); *got != *p {
 		t.Errorf("hostile patches changed the product")
 	}
 	if s := stock(t, env.Client, p.ID, "main"); s.OnHand != 0 {

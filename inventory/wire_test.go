@@ -46,7 +46,7 @@ func TestWire(t *testing.T) {
 	no := false
 	wiretest.Run(t, []wiretest.Case{{
 		Name: "Products.Create",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "JUV-VOL", Name: "Juvederm Voluma", Category: inventory.CategoryFiller,
 				Unit: inventory.UnitSyringe, Price: 85000, TrackLots: true, ReorderPoint: 2, Active: medspa.Ptr(true)})
 		},
@@ -58,14 +58,14 @@ func TestWire(t *testing.T) {
 		Check: isProduct,
 	}, {
 		Name: "Products.Get",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Products.Get(ctx, wiretest.ProductID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: products + "/" + wiretest.ProductID}, Answer: productJSON},
 		Check:    isProduct,
 	}, {
 		Name: "Products.Update",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Products.Update(ctx, wiretest.ProductID, &inventory.ProductUpdateParams{Price: client.Set[int64](90000), Cost: client.Null[int64](),
 				Active: client.Set(false)})
 		},
@@ -76,7 +76,7 @@ func TestWire(t *testing.T) {
 		Check: isProduct,
 	}, {
 		Name: "Products.List with every filter",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Products.List(ctx, &inventory.ProductListParams{Category: inventory.CategoryFiller, Q: "juv & co", Active: &no,
 				Sort: inventory.SortCreatedDesc})
 		},
@@ -87,7 +87,7 @@ func TestWire(t *testing.T) {
 		Check: func(t *testing.T, got any) { isProduct(t, &got.(*client.Page[inventory.Product]).Data[0]) },
 	}, {
 		Name: "Products.All walks the pages",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return wiretest.Count(c.Products.All(ctx, nil))
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: products, Query: "page=1"},
@@ -97,7 +97,7 @@ func TestWire(t *testing.T) {
 		Check: wiretest.Yielded(2),
 	}, {
 		Name: "Inventory.List with every filter",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Inventory.List(ctx, &inventory.StockListParams{ProductID: wiretest.ProductID, Location: "front desk", LowStock: medspa.Ptr(true),
 				ExpiringBefore: client.NewDate(2028, time.July, 1)})
 		},
@@ -109,7 +109,7 @@ func TestWire(t *testing.T) {
 		Check: func(t *testing.T, got any) { isStock(t, &got.(*client.Page[inventory.StockRecord]).Data[0]) },
 	}, {
 		Name: "Inventory.All walks the pages",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return wiretest.Count(c.Inventory.All(ctx, &inventory.StockListParams{Location: "main"}))
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: stock, Query: "location=main&page=1"},
@@ -119,7 +119,7 @@ func TestWire(t *testing.T) {
 		Check: wiretest.Yielded(2),
 	}, {
 		Name: "Inventory.Adjust",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: wiretest.ProductID, Delta: 4, Reason: inventory.ReasonReceived,
 				LotNumber: "V-77", ExpiresOn: client.NewDate(2028, time.June, 30), Reference: "po-1"})
 		},
@@ -137,7 +137,7 @@ func TestWire(t *testing.T) {
 		},
 	}, {
 		Name: "Inventory.Adjust short of stock",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: wiretest.ProductID, Delta: -9, Reason: inventory.ReasonUsed})
 		},
 		Exchange: wiretest.Exchange{
@@ -154,23 +154,54 @@ func TestWire(t *testing.T) {
 	}, {
 		// An odd answer: a lot expiry that is not a date.
 		Name: "Inventory.List with an invalid lot date",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) { return c.Inventory.List(ctx, nil) },
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Inventory.List(ctx, nil)
+		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: stock},
 			Answer: wiretest.Page(`{"id":"stk_1","lots":[{"expiresOn":"2028-02-30"}]}`, 1, 1, 25)},
 		Err: func(t *testing.T, err error) { wiretest.OneLine(t, err, "2028-02-30") },
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
-		"Products.Get empty id":  func(ctx context.Context, c *medspa.Client) error { _, err := c.Products.Get(ctx, ""); return err },
-		"Products.Get backslash": func(ctx context.Context, c *medspa.Client) error { _, err := c.Products.Get(ctx, `prd\1`); return err },
+		"Products.Create an unknown category": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "X", Name: "X", Category: "toxin", Price: 1})
+			return err
+		},
+		"Products.Create an unknown unit": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "X", Name: "X", Category: inventory.CategoryOther, Unit: "box", Price: 1})
+			return err
+		},
+		"Products.Update to an unknown unit": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Update(ctx, wiretest.ProductID, &inventory.ProductUpdateParams{Unit: medspa.Set[inventory.Unit]("ML")})
+			return err
+		},
+		"Products.List an unknown category": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.List(ctx, &inventory.ProductListParams{Category: "fillers"})
+			return err
+		},
+		"Inventory.Adjust an unknown reason": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: wiretest.ProductID, Delta: 1, Reason: "found"})
+			return err
+		},
+		"Products.Get empty id": func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Products.Get(ctx, ""); return err },
+		"Products.Get backslash": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Get(ctx, `prd\1`)
+			return err
+		},
 		"Products.Update empty id": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Products.Update(ctx, "", nil)
+			_, _, err := c.Products.Update(ctx, "", nil)
 			return err
 		},
 		"Products.Update nil params": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Products.Update(ctx, wiretest.ProductID, nil)
+			_, _, err := c.Products.Update(ctx, wiretest.ProductID, nil)
 			return err
 		},
-		"Products.Create nil params":  func(ctx context.Context, c *medspa.Client) error { _, err := c.Products.Create(ctx, nil); return err },
-		"Inventory.Adjust nil params": func(ctx context.Context, c *medspa.Client) error { _, err := c.Inventory.Adjust(ctx, nil); return err },
+		"Products.Create nil params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Products.Create(ctx, nil)
+			return err
+		},
+		"Inventory.Adjust nil params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Inventory.Adjust(ctx, nil)
+			return err
+		},
 	})
 }

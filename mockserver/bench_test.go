@@ -54,7 +54,7 @@ func newBenchServer(b *testing.B, n int, opts ...mockserver.Option) *benchServer
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
-				p, err := c.Patients.Create(context.Background(), &patients.CreateParams{
+				p, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{
 					FirstName: "Bench", LastName: "Patient" + strconv.Itoa(i), Email: "bench" + strconv.Itoa(i) + "@example.com",
 				})
 				if err != nil {
@@ -131,7 +131,7 @@ func BenchmarkHandlerCreatePatient(b *testing.B) {
 func BenchmarkHandlerCreatePayment(b *testing.B) {
 	bs := newBenchServer(b, 1)
 	ctx := context.Background()
-	inv, err := bs.client.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: bs.first,
+	inv, _, err := bs.client.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: bs.first,
 		LineItems: []billing.LineItemParams{{Description: "bench", Quantity: 10_000, UnitAmount: medspa.Ptr[int64](1_000_000_000_000)}}})
 	if err != nil {
 		b.Fatal(err)
@@ -146,7 +146,7 @@ func BenchmarkHandlerCreatePayment(b *testing.B) {
 // BenchmarkHandlerAdjust is a +1 received adjustment on one product.
 func BenchmarkHandlerAdjust(b *testing.B) {
 	bs := newBenchServer(b, 0)
-	prod, err := bs.client.Products.Create(context.Background(), &inventory.ProductCreateParams{SKU: "B-1", Name: "Bench", Category: inventory.CategoryConsumable, Price: 100})
+	prod, _, err := bs.client.Products.Create(context.Background(), &inventory.ProductCreateParams{SKU: "B-1", Name: "Bench", Category: inventory.CategoryConsumable, Price: 100})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func BenchmarkSDKGet(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := bs.client.Patients.Get(ctx, bs.first)
+		p, _, err := bs.client.Patients.Get(ctx, bs.first)
 		if err != nil || p.ID != bs.first {
 			b.Fatal(err)
 		}

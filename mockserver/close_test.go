@@ -25,11 +25,11 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 
 	s := mockserver.NewTest(t, mockserver.WithLoopbackListener())
 	ctx := context.Background()
-	if _, err := s.Client.Webhooks.Create(ctx, &webhooks.CreateParams{URL: receiver.URL + "/hook", Events: []webhooks.EventType{webhooks.EventAll}}); err != nil {
+	if _, _, err := s.Client.Webhooks.Create(ctx, &webhooks.CreateParams{URL: receiver.URL + "/hook", Events: []webhooks.EventType{webhooks.EventAll}}); err != nil {
 		t.Fatal(err)
 	}
 	rec := s.RecordEvents(s.Account)
-	if _, err := s.Client.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@example.com"}); err != nil {
+	if _, _, err := s.Client.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rec.Wait(ctx, 1); err != nil {

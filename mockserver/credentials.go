@@ -58,6 +58,34 @@ func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	return APIKey(k), s.durableAfter(httpapi.AsProblem(err))
 }
 
+// RevokeAPIKey ends the key with the given id (key_…) at once, every secret of it: its next
+// request is 401 unauthorized. Its account and records stay. An unknown or already revoked key
+// is refused with the 404 problem DELETE /__admin/api-keys/{id} answers.
+func (s *Server) RevokeAPIKey(id string) error { return httpapi.AsProblem(s.api.RevokeAPIKey(id)) }
+
+// APIKeyRotation is a key after RotateAPIKey: every field as before but Key, the new bearer
+// secret (shown only here), and when the secret it replaced stops working.
+type APIKeyRotation struct {
+	APIKey
+	// PreviousKeyExpiresAt is when the replaced secret stops working (on the key's account
+	// clock); nil when it already has (no grace period).
+	PreviousKeyExpiresAt *time.Time `json:"previousKeyExpiresAt"`
+}
+
+// RotateAPIKey gives the key a new bearer secret; its id, account, scopes, limits, signing
+// secret and expiry stay. The old secret keeps working for grace (0 to 24 h, rounded up to a
+// whole second, on the key's account clock; 0 ends it at once); a secret an earlier rotation
+// left working ends at once, so at most two work. Both count against the key's rate limits.
+// An unknown or revoked key, or a grace out of range, is refused with the problem POST
+// /__admin/api-keys/{id}/rotate answers.
+func (s *Server) RotateAPIKey(id string, grace time.Duration) (APIKeyRotation, error) {
+	r, err := s.api.RotateAPIKey(id, grace)
+	if err != nil {
+		return APIKeyRotation{}, httpapi.AsProblem(err)
+	}
+	return APIKeyRotation{APIKey: APIKey(r.APIKey), PreviousKeyExpiresAt: r.PreviousKeyExpiresAt}, nil
+}
+
 // OAuthClientParams describe an OAuth client to create (CreateOAuthClient, or the body of POST
 // /__admin/oauth-clients; docs/protocol.md §5, §12).
 type OAuthClientParams struct {
@@ -102,7 +130,7 @@ func WithTokenLifetimes(access, refresh time.Duration) Option {
 // APIKeyAccount reports the account of an API key that would authenticate now: known, not
 // revoked, not expired on the server clock.
 func (s *Server) APIKeyAccount(key string) (account string, ok bool) {
-	c, found := s.api.Keys().Lookup(key)
+	c, found := s.api.Keys().Lookup(key, s.Now)
 	if !found || !c.ExpiresAt.IsZero() && !s.clock.Now().Before(c.ExpiresAt) {
 		return "", false
 	}

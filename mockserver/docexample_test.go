@@ -36,7 +36,7 @@ func TestDocExample(t *testing.T) {
 
 	// Clock: frozen at start; move it and timestamps follow.
 	srv.AdvanceTime("", 90*time.Minute)
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestDocExample(t *testing.T) {
 	if err := srv.Snapshot(key.Account, "seeded"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Patients.Update(ctx, ids.Patients[0], &patients.UpdateParams{Tags: medspa.Set([]string{"vip"})}); err != nil {
+	if _, _, err := c.Patients.Update(ctx, ids.Patients[0], &patients.UpdateParams{Tags: medspa.Set([]string{"vip"})}); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Restore(key.Account, "seeded"); err != nil {
@@ -61,7 +61,7 @@ func TestDocExample(t *testing.T) {
 		Status: 503, RetryAfter: &retryAfter, Times: 2}); err != nil {
 		t.Fatal(err)
 	}
-	page, err := c.Patients.List(ctx, nil)
+	page, _, err := c.Patients.List(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestDocExample(t *testing.T) {
 	}
 	// Without retries, the fault surfaces as a *client.Error.
 	_ = srv.InjectFault(mockserver.Fault{Path: "/api/v1/patients/*", Status: 503, Times: 1})
-	_, err = c.Patients.Get(ctx, ids.Patients[0], medspa.WithMaxRetries(0))
+	_, _, err = c.Patients.Get(ctx, ids.Patients[0], medspa.WithMaxRetries(0))
 	var apiErr *client.Error
 	if !errors.As(err, &apiErr) || apiErr.Status != 503 {
 		t.Fatalf("fault: %v", err)

@@ -37,7 +37,7 @@ func ExampleServer_LoadFixtures() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	apt, _ := c.Appointments.Get(context.Background(), ids.Appointments[0])
+	apt, _, _ := c.Appointments.Get(context.Background(), ids.Appointments[0])
 	fmt.Println(len(ids.Patients), apt.PatientID == ids.Patients[0], apt.Status)
 	// Output: 1 true completed
 }
@@ -55,11 +55,11 @@ func ExampleServer_InjectFault() {
 	retryAfter := 0
 	_ = srv.InjectFault(mockserver.Fault{Account: key.Account, Method: "GET", Path: "/api/v1/patients",
 		Status: 503, RetryAfter: &retryAfter, Times: 2})
-	_, err = c.Patients.List(ctx, nil) // two 503s, then success
+	_, _, err = c.Patients.List(ctx, nil) // two 503s, then success
 	fmt.Println("with retries:", err)
 
 	_ = srv.InjectFault(mockserver.Fault{Path: "/api/v1/patients", Status: 503, Times: 1})
-	_, err = c.Patients.List(ctx, nil, medspa.WithMaxRetries(0))
+	_, _, err = c.Patients.List(ctx, nil, medspa.WithMaxRetries(0))
 	fmt.Println("without:", errors.Is(err, medspa.ErrServiceUnavailable))
 	// Output:
 	// with retries: <nil>
@@ -74,13 +74,13 @@ func ExampleServer_Snapshot() {
 	}
 	c, key, _ := srv.NewClient()
 	ctx := context.Background()
-	_, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	_, _, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 
 	_ = srv.Snapshot(key.Account, "one patient")
-	_, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
-	before, _ := c.Patients.List(ctx, nil)
+	_, _, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
+	before, _, _ := c.Patients.List(ctx, nil)
 	_ = srv.Restore(key.Account, "one patient")
-	after, _ := c.Patients.List(ctx, nil)
+	after, _, _ := c.Patients.List(ctx, nil)
 	fmt.Println(before.Meta.Total, after.Meta.Total)
 	// Output: 2 1
 }
@@ -97,14 +97,14 @@ func ExampleServer_SetTime() {
 	nine := time.Date(2026, time.November, 22, 9, 0, 0, 0, time.UTC)
 	srv.SetTime(key.Account, nine)
 
-	p, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-	apt, _ := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: p.ID, ProviderID: "prv_1", Service: "Peel",
+	p, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	apt, _, _ := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: p.ID, ProviderID: "prv_1", Service: "Peel",
 		StartAt: nine.Add(time.Hour), EndAt: nine.Add(90 * time.Minute)})
-	_, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusNoShow)})
+	_, _, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusNoShow)})
 	fmt.Println(p.CreatedAt.Format(time.Kitchen), "no-show before the start:", errors.Is(err, medspa.ErrInvalidStateTransition))
 
 	srv.AdvanceTime(key.Account, 2*time.Hour)
-	apt, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusNoShow)})
+	apt, _, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusNoShow)})
 	fmt.Println(srv.Now(key.Account).Format(time.Kitchen), apt.Status, err)
 	// Output:
 	// 9:00AM no-show before the start: true
@@ -120,9 +120,9 @@ func ExampleServer_Requests() {
 	}
 	c, key, _ := srv.NewClient()
 	ctx := context.Background()
-	_, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-	_, _ = c.Patients.List(ctx, &patients.ListParams{Q: "love"})
-	_, _ = c.Patients.Get(ctx, "pat_00000000000000000000000000000000")
+	_, _, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	_, _, _ = c.Patients.List(ctx, &patients.ListParams{Q: "love"})
+	_, _, _ = c.Patients.Get(ctx, "pat_00000000000000000000000000000000")
 
 	for _, e := range srv.Requests(key.Account) {
 		fmt.Println(e.Method, e.Path, e.QueryParams, e.Status, e.IdempotencyKey != "")

@@ -27,11 +27,11 @@ func ExampleServer_RecordEvents() {
 	defer rec.Stop()
 
 	ctx := context.Background()
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		panic(err)
 	}
-	if _, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{Notes: medspa.Set("Prefers mornings.")}); err != nil {
+	if _, _, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{Notes: medspa.Set("Prefers mornings.")}); err != nil {
 		panic(err)
 	}
 

@@ -41,7 +41,7 @@ func TestFixturesAppointments(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, id := range ids.Appointments {
-		a, err := c.Appointments.Get(context.Background(), id)
+		a, _, err := c.Appointments.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,8 @@ func TestFixturesEveryKind(t *testing.T) {
 		"adjustments":[{"productId":"@products.0","delta":10,"reason":"received"}],
 		"appointments":[{"patientId":"@patients.0","providerId":"prv_1","service":"Botox","startAt":"2026-01-06T10:00:00Z","endAt":"2026-01-06T10:30:00Z","status":"completed"}],
 		"invoices":[{"patientId":"@patients.0","appointmentId":"@appointments.0","lineItems":[{"description":"Botox","quantity":2,"productId":"@products.0"}]}],
-		"payments":[{"invoiceId":"@invoices.0","amount":100000,"method":"card","cardToken":"` + payment + `"}]}`
+		"payments":[{"invoiceId":"@invoices.0","amount":100000,"method":"card","cardToken":"` + payment + `"}],
+		"refunds":[{"paymentId":"@payments.0","amount":2500,"reason":"duplicate","createdAt":"2026-01-07T00:00:00Z"}]}`
 	}
 	// A declined card fails the last item: the load is rolled back, stock included.
 	st, _, b := raw(t, s.Server, "", "POST", "/__admin/fixtures", body("tok_decline"))
@@ -128,7 +129,7 @@ func TestFixturesEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for kind, got := range map[string][]string{"patients": ids.Patients, "products": ids.Products, "adjustments": ids.Adjustments,
-		"appointments": ids.Appointments, "invoices": ids.Invoices, "payments": ids.Payments} {
+		"appointments": ids.Appointments, "invoices": ids.Invoices, "payments": ids.Payments, "refunds": ids.Refunds} {
 		if len(got) != 1 {
 			t.Fatalf("%s ids: %v", kind, got)
 		}
@@ -136,6 +137,13 @@ func TestFixturesEveryKind(t *testing.T) {
 	_, _, inv := raw(t, s.Server, k.Key, "GET", "/api/v1/invoices/"+ids.Invoices[0], "")
 	if !strings.Contains(string(inv), `"status":"paid"`) || !strings.Contains(string(inv), `"appointmentId":"`+ids.Appointments[0]+`"`) {
 		t.Fatalf("invoice: %s", inv)
+	}
+	if !strings.Contains(string(inv), `"amountRefunded":2500`) {
+		t.Fatalf("invoice after a fixture refund: %s", inv)
+	}
+	_, _, ref := raw(t, s.Server, k.Key, "GET", "/api/v1/refunds/"+ids.Refunds[0], "")
+	if !strings.Contains(string(ref), `"paymentId":"`+ids.Payments[0]+`"`) || !strings.Contains(string(ref), `"createdAt":"2026-01-07T00:00:00Z"`) {
+		t.Fatalf("fixture refund: %s", ref)
 	}
 	_, _, stock := raw(t, s.Server, k.Key, "GET", "/api/v1/inventory?productId="+ids.Products[0], "")
 	if !strings.Contains(string(stock), `"onHand":8`) {
@@ -168,5 +176,45 @@ func TestFixturesEveryKind(t *testing.T) {
 	}
 	if st, _, b := raw(t, s.Server, k.Key, "POST", "/api/v1/products", `{"sku":"btx-100","name":"Dup","category":"other","price":1}`); st != 409 {
 		t.Fatalf("duplicate SKU after restore: %d %s", st, b)
+	}
+}
+
+// TestFixtureRefundRules: fixture refunds follow the API's rules; a failing one rolls the whole
+// load back and is named by its index.
+func TestFixtureRefundRules(t *testing.T) {
+	t.Parallel()
+	s := mockserver.NewTest(t)
+	k := newKey(t, s.Server, "")
+	load := func(refunds string) (int, []byte) {
+		st, _, b := raw(t, s.Server, "", "POST", "/__admin/fixtures", `{"account":"`+k.Account+`",
+		"patients":[{"firstName":"Fay","lastName":"Fixture","email":"f@example.com"}],
+		"invoices":[{"patientId":"@patients.0","lineItems":[{"description":"x","quantity":1,"unitAmount":1000}]}],
+		"payments":[{"invoiceId":"@invoices.0","amount":1000,"method":"cash"}],
+		"refunds":`+refunds+`}`)
+		return st, b
+	}
+	for _, c := range []struct {
+		refunds string
+		status  int
+		want    string
+	}{
+		{`[{"paymentId":"@payments.0","amount":600},{"paymentId":"@payments.0","amount":500}]`, 422, `"pointer":"/refunds/1"`},
+		{`[{"paymentId":"@payments.1"}]`, 422, `"pointer":"/refunds/0/paymentId"`},
+		{`[{"paymentId":"@payments.0","amount":0}]`, 422, `"pointer":"/refunds/0/amount"`},
+	} {
+		if st, b := load(c.refunds); st != c.status || !strings.Contains(string(b), c.want) {
+			t.Errorf("refunds %s: %d %s, want %d with %s", c.refunds, st, b, c.status, c.want)
+		}
+		for _, p := range []string{"/api/v1/patients", "/api/v1/invoices", "/api/v1/payments", "/api/v1/refunds"} {
+			if _, _, l := raw(t, s.Server, k.Key, "GET", p, ""); !strings.Contains(string(l), `"total":0`) {
+				t.Fatalf("after a failed load, %s: %s", p, l)
+			}
+		}
+	}
+	if st, b := load(`[{"paymentId":"@payments.0","amount":600},{"paymentId":"@payments.0"}]`); st != 201 || !strings.Contains(string(b), `"refunds":["ref_`) {
+		t.Fatalf("refund fixtures: %d %s", st, b)
+	}
+	if _, _, p := raw(t, s.Server, k.Key, "GET", "/api/v1/payments", ""); !strings.Contains(string(p), `"amountRefunded":1000`) {
+		t.Fatalf("payment after its refunds: %s", p)
 	}
 }

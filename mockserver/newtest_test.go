@@ -19,11 +19,11 @@ func TestNewTestInProcessAndOverLoopback(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := mockserver.NewTest(t, opts...).Client
-			p, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
+			p, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Patients.Get(context.Background(), p.ID); err != nil {
+			if _, _, err := c.Patients.Get(context.Background(), p.ID); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -34,11 +34,11 @@ func TestNewTestServersAreIsolated(t *testing.T) {
 	t.Parallel()
 	c1 := mockserver.NewTest(t).Client
 	c2 := mockserver.NewTest(t).Client
-	p, err := c1.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
+	p, _, err := c1.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@b.co"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c2.Patients.Get(context.Background(), p.ID); !errors.Is(err, client.ErrNotFound) {
+	if _, _, err := c2.Patients.Get(context.Background(), p.ID); !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("another test's server sees the patient: %v", err)
 	}
 }

@@ -528,7 +528,7 @@ func TestAdminOAuthClients(t *testing.T) {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
 	resp, body = env.DoInvalid(t, "POST", "/__admin/oauth-clients", `{"plan":"gold","scopes":["nope"],"redirectUris":["/relative"]}`)
-	if resp.StatusCode != 422 || strings.Count(string(body), `"pointer"`) != 3 {
+	if resp.StatusCode != 422 || strings.Count(string(body), `"pointer"`) != 3 || !strings.Contains(string(body), `"pointer":"/redirectUris/0"`) {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
 }

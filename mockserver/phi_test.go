@@ -68,7 +68,7 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(recv.Close)
-	hook, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: recv.URL + "/hook", Events: []webhooks.EventType{webhooks.EventAll}})
+	hook, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: recv.URL + "/hook", Events: []webhooks.EventType{webhooks.EventAll}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,32 +78,48 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 	if err := env.Server.InjectFault(mockserver.Fault{Method: "POST", Path: "/api/v1/patients", Status: 503, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic@phi.example",
+	pat, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic@phi.example",
 		Phone: "+15550001234", DateOfBirth: client.NewDate(1971, time.March, 4), Gender: patients.GenderFemale,
 		Address:   &patients.Address{Line1: "742 Evergreen Terrace", City: "Springfieldia", Country: "US"},
 		Allergies: []string{"penicillin"}, Notes: "Hemangioma on left cheek", Tags: []string{"vip"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Patients.Update(ctx, pat.ID, &patients.UpdateParams{Notes: medspa.Set("Latexallergy noted")}); err != nil {
+	if _, _, err := c.Patients.Update(ctx, pat.ID, &patients.UpdateParams{Notes: medspa.Set("Latexallergy noted")}); err != nil {
 		t.Fatal(err)
 	}
 	start := env.Server.Now(env.Key.Account).Add(72 * time.Hour).Truncate(time.Hour)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "consult",
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "consult",
 		StartAt: start, EndAt: start.Add(time.Hour), Notes: "Zygomatic assessment"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, Notes: "Cheekfiller follow-up",
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, Notes: "Cheekfiller follow-up",
 		LineItems: []billing.LineItemParams{{Description: "consult", Quantity: 1, UnitAmount: medspa.Ptr[int64](5000)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCard, CardToken: "tok_visa"}); err != nil {
+	if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 5000, Method: billing.MethodCard, CardToken: "tok_visa"}); err != nil {
 		t.Fatal(err)
 	}
+	// A refund with notes (PHI) and a rotated webhook secret, over raw HTTP.
+	var pays struct{ Data []struct{ ID string } }
+	if _, b := env.Do(t, "GET", "/api/v1/payments?invoiceId="+inv.ID, ""); json.Unmarshal(b, &pays) != nil || len(pays.Data) != 1 {
+		t.Fatalf("payments: %s", b)
+	}
+	var refund struct{ ID string }
+	if r, b := env.Do(t, "POST", "/api/v1/refunds", `{"paymentId":"`+pays.Data[0].ID+`","amount":100,"notes":"Cheekfiller refund"}`); r.StatusCode != 201 || json.Unmarshal(b, &refund) != nil {
+		t.Fatalf("refund: %d %s", r.StatusCode, b)
+	}
+	if r, _ := env.Do(t, "GET", "/api/v1/refunds/"+refund.ID, ""); r.StatusCode != 200 {
+		t.Fatalf("GET refund: %d", r.StatusCode)
+	}
+	var rotated struct{ Secret string }
+	if r, b := env.Do(t, "POST", "/api/v1/webhooks/"+hook.ID+"/rotate-secret", `{"expiresInSeconds":60}`); r.StatusCode != 200 || json.Unmarshal(b, &rotated) != nil {
+		t.Fatalf("rotate: %d %s", r.StatusCode, b)
+	}
 	// PHI in query strings, and rejected requests carrying PHI.
-	if _, err := c.Patients.List(ctx, &patients.ListParams{Q: "Quixotic", Email: "zelda.quixotic@phi.example"}); err != nil {
+	if _, _, err := c.Patients.List(ctx, &patients.ListParams{Q: "Quixotic", Email: "zelda.quixotic@phi.example"}); err != nil {
 		t.Fatal(err)
 	}
 	var errorBodies []string
@@ -113,11 +129,13 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 		{"POST", "/api/v1/appointments", `{"patientId":"` + pat.ID + `","notes":"Zygomatic"}`},
 		{"GET", "/api/v1/patients?q=Zelda&bogus=Quixotic", ``},
 		{"GET", "/api/v1/patients/zelda.quixotic", ``},
+		{"POST", "/api/v1/refunds", `{"paymentId":"Zelda","notes":"Zygomatic","reason":"Quixotic"}`},
+		{"POST", "/api/v1/invoices/" + inv.ID + "/void", `{"reason":"Hemangioma"}`},
 	} {
 		_, b := env.DoInvalid(t, r.method, r.path, r.body)
 		errorBodies = append(errorBodies, string(b))
 	}
-	if _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic"}); err == nil {
+	if _, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Zelda", LastName: "Quixotic", Email: "zelda.quixotic"}); err == nil {
 		t.Fatal("an invalid email was accepted")
 	} else {
 		errorBodies = append(errorBodies, err.Error())
@@ -182,7 +200,7 @@ func TestNoPHIOrSecretsAnywhere(t *testing.T) {
 			}
 		}
 		for what, secret := range map[string]string{"API key": env.Key.Key, "OAuth client secret": oc.ClientSecret,
-			"access token": tok.AccessToken, "webhook secret": hook.Secret} {
+			"access token": tok.AccessToken, "webhook secret": hook.Secret, "rotated webhook secret": rotated.Secret} {
 			if strings.Contains(s, secret) {
 				t.Errorf("%s contains the %s", name, what)
 			}

@@ -238,7 +238,8 @@ func TestSignatureVerification(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Signature") != "" {
 		t.Fatalf("unsigned: %d %q", resp.StatusCode, resp.Header.Get("Signature"))
 	}
-	// An oversized signed body gets 413 (not 401): its digest cannot be checked on a partial read.
+	// An oversized signed body that verifies gets 413 (not 401): its digest is checked over the
+	// whole body as it is read (TestLargeSignedBodies has the refusals).
 	big := `{"notes":"` + strings.Repeat("x", 1<<20) + `"}`
 	req = signedReq(t, env, k, "POST", "/api/v1/patients", big, t0, nil)
 	if resp, body := send(t, env, invalid(req)); resp.StatusCode != 413 {

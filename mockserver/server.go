@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -45,6 +46,8 @@ type options struct {
 	accessTTL  time.Duration
 	refreshTTL time.Duration
 	webhooks   webhook.Options
+	adminToken string
+	adminHosts []string
 
 	dataDir      string
 	compactEvery time.Duration
@@ -59,6 +62,21 @@ func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true }
 
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
 func WithoutAdmin() Option { return func(o *options) { o.noAdmin = true } }
+
+// WithAdminToken makes every /__admin/ request need "Authorization: Bearer <token>" (401
+// unauthorized otherwise, docs/protocol.md §12). Serve the admin surface on anything but a
+// loopback listener only with one: cmd/medspa-mock generates it there. The token must be
+// printable ASCII without spaces (it travels in a header); New refuses any other. The Go
+// methods of the server need no token.
+func WithAdminToken(token string) Option { return func(o *options) { o.adminToken = token } }
+
+// WithAdminHosts adds Host values ("mock.internal" or "mock.internal:8080") the admin surface
+// answers to, besides loopback names and addresses and the address a connection arrived at:
+// the names a server on a network is reached by. Any other Host is refused 403
+// host_not_allowed, so a web page that rebinds its own name to this machine cannot reach it.
+func WithAdminHosts(hosts ...string) Option {
+	return func(o *options) { o.adminHosts = append(o.adminHosts, hosts...) }
+}
 
 // WithSeed makes generated ids, request ids, API keys, signing secrets and OAuth client
 // secrets, codes and tokens reproducible (with WithStartTime, responses are byte-identical).
@@ -83,9 +101,11 @@ func WithJournalSize(n int) Option {
 // same test produce byte-identical responses.
 func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t } }
 
-// WithStrictValidation validates every /api/v1 request against the OpenAPI document
-// (api/openapi.yaml) before the handlers run, answering 422 validation_error (or 400) with the
-// validator's findings as field errors. The document loads once per process, on first use.
+// WithStrictValidation also validates every /api/v1 request against the OpenAPI document
+// (api/openapi.yaml). A request gets the answer it gets without it — same status, code and
+// fields — and, besides, 422 validation_error for what only the document refuses (a value the
+// server would trim, say), listed after the server's own findings. The document loads once per
+// process, on first use.
 func WithStrictValidation() Option { return func(o *options) { o.strict = true } }
 
 // DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize
@@ -107,6 +127,9 @@ func New(opts ...Option) (*Server, error) {
 	if o.phiKey != nil && len(o.phiKey) != 32 {
 		return nil, fmt.Errorf("mockserver: the PHI key must be 32 bytes (AES-256), not %d", len(o.phiKey))
 	}
+	if !headerSafe(o.adminToken) {
+		return nil, errors.New("mockserver: the admin token must be printable ASCII without spaces")
+	}
 	if o.dataDir != "" {
 		key, err := persist.Key(o.dataDir, o.phiKey)
 		if err != nil {
@@ -124,7 +147,8 @@ func New(opts ...Option) (*Server, error) {
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
 	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks,
-		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin})
+		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin,
+		AdminToken: o.adminToken, AdminHosts: o.adminHosts})
 	s.api = api
 	fresh := true
 	if o.dataDir != "" {
@@ -182,6 +206,16 @@ func (s *Server) onClose(f func() error) {
 	}
 	s.closeMu.Unlock()
 	_ = f()
+}
+
+// headerSafe reports whether s can travel as a bearer token: printable ASCII, no spaces.
+func headerSafe(s string) bool {
+	for i := range len(s) {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // journalSize is the journal bound an option asked for: 0 (not set) is the default, < 0 off.

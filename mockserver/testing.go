@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 type TestServer struct {
 	*Server
 	// Client is an SDK client authenticated with Key. It retries without waiting, so injected
-	// faults cost a test no time.
+	// faults cost a test no time, and runs on the clock of Account, so a test that moves that
+	// clock (SetTime, AdvanceTime) keeps signing and refreshing tokens right.
 	Client *medspa.Client
 	// Key is the client's API key: plan enterprise, every scope, a fresh account.
 	Key APIKey
@@ -22,11 +24,14 @@ type TestServer struct {
 	// BaseURL is the address the client sends to: InProcessBaseURL, or the loopback listener's
 	// URL with WithLoopbackListener.
 	BaseURL string
+
+	hc *http.Client // the client's transport: in-process, or to the listener
 }
 
 // NewTest returns a fresh server, an SDK client for it and the client's key, all closed with t.
 // By default the client talks to the server in-process; WithLoopbackListener serves it over a
-// real 127.0.0.1 listener instead. For a second client, call NewClient on the server.
+// real 127.0.0.1 listener instead. For a second client, call NewClient (a fresh key and account)
+// or ClientFor (a key of your own, such as one with signing required).
 func NewTest(t testing.TB, opts ...Option) *TestServer {
 	t.Helper()
 	s, err := New(opts...)
@@ -38,18 +43,22 @@ func NewTest(t testing.TB, opts ...Option) *TestServer {
 	if err != nil {
 		t.Fatalf("mockserver: creating API key: %v", err)
 	}
-	ts := &TestServer{Server: s, Key: key, Account: key.Account, BaseURL: InProcessBaseURL}
-	copts := []medspa.Option{medspa.WithAPIKey(key.Key), medspa.WithRetryWait(0, 0)}
+	ts := &TestServer{Server: s, Key: key, Account: key.Account, BaseURL: InProcessBaseURL, hc: s.HTTPClient()}
 	if s.opts.listen {
 		hs := httptest.NewServer(s)
 		s.onClose(func() error { hs.Close(); return nil })
-		ts.BaseURL = hs.URL
-		copts = append(copts, medspa.WithBaseURL(hs.URL), medspa.WithHTTPClient(hs.Client()))
-	} else {
-		copts = append(copts, medspa.WithBaseURL(InProcessBaseURL), medspa.WithHTTPClient(s.HTTPClient()))
+		ts.BaseURL, ts.hc = hs.URL, hs.Client()
 	}
-	if ts.Client, err = medspa.New(copts...); err != nil {
+	if ts.Client, err = ts.ClientFor(key); err != nil {
 		t.Fatalf("mockserver: creating SDK client: %v", err)
 	}
 	return ts
+}
+
+// ClientFor returns an SDK client of the test's server authenticated with key (from
+// CreateAPIKey), as Server.ClientFor does but over the test's transport (in-process, or the
+// loopback listener): no retry waits, signing when the key requires it, the clock of key's
+// account. Extra options are applied last.
+func (ts *TestServer) ClientFor(key APIKey, opts ...medspa.Option) (*medspa.Client, error) {
+	return medspa.New(append(ts.clientOptions(key, ts.BaseURL, ts.hc), opts...)...)
 }

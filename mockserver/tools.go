@@ -93,6 +93,8 @@ type Fixtures struct {
 	Appointments []any  `json:"appointments,omitempty"`
 	Invoices     []any  `json:"invoices,omitempty"`
 	Payments     []any  `json:"payments,omitempty"`
+	// Refunds come after payments: "paymentId": "@payments.0".
+	Refunds []any `json:"refunds,omitempty"`
 }
 
 // FixtureIDs are the ids LoadFixtures created, per kind, in input order.
@@ -103,10 +105,11 @@ type FixtureIDs struct {
 	Appointments []string `json:"appointments"`
 	Invoices     []string `json:"invoices"`
 	Payments     []string `json:"payments"`
+	Refunds      []string `json:"refunds"`
 }
 
 // LoadFixtures creates fx's records in account, in the order patients, products, adjustments,
-// appointments, invoices, payments, each decoded like the API's request body and created by the
+// appointments, invoices, payments, refunds, each decoded like the API's request body and created by the
 // same rules (every validation and invariant applies). On a failing item nothing is created and
 // the error is the problem the API would answer, its pointers prefixed with the item's
 // (/appointments/2/startAt).

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -65,7 +66,7 @@ func newKey(t testing.TB, s *mockserver.Server, account string) mockserver.APIKe
 
 func createPatient(t testing.TB, c *medspa.Client, first string) *patients.Patient {
 	t.Helper()
-	p, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: first, LastName: "Tester", Email: strings.ToLower(first) + "@example.com"})
+	p, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: first, LastName: "Tester", Email: strings.ToLower(first) + "@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestFaultsHitExactlyTimes(t *testing.T) {
 	}
 	var codes []int
 	for range 4 {
-		_, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0))
+		_, _, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0))
 		var e *client.Error
 		switch {
 		case err == nil:
@@ -273,7 +274,7 @@ func TestFaultDelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := c.Patients.List(context.Background(), nil); err != nil {
+	if _, _, err := c.Patients.List(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < 60*time.Millisecond {
@@ -282,7 +283,7 @@ func TestFaultDelay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	if _, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0)); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := c.Patients.List(ctx, nil, medspa.WithMaxRetries(0)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cancelled delayed request: %v", err)
 	}
 	if d := time.Since(start); d > 50*time.Millisecond {
@@ -298,7 +299,7 @@ func TestFaultDropConnectionIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without retries the SDK reports a transport error.
-	_, err := env.Client.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "X", LastName: "Y", Email: "x@example.com"}, medspa.WithMaxRetries(0))
+	_, _, err := env.Client.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "X", LastName: "Y", Email: "x@example.com"}, medspa.WithMaxRetries(0))
 	var ce *client.Error
 	if err == nil || errors.As(err, &ce) {
 		t.Fatalf("dropped connection: %v, want a transport error", err)
@@ -308,7 +309,7 @@ func TestFaultDropConnectionIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := createPatient(t, env.Client, "Once")
-	page, err := env.Client.Patients.List(context.Background(), nil)
+	page, _, err := env.Client.Patients.List(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,14 +472,14 @@ func TestFixtures(t *testing.T) {
 		t.Fatalf("ids %+v", ids)
 	}
 	kc, _ := medspa.New(medspa.WithAPIKey(k.Key), medspa.WithBaseURL(mockserver.InProcessBaseURL), medspa.WithHTTPClient(s.HTTPClient()))
-	old, err := kc.Patients.Get(context.Background(), ids.Patients[0])
+	old, _, err := kc.Patients.Get(context.Background(), ids.Patients[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !old.CreatedAt.Equal(time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)) {
 		t.Fatalf("backdated createdAt %v", old.CreatedAt)
 	}
-	ref, _ := kc.Patients.Get(context.Background(), ids.Patients[1])
+	ref, _, _ := kc.Patients.Get(context.Background(), ids.Patients[1])
 	if len(ref.Tags) != 2 || ref.Tags[0] != ids.Patients[0] || ref.Tags[1] != "sibling of "+ids.Patients[0] {
 		t.Fatalf("references not resolved: %v", ref.Tags)
 	}
@@ -561,19 +562,68 @@ func TestWithoutAdmin(t *testing.T) {
 	}
 }
 
+// TestStrictValidation: strict mode answers what normal mode answers — same status, code,
+// fields and details — and refuses, besides, what only the OpenAPI document refuses (422 in
+// validation's place, every field at once, the server's own findings first), changing nothing.
 func TestStrictValidation(t *testing.T) {
 	t.Parallel()
 	s := mockserver.NewTest(t, mockserver.WithStrictValidation())
 	k := newKey(t, s.Server, "")
-	st, _, b := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com","phone":12,"bogus":true}`)
-	if st != 422 || !strings.Contains(string(b), `"pointer":"/bogus","code":"unknown_field"`) ||
-		!strings.Contains(string(b), `"pointer":"/phone"`) || !strings.Contains(string(b), "OpenAPI document") {
+	normal := mockserver.NewTest(t)
+	nk := newKey(t, normal.Server, "")
+	rid := regexp.MustCompile(`"requestId":"req_[0-9a-f]+"`)
+	same := func(method, path, body string) (int, string) {
+		t.Helper()
+		st, _, b := raw(t, s.Server, k.Key, method, path, body)
+		nst, _, nb := raw(t, normal.Server, nk.Key, method, path, body)
+		if st != nst || rid.ReplaceAllString(string(b), "") != rid.ReplaceAllString(string(nb), "") {
+			t.Errorf("%s %s %s:\nstrict %d %s\nnormal %d %s", method, path, body, st, b, nst, nb)
+		}
+		return st, string(b)
+	}
+	// What both refuse: the same answer, every field.
+	st, b := same("POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com","phone":12,"bogus":true}`)
+	if st != 422 || !strings.Contains(b, `"pointer":"/bogus","code":"unknown_field"`) || !strings.Contains(b, `"pointer":"/phone"`) {
 		t.Fatalf("strict 422: %d %s", st, b)
 	}
-	if st, _, b = raw(t, s.Server, k.Key, "GET", "/api/v1/patients?perPage=1000", ""); st != 422 || !strings.Contains(string(b), `"pointer":"perPage","code":"out_of_range"`) {
+	if st, b = same("GET", "/api/v1/patients?perPage=1000", ""); st != 422 || !strings.Contains(b, `"pointer":"perPage","code":"out_of_range"`) {
 		t.Fatalf("strict query: %d %s", st, b)
 	}
-	if st, _, b = raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com"}`); st != 201 {
+	if st, _ = same("GET", "/api/v1/patients/pat_..", ""); st != 404 {
+		t.Fatalf("a malformed id: %d", st)
+	}
+	// What only the document refuses: the server trims blanks, the document's pattern and
+	// lengths do not; it takes a date for createdFrom, the document a date-time.
+	padded := `{"firstName":" ` + strings.Repeat("a", 100) + `","lastName":"B","email":"a@example.com","phone":" +15551234567"}`
+	if st, _, b := raw(t, normal.Server, nk.Key, "POST", "/api/v1/patients", padded); st != 201 {
+		t.Fatalf("normal mode refused the padded patient: %d %s", st, b)
+	}
+	st, _, body := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", padded)
+	var p struct {
+		Errors []struct{ Pointer, Code, Detail string }
+	}
+	_ = json.Unmarshal(body, &p)
+	if st != 422 || len(p.Errors) != 2 || p.Errors[0].Pointer != "/firstName" || p.Errors[0].Code != "too_long" ||
+		p.Errors[1].Pointer != "/phone" || p.Errors[1].Code != "invalid_format" || !strings.Contains(p.Errors[1].Detail, "OpenAPI document") {
+		t.Fatalf("strict, schema only: %d %s", st, body)
+	}
+	// With the server's own findings: all of them, the server's first.
+	st, _, body = raw(t, s.Server, k.Key, "POST", "/api/v1/patients", strings.Replace(padded, `"a@example.com"`, `"not-an-email"`, 1))
+	p.Errors = nil
+	_ = json.Unmarshal(body, &p)
+	if st != 422 || len(p.Errors) != 3 || p.Errors[0].Pointer != "/email" || p.Errors[0].Code != "invalid_format" {
+		t.Fatalf("strict, schema and server: %d %s", st, body)
+	}
+	if st, _, b := raw(t, s.Server, k.Key, "GET", "/api/v1/patients?createdFrom=2026-01-01", ""); st != 422 || !strings.Contains(string(b), `"pointer":"createdFrom","code":"invalid_format"`) {
+		t.Fatalf("strict, schema-only query: %d %s", st, b)
+	}
+	if st, _, b := raw(t, normal.Server, nk.Key, "GET", "/api/v1/patients?createdFrom=2026-01-01", ""); st != 200 {
+		t.Fatalf("normal, date for createdFrom: %d %s", st, b)
+	}
+	if st, _, b := raw(t, s.Server, k.Key, "GET", "/api/v1/patients", ""); st != 200 || !strings.Contains(string(b), `"total":0`) {
+		t.Fatalf("strict refusals changed the state: %d %s", st, b)
+	}
+	if st, _, b := raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"A","lastName":"B","email":"a@example.com"}`); st != 201 {
 		t.Fatalf("valid request under strict mode: %d %s", st, b)
 	}
 	// Authentication still comes first.
@@ -629,7 +679,7 @@ func TestFaultStatusAfterCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := createPatient(t, c, "Committed") // 503 after the write; the retry is replayed
-	page, err := c.Patients.List(context.Background(), nil)
+	page, _, err := c.Patients.List(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,15 @@ package mockserver_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +31,9 @@ type world struct {
 	c   *medspa.Client
 	hc  *http.Client
 	key mockserver.APIKey
-	// ids of the seeded records, by placeholder: @pat @apt @inv @pay @prd @whk.
+	// ids of the seeded records, by placeholder: @pat @apt @inv (partly paid) @pay @prd @whk,
+	// and @ref (a partial refund of @pay), @fullinv (an invoice paid and refunded in full by
+	// @fullpay), @failpay (a failed payment of @inv), @void (a voided invoice that sold @prd).
 	ids map[string]string
 }
 
@@ -61,32 +66,62 @@ func seedWorld(t testing.TB, srv *mockserver.Server) *world {
 			t.Fatal(err)
 		}
 	}
-	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Wanda", LastName: "Worldwide", Email: "wanda@example.com"})
+	pat, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Wanda", LastName: "Worldwide", Email: "wanda@example.com"})
 	must(err)
 	start := srv.Now(key.Account).Add(48 * time.Hour).Truncate(time.Hour)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: "prv_1", Service: "botox", StartAt: start, EndAt: start.Add(30 * time.Minute)})
 	must(err)
-	prd, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "W-1", Name: "Filler", Category: inventory.CategoryOther, Price: 300})
+	prd, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "W-1", Name: "Filler", Category: inventory.CategoryOther, Price: 300})
 	must(err)
-	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 100, Reason: inventory.ReasonReceived})
+	_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 100, Reason: inventory.ReasonReceived})
 	must(err)
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
 	must(err)
-	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1000, Method: billing.MethodCash})
+	pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 1000, Method: billing.MethodCash})
 	must(err)
 	// A disabled loopback endpoint: no delivery changes the state behind a test's back.
 	off := false
-	whk, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}, Enabled: &off})
+	whk, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://127.0.0.1:9/hook", Events: []webhooks.EventType{webhooks.EventAll}, Enabled: &off})
 	must(err)
-	return &world{srv: srv, c: c, hc: srv.HTTPClient(), key: key, ids: map[string]string{
+	w := &world{srv: srv, c: c, hc: srv.HTTPClient(), key: key, ids: map[string]string{
 		"@pat": pat.ID, "@apt": apt.ID, "@inv": inv.ID, "@pay": pay.ID, "@prd": prd.ID, "@whk": whk.ID,
 	}}
+	// The billing extensions (docs/protocol.md §9), over raw HTTP.
+	w.seed(t, "@ref", "/api/v1/refunds", `{"paymentId":"@pay","amount":100,"reason":"duplicate","notes":"Wanda was charged twice"}`)
+	w.seed(t, "@fullinv", "/api/v1/invoices", `{"patientId":"@pat","lineItems":[{"description":"x","quantity":1,"unitAmount":500}]}`)
+	w.seed(t, "@fullpay", "/api/v1/payments", `{"invoiceId":"@fullinv","amount":500,"method":"cash"}`)
+	w.seed(t, "", "/api/v1/refunds", `{"paymentId":"@fullpay"}`)
+	a := w.do(t, http.MethodPost, "/api/v1/payments", "application/json", []byte(w.fill(`{"invoiceId":"@inv","amount":1,"method":"card","cardToken":"tok_decline"}`)))
+	var declined struct{ PaymentID string }
+	if a.status != http.StatusPaymentRequired || json.Unmarshal(a.body, &declined) != nil {
+		t.Fatalf("declined payment: %d %s", a.status, a.body)
+	}
+	w.ids["@failpay"] = declined.PaymentID
+	w.seed(t, "@void", "/api/v1/invoices", `{"patientId":"@pat","lineItems":[{"description":"x","quantity":1,"productId":"@prd"}]}`)
+	w.seed(t, "", "/api/v1/invoices/@void/void", `{"reason":"raised in error"}`)
+	return w
 }
 
-// fill replaces the placeholders of s with the seeded ids.
+// seed POSTs body (placeholders filled) to path and names the id it answers placeholder ("":
+// none).
+func (w *world) seed(t testing.TB, placeholder, path, body string) {
+	t.Helper()
+	a := w.do(t, http.MethodPost, w.fill(path), "application/json", []byte(w.fill(body)))
+	var rec struct{ ID string }
+	if a.status/100 != 2 || json.Unmarshal(a.body, &rec) != nil || rec.ID == "" {
+		t.Fatalf("seeding %s: %d %s", path, a.status, a.body)
+	}
+	if placeholder != "" {
+		w.ids[placeholder] = rec.ID
+	}
+}
+
+// fill replaces the placeholders of s with the seeded ids, longest first (so that a placeholder
+// that starts another never splits it).
 func (w *world) fill(s string) string {
-	for k, v := range w.ids {
-		s = strings.ReplaceAll(s, k, v)
+	keys := slices.SortedFunc(maps.Keys(w.ids), func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	for _, k := range keys {
+		s = strings.ReplaceAll(s, k, w.ids[k])
 	}
 	return s
 }
@@ -179,11 +214,12 @@ func (w *world) dump(t testing.TB) string {
 	sb.Reset()
 	sb.Write(b)
 	sb.WriteString("\n")
-	for _, p := range []string{"/api/v1/patients", "/api/v1/appointments", "/api/v1/invoices", "/api/v1/products", "/api/v1/inventory", "/api/v1/webhooks"} {
+	for _, p := range []string{"/api/v1/patients", "/api/v1/appointments", "/api/v1/invoices", "/api/v1/payments", "/api/v1/refunds",
+		"/api/v1/products", "/api/v1/inventory", "/api/v1/webhooks"} {
 		a := w.do(t, http.MethodGet, p+"?perPage=100", "", nil)
 		sb.WriteString(p + " " + string(a.body) + "\n")
 	}
-	for _, p := range []string{"patients/@pat", "appointments/@apt", "invoices/@inv", "payments/@pay", "products/@prd", "webhooks/@whk"} {
+	for _, p := range []string{"patients/@pat", "appointments/@apt", "invoices/@inv", "payments/@pay", "refunds/@ref", "products/@prd", "webhooks/@whk"} {
 		a := w.do(t, http.MethodGet, "/api/v1/"+w.fill(p), "", nil)
 		sb.WriteString(p + " " + string(a.body) + "\n")
 	}

@@ -23,6 +23,12 @@ const (
 	GenderUnknown Gender = "unknown"
 )
 
+// Validate refuses a Gender other than the four above (client.ErrInvalidArgument): the call
+// path runs it before anything is sent.
+func (g Gender) Validate() error {
+	return client.CheckEnum(g, GenderFemale, GenderMale, GenderOther, GenderUnknown)
+}
+
 // Address is a postal address. Country is ISO 3166-1 alpha-2 ("US").
 type Address struct {
 	Line1      string `json:"line1,omitempty"`
@@ -64,25 +70,41 @@ type CreateParams struct {
 	Tags        []string    `json:"tags,omitempty"`
 }
 
+// AddressPatch is a merge patch of a patient's address (RFC 7396 merges objects member by
+// member): members left zero are unchanged, client.Set sets one, client.Null clears one. So
+// UpdateParams{Address: client.Set(AddressPatch{City: client.Set("Boston")})} sends
+// {"address":{"city":"Boston"}} and the street stays.
+type AddressPatch struct {
+	Line1      client.Optional[string] `json:"line1,omitzero"`
+	Line2      client.Optional[string] `json:"line2,omitzero"`
+	City       client.Optional[string] `json:"city,omitzero"`
+	State      client.Optional[string] `json:"state,omitzero"`
+	PostalCode client.Optional[string] `json:"postalCode,omitzero"`
+	// Country is ISO 3166-1 alpha-2 ("US").
+	Country client.Optional[string] `json:"country,omitzero"`
+}
+
 // UpdateParams is a merge patch: fields left zero are unchanged, client.Set sets one,
 // client.Null clears an optional one (clearing a required field is a validation error).
+// Address is a patch of its own: set only the members that change, or client.Null to remove
+// the whole address.
 type UpdateParams struct {
-	FirstName   client.Optional[string]      `json:"firstName,omitzero"`
-	LastName    client.Optional[string]      `json:"lastName,omitzero"`
-	Email       client.Optional[string]      `json:"email,omitzero"`
-	Phone       client.Optional[string]      `json:"phone,omitzero"`
-	DateOfBirth client.Optional[client.Date] `json:"dateOfBirth,omitzero"`
-	Gender      client.Optional[Gender]      `json:"gender,omitzero"`
-	Address     client.Optional[Address]     `json:"address,omitzero"`
-	Allergies   client.Optional[[]string]    `json:"allergies,omitzero"`
-	Notes       client.Optional[string]      `json:"notes,omitzero"`
-	Tags        client.Optional[[]string]    `json:"tags,omitzero"`
+	FirstName   client.Optional[string]       `json:"firstName,omitzero"`
+	LastName    client.Optional[string]       `json:"lastName,omitzero"`
+	Email       client.Optional[string]       `json:"email,omitzero"`
+	Phone       client.Optional[string]       `json:"phone,omitzero"`
+	DateOfBirth client.Optional[client.Date]  `json:"dateOfBirth,omitzero"`
+	Gender      client.Optional[Gender]       `json:"gender,omitzero"`
+	Address     client.Optional[AddressPatch] `json:"address,omitzero"`
+	Allergies   client.Optional[[]string]     `json:"allergies,omitzero"`
+	Notes       client.Optional[string]       `json:"notes,omitzero"`
+	Tags        client.Optional[[]string]     `json:"tags,omitzero"`
 }
 
 // Sort orders of a patient list.
 const (
-	SortCreatedAsc  = "createdAt"
-	SortCreatedDesc = "-createdAt"
+	SortCreatedAsc  = client.SortCreatedAsc
+	SortCreatedDesc = client.SortCreatedDesc
 )
 
 // ListParams filter and page a patient list; filters combine with AND.
@@ -96,36 +118,41 @@ type ListParams struct {
 	CreatedFrom time.Time `url:"createdFrom,omitempty"`
 	CreatedTo   time.Time `url:"createdTo,omitempty"`
 	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
-	Sort string `url:"sort,omitempty"`
+	Sort client.Sort `url:"sort,omitempty"`
 }
 
-// Service calls the patients endpoints. Get one from medspa.New, or NewService.
+// Service calls the patients endpoints. Get one from medspa.New (the client's Patients field).
+// Every method but All also returns the metadata of the server's answer (*client.Response:
+// status, request id, rate limit, attempts), with the result or the error; it is nil when no
+// answer arrived.
 type Service struct{ e *client.Engine }
 
 // NewService returns a Service sending through e (medspa.New does this for you).
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
-// Create creates a patient and returns it.
-func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Patient, error) {
+// Create creates a patient and returns it. Invalid fields are client.ErrValidation, every one
+// listed in Error.Fields.
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodPost, client.Path("patients"), params, opts...)
 }
 
-// Get returns the patient with the given id.
-func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Patient, error) {
+// Get returns the patient with the given id (client.ErrNotFound if there is none).
+func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodGet, client.Path("patients", id), nil, opts...)
 }
 
-// Update applies params to the patient and returns the result.
-func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Patient, error) {
+// Update applies params (a merge patch) to the patient and returns the patient as it is now.
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodPatch, client.Path("patients", id), params, opts...)
 }
 
 // List returns one page of patients.
-func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Patient], error) {
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Patient], *client.Response, error) {
 	return client.List[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }
 
-// All iterates over every patient matching params, fetching pages as needed.
+// All iterates over every patient matching params, fetching pages as needed; an error ends the
+// iteration.
 func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Patient, error] {
 	return client.All[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }

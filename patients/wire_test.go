@@ -31,7 +31,7 @@ func TestWire(t *testing.T) {
 	one := "/api/v1/patients/" + wiretest.PatientID
 	wiretest.Run(t, []wiretest.Case{{
 		Name: "Create",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
 				DateOfBirth: client.NewDate(1815, time.December, 10), Address: &patients.Address{City: "London", Country: "GB"}, Tags: []string{"vip"}})
 		},
@@ -43,14 +43,14 @@ func TestWire(t *testing.T) {
 		Check: wiretest.Equal(wantPatient),
 	}, {
 		Name: "Get",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Get(ctx, wiretest.PatientID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: one}, Answer: patientJSON},
 		Check:    wiretest.Equal(wantPatient),
 	}, {
 		Name: "Update",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{LastName: client.Set("Byron"), Phone: client.Null[string](),
 				DateOfBirth: client.Set(client.NewDate(1815, time.December, 10)), Tags: client.Set([]string{})})
 		},
@@ -60,14 +60,45 @@ func TestWire(t *testing.T) {
 		},
 		Check: wiretest.Equal(wantPatient),
 	}, {
+		// RFC 7396 merges objects member by member: an address patch sends only what changes.
+		Name: "Update one member of the address",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{
+				Address: medspa.Set(patients.AddressPatch{City: medspa.Set("Boston")}),
+			})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one, Body: `{"address":{"city":"Boston"}}`}, Answer: patientJSON},
+	}, {
+		Name: "Update clears one member of the address and sets another",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{
+				Address: medspa.Set(patients.AddressPatch{Line2: medspa.Null[string](), PostalCode: medspa.Set("02108"), Country: medspa.Set("US")}),
+				Notes:   medspa.Set("moved"),
+			})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one,
+			Body: `{"address":{"line2":null,"postalCode":"02108","country":"US"},"notes":"moved"}`}, Answer: patientJSON},
+	}, {
+		Name: "Update removes the whole address",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{Address: medspa.Null[patients.AddressPatch]()})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one, Body: `{"address":null}`}, Answer: patientJSON},
+	}, {
+		Name: "Update with an empty address patch",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{Address: medspa.Set(patients.AddressPatch{})})
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one, Body: `{"address":{}}`}, Answer: patientJSON},
+	}, {
 		Name: "Update empty patch",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{})
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "PATCH", Path: one, Body: `{}`}, Answer: patientJSON},
 	}, {
 		Name: "List with every filter",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.List(ctx, &patients.ListParams{ListOptions: client.ListOptions{Page: 2, PerPage: 50}, Q: "love lace",
 				Email: "ada+x@example.com", CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Hour), Sort: patients.SortCreatedDesc})
 		},
@@ -83,20 +114,23 @@ func TestWire(t *testing.T) {
 			}
 		},
 	}, {
-		Name:     "List without params",
-		Call:     func(ctx context.Context, c *medspa.Client) (any, error) { return c.Patients.List(ctx, nil) },
+		Name: "List without params",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Patients.List(ctx, nil)
+		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: path}, Answer: wiretest.Page("", 0, 1, 25)},
 	}, {
-		Name: "All walks the pages",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Name:     "All walks the pages",
+		Iterates: true,
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			var ids []string
 			for p, err := range c.Patients.All(ctx, &patients.ListParams{ListOptions: client.ListOptions{PerPage: 1}, Q: "a"}) {
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				ids = append(ids, p.ID)
 			}
-			return ids, nil
+			return ids, nil, nil
 		},
 		Exchange: wiretest.Exchange{
 			Want:   wiretest.Want{Method: "GET", Path: path, Query: "page=1&perPage=1&q=a"},
@@ -111,7 +145,7 @@ func TestWire(t *testing.T) {
 		// A hostile answer: a date of birth that does not parse. The error names the field,
 		// never the value (PHI).
 		Name: "Get with an invalid date of birth",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Get(ctx, wiretest.PatientID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: one},
@@ -119,7 +153,7 @@ func TestWire(t *testing.T) {
 		Err: func(t *testing.T, err error) { wiretest.OneLine(t, err, "1815", "ada@") },
 	}, {
 		Name: "Get with a wrongly typed field",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Get(ctx, wiretest.PatientID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: one},
@@ -128,7 +162,7 @@ func TestWire(t *testing.T) {
 	}, {
 		// A problem whose detail tries to forge a second log line.
 		Name: "Get not found",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.Get(ctx, wiretest.PatientID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: one}, Status: 404,
@@ -144,28 +178,47 @@ func TestWire(t *testing.T) {
 		},
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
-		"Get empty id": func(ctx context.Context, c *medspa.Client) error { _, err := c.Patients.Get(ctx, ""); return err },
-		"Get dot-dot":  func(ctx context.Context, c *medspa.Client) error { _, err := c.Patients.Get(ctx, ".."); return err },
+		"Create an unknown gender": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@example.com", Gender: "F"})
+			return err
+		},
+		"Update to an unknown gender": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Patients.Update(ctx, wiretest.PatientID, &patients.UpdateParams{Gender: medspa.Set[patients.Gender]("none")})
+			return err
+		},
+		"List an unknown sort": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Patients.List(ctx, &patients.ListParams{Sort: "createdAt desc"})
+			return err
+		},
+		"All an unknown sort": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := wiretest.Count(c.Patients.All(ctx, &patients.ListParams{Sort: "name"}))
+			return err
+		},
+		"Get empty id": func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Patients.Get(ctx, ""); return err },
+		"Get dot-dot":  func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Patients.Get(ctx, ".."); return err },
 		"Get two segments": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Patients.Get(ctx, "pat_1/notes")
+			_, _, err := c.Patients.Get(ctx, "pat_1/notes")
 			return err
 		},
 		"Get with a query": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Patients.Get(ctx, "pat_1?x=1")
+			_, _, err := c.Patients.Get(ctx, "pat_1?x=1")
 			return err
 		},
 		"Get with a newline": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Patients.Get(ctx, "pat_1\n")
+			_, _, err := c.Patients.Get(ctx, "pat_1\n")
 			return err
 		},
 		"Update empty id": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Patients.Update(ctx, "", &patients.UpdateParams{})
+			_, _, err := c.Patients.Update(ctx, "", &patients.UpdateParams{})
 			return err
 		},
 		"Update nil params": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Patients.Update(ctx, wiretest.PatientID, nil)
+			_, _, err := c.Patients.Update(ctx, wiretest.PatientID, nil)
 			return err
 		},
-		"Create nil params": func(ctx context.Context, c *medspa.Client) error { _, err := c.Patients.Create(ctx, nil); return err },
+		"Create nil params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Patients.Create(ctx, nil)
+			return err
+		},
 	})
 }

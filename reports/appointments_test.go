@@ -43,7 +43,7 @@ func book(t *testing.T, env *testenv.Env, nPatients int, visits []visit) []strin
 		if v.status == appointments.StatusConfirmed {
 			p.Status = appointments.StatusConfirmed
 		}
-		ap, err := env.Client.Appointments.Create(ctx, p)
+		ap, _, err := env.Client.Appointments.Create(ctx, p)
 		if err != nil {
 			t.Fatalf("visit %d: %v", i, err)
 		}
@@ -63,7 +63,7 @@ func book(t *testing.T, env *testenv.Env, nPatients int, visits []visit) []strin
 			path = []appointments.Status{v.status}
 		}
 		for _, st := range path {
-			if _, err := env.Client.Appointments.Update(ctx, v.id, &appointments.UpdateParams{Status: client.Set(st)}); err != nil {
+			if _, _, err := env.Client.Appointments.Update(ctx, v.id, &appointments.UpdateParams{Status: client.Set(st)}); err != nil {
 				t.Fatalf("%s → %s: %v", v.id, st, err)
 			}
 		}
@@ -101,7 +101,7 @@ func TestAppointmentsReportOverAPI(t *testing.T) {
 	totals := m{Total: 9, Scheduled: 1, Confirmed: 1, CheckedIn: 1, InProgress: 1, Completed: 2, Cancelled: 1, NoShow: 2,
 		NoShowRate: 0.5, CancellationRate: 0.1111}
 	for _, c := range []struct {
-		groupBy string
+		groupBy reports.GroupBy
 		want    []row
 	}{
 		{"", []row{ // default: status
@@ -141,7 +141,7 @@ func TestAppointmentsReportOverAPI(t *testing.T) {
 	} {
 		p := window
 		p.GroupBy = c.groupBy
-		r, err := env.Client.Reports.Appointments(ctx, &p)
+		r, _, err := env.Client.Reports.Appointments(ctx, &p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestAppointmentsReportOverAPI(t *testing.T) {
 		}
 	}
 	// In UTC the Sunday-evening cancellation is on Monday, in W11.
-	r, err := env.Client.Reports.Appointments(ctx, &reports.AppointmentsParams{From: at("2026-03-02T00:00:00Z"), To: at("2026-03-16T00:00:00Z"), GroupBy: "week"})
+	r, _, err := env.Client.Reports.Appointments(ctx, &reports.AppointmentsParams{From: at("2026-03-02T00:00:00Z"), To: at("2026-03-16T00:00:00Z"), GroupBy: "week"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestAppointmentsReportOverAPI(t *testing.T) {
 		t.Errorf("UTC weeks %+v", r.Data)
 	}
 	// An empty window: zero denominators give 0.
-	r, err = env.Client.Reports.Appointments(ctx, &reports.AppointmentsParams{From: at("2026-01-01T00:00:00Z"), To: at("2026-01-02T00:00:00Z")})
+	r, _, err = env.Client.Reports.Appointments(ctx, &reports.AppointmentsParams{From: at("2026-01-01T00:00:00Z"), To: at("2026-01-02T00:00:00Z")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,10 +172,10 @@ func TestAppointmentsReportOverAPI(t *testing.T) {
 		t.Errorf("empty window %+v", r)
 	}
 	// The custom report over the same records.
-	cr, err := env.Client.Reports.Custom(ctx, &reports.CustomParams{
+	cr, _, err := env.Client.Reports.Custom(ctx, &reports.CustomParams{
 		From: window.From, To: window.To, Timezone: window.Timezone, Source: reports.SourceAppointments,
-		GroupBy: []string{"providerId", "status"}, Metrics: []string{"count", "sum:durationMinutes"},
-		Filters: []string{reports.Filter("status", "completed", "no_show"), reports.Filter("service", "botox", "filler")},
+		GroupBy: []reports.Dimension{"providerId", "status"}, Metrics: []reports.Metric{"count", "sum:durationMinutes"},
+		Filters: []reports.Filter{reports.Where("status", "completed", "no_show"), reports.Where("service", "botox", "filler")},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestPatientsReportActiveAndReturning(t *testing.T) {
 	} {
 		p := c.params
 		p.Timezone = "America/New_York"
-		r, err := env.Client.Reports.Patients(ctx, &p)
+		r, _, err := env.Client.Reports.Patients(ctx, &p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestCSVNeutralizesFormulas(t *testing.T) {
 		{patient: 1, provider: "@prv", service: "-botox, deluxe", start: "2026-03-10T15:00:00Z", status: appointments.StatusNoShow},
 	})
 	p := &reports.AppointmentsParams{From: at("2026-03-01T00:00:00Z"), To: at("2026-04-01T00:00:00Z"), GroupBy: "service"}
-	js, err := env.Client.Reports.Appointments(ctx, p)
+	js, _, err := env.Client.Reports.Appointments(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestCSVNeutralizesFormulas(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CSV (-want +got):\n%s", diff)
 	}
-	cp := &reports.CustomParams{From: p.From, To: p.To, Source: reports.SourceAppointments, GroupBy: []string{"providerId"}}
+	cp := &reports.CustomParams{From: p.From, To: p.To, Source: reports.SourceAppointments, GroupBy: []reports.Dimension{"providerId"}}
 	got = readCSV(t, env, reports.NameCustom, cp)
 	want = [][]string{{"providerId", "count"}, {"'=HYPERLINK(\"http://x\",\"y\")", "1"}, {"'@prv", "1"}}
 	if diff := cmp.Diff(want, got); diff != "" {

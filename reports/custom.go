@@ -7,16 +7,86 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/medspa/medspa-go/client"
 )
+
+// Source is the record source of a custom report.
+type Source string
 
 // Custom report sources.
 const (
-	SourceAppointments         = "appointments"
-	SourcePayments             = "payments"
-	SourceInvoices             = "invoices"
-	SourcePatients             = "patients"
-	SourceInventoryAdjustments = "inventory_adjustments"
+	SourceAppointments         Source = "appointments"
+	SourcePayments             Source = "payments"
+	SourceInvoices             Source = "invoices"
+	SourcePatients             Source = "patients"
+	SourceInventoryAdjustments Source = "inventory_adjustments"
 )
+
+// Validate refuses a Source other than the five above (client.ErrInvalidArgument): the call
+// path runs it before anything is sent.
+func (s Source) Validate() error {
+	return client.CheckEnum(s, SourceAppointments, SourcePayments, SourceInvoices, SourcePatients, SourceInventoryAdjustments)
+}
+
+// Metric is a column a custom report computes: MetricCount, or Sum, Avg, Min or Max of a
+// numeric field of the source (written "sum:amount", and named so in the report's Columns).
+type Metric string
+
+// MetricCount counts the records of each group.
+const MetricCount Metric = "count"
+
+// Sum is the metric "sum:<field>": the sum of a numeric field.
+func Sum(field string) Metric { return Metric("sum:" + field) }
+
+// Avg is the metric "avg:<field>": the mean of a numeric field (nil over no records).
+func Avg(field string) Metric { return Metric("avg:" + field) }
+
+// Min is the metric "min:<field>": the least value of a numeric field (nil over no records).
+func Min(field string) Metric { return Metric("min:" + field) }
+
+// Max is the metric "max:<field>": the greatest value of a numeric field (nil over no records).
+func Max(field string) Metric { return Metric("max:" + field) }
+
+// Validate refuses a metric that is not count or <sum|avg|min|max>:<field>, the field a name
+// of letters, digits and underscores (client.ErrInvalidArgument). Whether the source has the
+// field is the server's to say.
+func (m Metric) Validate() error {
+	if m == MetricCount {
+		return nil
+	}
+	op, field, _ := strings.Cut(string(m), ":")
+	switch op {
+	case "sum", "avg", "min", "max":
+		if isFieldName(field) {
+			return nil
+		}
+		return fmt.Errorf("%w: reports.Metric %s: the field is not a name of letters, digits and underscores", client.ErrInvalidArgument, op)
+	}
+	return fmt.Errorf("%w: reports.Metric is not count, or sum, avg, min or max of a field", client.ErrInvalidArgument)
+}
+
+// Dimension is what a custom report groups by: a string field of the source ("method",
+// "providerId"), or DimensionDay, DimensionWeek, DimensionMonth of the source's time field.
+type Dimension string
+
+// Time dimensions of a custom report (local days, ISO weeks and months in its time zone).
+const (
+	DimensionDay   Dimension = "day"
+	DimensionWeek  Dimension = "week"
+	DimensionMonth Dimension = "month"
+)
+
+// Validate refuses a dimension that is not a field name of letters, digits and underscores
+// (client.ErrInvalidArgument): anything else would be split or refused on the way.
+func (d Dimension) Validate() error {
+	if isFieldName(string(d)) {
+		return nil
+	}
+	return fmt.Errorf("%w: reports.Dimension is not a field name of letters, digits and underscores", client.ErrInvalidArgument)
+}
 
 // CustomParams are the query of a custom report.
 type CustomParams struct {
@@ -26,26 +96,76 @@ type CustomParams struct {
 	To   time.Time `url:"to,omitempty"`
 	// Timezone is the IANA zone of day/week/month dimensions (default UTC).
 	Timezone string `url:"timezone,omitempty"`
-	// Source is the record source (SourceAppointments, ...). Required.
-	Source string `url:"source,omitempty"`
-	// Metrics are count, sum:<field>, avg:<field>, min:<field> or max:<field> over numeric
-	// fields (default count).
-	Metrics []string `url:"metrics,omitempty"`
-	// GroupBy are 0–3 dimensions: string fields of the source, or day, week, month.
-	GroupBy []string `url:"groupBy,omitempty"`
-	// Filters are "<field>:<v1>,<v2>" (see Filter): values OR'ed, filters AND'ed.
-	Filters []string `url:"filter,repeat"`
+	// Source is the record source (SourceAppointments, …). Required.
+	Source Source `url:"source,omitempty"`
+	// Metrics are MetricCount, Sum, Avg, Min or Max over numeric fields (default count).
+	Metrics []Metric `url:"metrics,omitempty"`
+	// GroupBy are 0–3 dimensions: string fields of the source, or DimensionDay, DimensionWeek,
+	// DimensionMonth.
+	GroupBy []Dimension `url:"groupBy,omitempty"`
+	// Filters keep the records that match every one (see Where).
+	Filters []Filter `url:"filter,repeat"`
 }
 
-// Filter builds a custom-report filter: field equal to any of values.
-func Filter(field string, values ...string) string {
-	return field + ":" + strings.Join(values, ",")
+// Filter keeps the records of a custom report whose Field (a string field of the source) is
+// one of Values. It goes on the wire as filter=<field>:<v1>,<v2>, which has no escaping, so
+// Validate refuses what that form cannot carry.
+type Filter struct {
+	Field  string
+	Values []string
+}
+
+// Where returns the filter "field is one of values".
+func Where(field string, values ...string) Filter { return Filter{Field: field, Values: values} }
+
+// Validate refuses a filter the wire cannot carry as written (client.ErrInvalidArgument): a
+// field that is not a name of letters, digits and underscores, no values, or a value that is
+// empty or holds a comma (it would be split into two values) or a control character. The error
+// says which value, by position, never by content.
+func (f Filter) Validate() error {
+	if !isFieldName(f.Field) {
+		return fmt.Errorf("%w: reports.Filter field is not a name of letters, digits and underscores", client.ErrInvalidArgument)
+	}
+	if len(f.Values) == 0 {
+		return fmt.Errorf("%w: reports.Filter on %s has no values", client.ErrInvalidArgument, f.Field)
+	}
+	for i, v := range f.Values {
+		switch {
+		case v == "":
+			return fmt.Errorf("%w: reports.Filter on %s: value %d is empty", client.ErrInvalidArgument, f.Field, i)
+		case strings.Contains(v, ","):
+			return fmt.Errorf("%w: reports.Filter on %s: value %d holds a comma, which the wire form would split", client.ErrInvalidArgument, f.Field, i)
+		case strings.IndexFunc(v, unicode.IsControl) >= 0 || !utf8.ValidString(v):
+			return fmt.Errorf("%w: reports.Filter on %s: value %d holds a control character or invalid UTF-8", client.ErrInvalidArgument, f.Field, i)
+		}
+	}
+	return nil
+}
+
+// MarshalText writes the wire form, field:v1,v2, or Validate's error.
+func (f Filter) MarshalText() ([]byte, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return []byte(f.Field + ":" + strings.Join(f.Values, ",")), nil
+}
+
+// isFieldName reports a name of ASCII letters, digits and underscores, starting with a letter:
+// the shape of every field of every source (docs/protocol.md §9, camelCase).
+func isFieldName(s string) bool {
+	for i, r := range s {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || r != '_' && (r < '0' || r > '9')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // CustomReport is a custom report: one row per group, the dimension values (strings) then the
 // metrics (int64, or float64 for avg; nil for avg/min/max of an empty window) in Columns order.
 type CustomReport struct {
-	Report   string    `json:"report"`
+	Report   Name      `json:"report"`
 	Source   string    `json:"source"`
 	From     time.Time `json:"from"`
 	To       time.Time `json:"to"`

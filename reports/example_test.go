@@ -3,11 +3,13 @@ package reports_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
+	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
@@ -29,12 +31,12 @@ func exampleClient() *medspa.Client {
 		log.Fatal(err)
 	}
 	srv.SetTime(key.Account, day.Add(15*time.Hour))
-	p, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	for _, sale := range []struct {
 		amount int64
 		method billing.PaymentMethod
 	}{{10000, billing.MethodCard}, {5000, billing.MethodCash}} {
-		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
+		inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
 			LineItems: []billing.LineItemParams{{Description: "Facial", Quantity: 1, UnitAmount: medspa.Ptr[int64](sale.amount)}}})
 		if err != nil {
 			log.Fatal(err)
@@ -43,7 +45,7 @@ func exampleClient() *medspa.Client {
 		if sale.method == billing.MethodCard {
 			pay.CardToken = billing.TokenVisa
 		}
-		if _, err := c.Payments.Create(ctx, pay); err != nil {
+		if _, _, err := c.Payments.Create(ctx, pay); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -53,7 +55,7 @@ func exampleClient() *medspa.Client {
 // The revenue report: amounts collected and invoiced per bucket, in minor units.
 func ExampleService_Revenue() {
 	c := exampleClient()
-	rev, err := c.Reports.Revenue(context.Background(), &reports.RevenueParams{
+	rev, _, err := c.Reports.Revenue(context.Background(), &reports.RevenueParams{
 		From: day, To: day.AddDate(0, 0, 1), Timezone: "UTC", GroupBy: reports.GroupByDay,
 	})
 	if err != nil {
@@ -69,12 +71,12 @@ func ExampleService_Revenue() {
 // rows into structs.
 func ExampleService_Custom() {
 	c := exampleClient()
-	r, err := c.Reports.Custom(context.Background(), &reports.CustomParams{
+	r, _, err := c.Reports.Custom(context.Background(), &reports.CustomParams{
 		From: day, To: day.AddDate(0, 0, 1),
 		Source:  reports.SourcePayments,
-		GroupBy: []string{"method"},
-		Metrics: []string{"count", "sum:amount"},
-		Filters: []string{reports.Filter("status", "succeeded")},
+		GroupBy: []reports.Dimension{"method"},
+		Metrics: []reports.Metric{reports.MetricCount, reports.Sum("amount")},
+		Filters: []reports.Filter{reports.Where("status", "succeeded")},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -101,7 +103,7 @@ func ExampleService_Custom() {
 // Any report downloads as CSV; the caller reads and closes the body.
 func ExampleService_CSV() {
 	c := exampleClient()
-	body, err := c.Reports.CSV(context.Background(), reports.NameRevenue, &reports.RevenueParams{
+	body, _, err := c.Reports.CSV(context.Background(), reports.NameRevenue, &reports.RevenueParams{
 		From: day, To: day.AddDate(0, 0, 1), GroupBy: reports.GroupByDay,
 	})
 	if err != nil {
@@ -113,6 +115,76 @@ func ExampleService_CSV() {
 		fmt.Println(sc.Text())
 	}
 	// Output:
-	// key,collected,payments,invoiced,invoices
-	// 2026-11-20,15000,2,15000,2
+	// key,collected,payments,invoiced,invoices,refunded,net
+	// 2026-11-20,15000,2,15000,2,0,15000
+}
+
+// The appointments report counts appointments by status (or day, week, month, provider,
+// service) with no-show and cancellation rates.
+func ExampleService_Appointments() {
+	c := exampleClient()
+	ctx := context.Background()
+	p, _, _ := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
+	for i, to := range []appointments.Status{appointments.StatusCheckedIn, appointments.StatusNoShow, appointments.StatusCancelled} {
+		start := day.Add(time.Duration(9+i) * time.Hour)
+		ap, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+			PatientID: p.ID, ProviderID: "prv_9", Service: "Facial", StartAt: start, EndAt: start.Add(30 * time.Minute),
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if _, _, err := c.Appointments.Update(ctx, ap.ID, &appointments.UpdateParams{Status: medspa.Set(to)}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	r, _, err := c.Reports.Appointments(ctx, &reports.AppointmentsParams{
+		From: day, To: day.AddDate(0, 0, 1), GroupBy: reports.GroupByStatus,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, row := range r.Data {
+		fmt.Println(row.Key, row.Total)
+	}
+	fmt.Println("no-show rate", r.Totals.NoShowRate, "cancellation rate", r.Totals.CancellationRate)
+	// Output:
+	// cancelled 1
+	// checked_in 1
+	// no_show 1
+	// no-show rate 1 cancellation rate 0.3333
+}
+
+// The patients report counts new, active and returning patients per bucket.
+func ExampleService_Patients() {
+	c := exampleClient()
+	r, _, err := c.Reports.Patients(context.Background(), &reports.PatientsParams{
+		From: day.AddDate(0, 0, -19), To: day.AddDate(0, 0, 11), GroupBy: reports.GroupByMonth,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, row := range r.Data {
+		fmt.Println(row.Key, row.NewPatients, row.ActivePatients)
+	}
+	// Output: 2026-11 1 0
+}
+
+// A filter value holding a comma would be split into two values on the wire, so the SDK
+// refuses it before sending anything; so does a report name that does not exist.
+func ExampleWhere() {
+	c := exampleClient()
+	ctx := context.Background()
+	_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{
+		Source:  reports.SourcePayments,
+		Filters: []reports.Filter{reports.Where("method", "card,cash")},
+	})
+	fmt.Println(errors.Is(err, medspa.ErrInvalidArgument))
+	fmt.Println(err)
+
+	_, _, err = c.Reports.CSV(ctx, "revnue", nil)
+	fmt.Println(errors.Is(err, medspa.ErrInvalidArgument))
+	// Output:
+	// true
+	// medspa: invalid argument: reports.CustomParams.Filters[0]: reports.Filter on method: value 0 holds a comma, which the wire form would split
+	// true
 }

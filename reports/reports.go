@@ -9,6 +9,7 @@ package reports
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -16,23 +17,44 @@ import (
 	"github.com/medspa/medspa-go/client"
 )
 
-// Report names, for Service.CSV; also the "report" field of every answer.
+// Name names a report, for Service.CSV; it is also the "report" field of every answer.
+type Name string
+
+// Report names.
 const (
-	NameRevenue      = "revenue"
-	NameAppointments = "appointments"
-	NamePatients     = "patients"
-	NameCustom       = "custom"
+	NameRevenue      Name = "revenue"
+	NameAppointments Name = "appointments"
+	NamePatients     Name = "patients"
+	NameCustom       Name = "custom"
 )
 
-// Group-by values of the standard reports.
+// Validate refuses a Name other than the four above (client.ErrInvalidArgument), so that a
+// misspelt report name fails before anything is sent.
+func (n Name) Validate() error {
+	if n == "" {
+		return fmt.Errorf("%w: no report name", client.ErrInvalidArgument)
+	}
+	return client.CheckEnum(n, NameRevenue, NameAppointments, NamePatients, NameCustom)
+}
+
+// GroupBy is the bucket dimension of the revenue, appointments and patients reports.
+type GroupBy string
+
+// Group-by values of the standard reports; each report accepts some of them (see Params).
 const (
-	GroupByDay      = "day"
-	GroupByWeek     = "week"
-	GroupByMonth    = "month"
-	GroupByProvider = "provider"
-	GroupByService  = "service"
-	GroupByStatus   = "status"
+	GroupByDay      GroupBy = "day"
+	GroupByWeek     GroupBy = "week"
+	GroupByMonth    GroupBy = "month"
+	GroupByProvider GroupBy = "provider"
+	GroupByService  GroupBy = "service"
+	GroupByStatus   GroupBy = "status"
 )
+
+// Validate refuses a GroupBy other than the six above (client.ErrInvalidArgument): the call
+// path runs it before anything is sent.
+func (g GroupBy) Validate() error {
+	return client.CheckEnum(g, GroupByDay, GroupByWeek, GroupByMonth, GroupByProvider, GroupByService, GroupByStatus)
+}
 
 // Params are the query of the revenue, appointments and patients reports. Zero fields take the
 // server's defaults: the 30 days up to now, UTC, and the report's own default groupBy.
@@ -43,8 +65,9 @@ type Params struct {
 	To time.Time `url:"to,omitempty"`
 	// Timezone is the IANA zone of the day/week/month buckets ("America/New_York").
 	Timezone string `url:"timezone,omitempty"`
-	// GroupBy is the bucket dimension (GroupByDay, ...).
-	GroupBy string `url:"groupBy,omitempty"`
+	// GroupBy is the bucket dimension (GroupByDay, …): revenue takes day, week, month,
+	// provider or service; appointments also status; patients day, week or month.
+	GroupBy GroupBy `url:"groupBy,omitempty"`
 }
 
 // RevenueParams are the query of the revenue report (groupBy day, week, month, provider or
@@ -69,6 +92,10 @@ type RevenueTotals struct {
 	Invoiced int64 `json:"invoiced"`
 	// Invoices is the number of invoices.
 	Invoices int64 `json:"invoices"`
+	// Refunded is the sum of refund amounts (by refund createdAt).
+	Refunded int64 `json:"refunded"`
+	// Net is Collected − Refunded (negative when a bucket refunds more than it collects).
+	Net int64 `json:"net"`
 }
 
 // RevenueRow is one bucket of the revenue report.
@@ -81,7 +108,7 @@ type RevenueRow struct {
 
 // RevenueReport is the revenue report.
 type RevenueReport struct {
-	Report   string        `json:"report"`
+	Report   Name          `json:"report"`
 	From     time.Time     `json:"from"`
 	To       time.Time     `json:"to"`
 	Timezone string        `json:"timezone"`
@@ -117,7 +144,7 @@ type AppointmentsRow struct {
 
 // AppointmentsReport is the appointments report.
 type AppointmentsReport struct {
-	Report   string             `json:"report"`
+	Report   Name               `json:"report"`
 	From     time.Time          `json:"from"`
 	To       time.Time          `json:"to"`
 	Timezone string             `json:"timezone"`
@@ -147,7 +174,7 @@ type PatientsRow struct {
 
 // PatientsReport is the patients report.
 type PatientsReport struct {
-	Report   string         `json:"report"`
+	Report   Name           `json:"report"`
 	From     time.Time      `json:"from"`
 	To       time.Time      `json:"to"`
 	Timezone string         `json:"timezone"`
@@ -157,34 +184,56 @@ type PatientsReport struct {
 	Totals   PatientsTotals `json:"totals"`
 }
 
-// Service runs reports.
+// Service runs reports. Get one from medspa.New (the client's Reports field). Every method also
+// returns the metadata of the server's answer (*client.Response: status, request id, rate
+// limit, attempts), with the result or the error; it is nil when no answer arrived.
 type Service struct{ e *client.Engine }
 
 // NewService returns the reports service over e (medspa.New does this for you).
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Revenue runs the revenue report.
-func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.Option) (*RevenueReport, error) {
-	return client.Call[RevenueReport](ctx, s.e, http.MethodGet, client.Path("reports", NameRevenue), params, opts...)
+func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.Option) (*RevenueReport, *client.Response, error) {
+	return client.Call[RevenueReport](ctx, s.e, http.MethodGet, path(NameRevenue), params, opts...)
 }
 
 // Appointments runs the appointments report.
-func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.Option) (*AppointmentsReport, error) {
-	return client.Call[AppointmentsReport](ctx, s.e, http.MethodGet, client.Path("reports", NameAppointments), params, opts...)
+func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.Option) (*AppointmentsReport, *client.Response, error) {
+	return client.Call[AppointmentsReport](ctx, s.e, http.MethodGet, path(NameAppointments), params, opts...)
 }
 
 // Patients runs the patients report.
-func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.Option) (*PatientsReport, error) {
-	return client.Call[PatientsReport](ctx, s.e, http.MethodGet, client.Path("reports", NamePatients), params, opts...)
+func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.Option) (*PatientsReport, *client.Response, error) {
+	return client.Call[PatientsReport](ctx, s.e, http.MethodGet, path(NamePatients), params, opts...)
 }
 
 // Custom runs a custom report.
-func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.Option) (*CustomReport, error) {
-	return client.Call[CustomReport](ctx, s.e, http.MethodGet, client.Path("reports", NameCustom), params, opts...)
+func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.Option) (*CustomReport, *client.Response, error) {
+	return client.Call[CustomReport](ctx, s.e, http.MethodGet, path(NameCustom), params, opts...)
 }
 
-// CSV downloads report name (NameRevenue, NameAppointments, NamePatients or NameCustom) as CSV with params (a
-// *Params or *CustomParams). The caller reads and closes the body.
-func (s *Service) CSV(ctx context.Context, name string, params any, opts ...client.Option) (io.ReadCloser, error) {
-	return s.e.Stream(ctx, client.Path("reports", name), params, "text/csv", opts...)
+// CSV downloads report name (NameRevenue, NameAppointments, NamePatients or NameCustom) as CSV
+// with params: a *CustomParams for NameCustom, a *Params (or nil) for the others. The caller
+// reads and closes the body. An unknown name, or params of the other kind, is
+// client.ErrInvalidArgument before anything is sent.
+func (s *Service) CSV(ctx context.Context, name Name, params any, opts ...client.Option) (io.ReadCloser, *client.Response, error) {
+	if err := name.Validate(); err != nil {
+		return nil, nil, err
+	}
+	switch params.(type) {
+	case *CustomParams:
+		if name != NameCustom {
+			return nil, nil, fmt.Errorf("%w: report %s takes *reports.Params, not *reports.CustomParams", client.ErrInvalidArgument, name)
+		}
+	case *Params, nil:
+		if name == NameCustom {
+			return nil, nil, fmt.Errorf("%w: report custom takes *reports.CustomParams", client.ErrInvalidArgument)
+		}
+	default:
+		return nil, nil, fmt.Errorf("%w: report params must be *reports.Params or *reports.CustomParams, not %T", client.ErrInvalidArgument, params)
+	}
+	return s.e.Stream(ctx, path(name), params, "text/csv", opts...)
 }
+
+// path is the route of report name.
+func path(name Name) client.Route { return client.Path("reports", string(name)) }

@@ -43,7 +43,7 @@ func newPatientsAt(t *testing.T, env *testenv.Env, instants ...string) []string 
 	var ids []string
 	for i, s := range instants {
 		env.Server.SetTime(env.Key.Account, at(s))
-		p, err := env.Client.Patients.Create(ctx, &patients.CreateParams{
+		p, _, err := env.Client.Patients.Create(ctx, &patients.CreateParams{
 			FirstName: "Pat", LastName: fmt.Sprint("Number", i), Email: fmt.Sprintf("p%d@example.com", i),
 		})
 		if err != nil {
@@ -92,7 +92,7 @@ func TestPatientsReportDSTDays(t *testing.T) {
 		{time.Date(2026, 10, 31, 0, 0, 0, 0, ny), time.Date(2026, 11, 3, 0, 0, 0, 0, ny),
 			map[string]int64{"2026-10-31": 1, "2026-11-01": 2, "2026-11-02": 1}},
 	} {
-		r, err := env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: c.from, To: c.to, Timezone: "America/New_York", GroupBy: reports.GroupByDay})
+		r, _, err := env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: c.from, To: c.to, Timezone: "America/New_York", GroupBy: reports.GroupByDay})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestPatientsReportDSTDays(t *testing.T) {
 		}
 	}
 	// The same instants in UTC fall on other days.
-	r, err := env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-03-08T00:00:00Z"), To: at("2026-03-10T00:00:00Z"), GroupBy: "day"})
+	r, _, err := env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-03-08T00:00:00Z"), To: at("2026-03-10T00:00:00Z"), GroupBy: "day"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestPatientsReportISOWeeks(t *testing.T) {
 		{"2020-12-20T00:00:00Z", "2021-01-20T00:00:00Z", map[string]int64{"2020-W53": 3, "2021-W01": 1}},
 		{"2026-12-20T00:00:00Z", "2027-01-20T00:00:00Z", map[string]int64{"2026-W53": 2, "2027-W01": 2}},
 	} {
-		r, err := env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at(c.from), To: at(c.to), GroupBy: reports.GroupByWeek})
+		r, _, err := env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at(c.from), To: at(c.to), GroupBy: reports.GroupByWeek})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestReportWindowDefaultAndEdges(t *testing.T) {
 	newPatientsAt(t, env, "2026-11-22T12:00:00Z") // exactly at to (now): outside
 	env.Server.SetTime(env.Key.Account, now)
 
-	r, err := env.Client.Reports.Patients(ctx, nil)
+	r, _, err := env.Client.Reports.Patients(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestReportWindowDefaultAndEdges(t *testing.T) {
 		t.Errorf("totals %+v, want 2", r.Totals)
 	}
 	// An explicit to: a record stamped exactly at to is outside.
-	r, err = env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-10-23T11:59:59Z"), To: at("2026-11-22T11:59:59Z"), GroupBy: "day"})
+	r, _, err = env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-10-23T11:59:59Z"), To: at("2026-11-22T11:59:59Z"), GroupBy: "day"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestReportWindowDefaultAndEdges(t *testing.T) {
 		t.Errorf("explicit window (-want +got):\n%s", diff)
 	}
 	// Exactly 366 days is allowed.
-	if _, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2024-01-01T00:00:00Z"), To: at("2025-01-01T00:00:00Z")}); err != nil {
+	if _, _, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2024-01-01T00:00:00Z"), To: at("2025-01-01T00:00:00Z")}); err != nil {
 		t.Errorf("366 days: %v", err)
 	}
 }
@@ -215,31 +215,31 @@ func fieldCodes(t *testing.T, err error) []string {
 func TestReportParamErrors(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, nil)
-	_, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2024-01-01T00:00:00Z"), To: at("2025-01-01T00:00:01Z")})
+	_, _, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2024-01-01T00:00:00Z"), To: at("2025-01-01T00:00:01Z")})
 	if diff := cmp.Diff([]string{"to:out_of_range"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("> 366 days (-want +got):\n%s", diff)
 	}
-	_, err = env.Client.Reports.Appointments(ctx, &reports.AppointmentsParams{Timezone: "Mars/Olympus_Mons"})
+	_, _, err = env.Client.Reports.Appointments(ctx, &reports.AppointmentsParams{Timezone: "Mars/Olympus_Mons"})
 	if diff := cmp.Diff([]string{"timezone:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("bad timezone (-want +got):\n%s", diff)
 	}
-	_, err = env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-02-01T00:00:00Z"), To: at("2026-01-01T00:00:00Z")})
+	_, _, err = env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-02-01T00:00:00Z"), To: at("2026-01-01T00:00:00Z")})
 	if diff := cmp.Diff([]string{"from:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("from after to (-want +got):\n%s", diff)
 	}
 	// Every invalid parameter at once, unknown ones too.
 	q := url.Values{"from": {"last week"}, "to": {"2026-02-30"}, "timezone": {""}, "groupBy": {"year"}, "page": {"2"}, "sort": {"x"}}
-	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "revenue"), q, nil)
+	_, err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "revenue"), q, nil)
 	want := []string{"page:unknown_parameter", "sort:unknown_parameter", "timezone:invalid_value", "from:invalid_format",
 		"to:invalid_format", "groupBy:invalid_value"}
 	if diff := cmp.Diff(want, fieldCodes(t, err)); diff != "" {
 		t.Errorf("all at once (-want +got):\n%s", diff)
 	}
-	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "patients"), url.Values{"groupBy": {"status"}, "source": {"patients"}}, nil)
+	_, err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "patients"), url.Values{"groupBy": {"status"}, "source": {"patients"}}, nil)
 	if diff := cmp.Diff([]string{"source:unknown_parameter", "groupBy:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("patients (-want +got):\n%s", diff)
 	}
-	err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "appointments"), url.Values{"groupBy": {"day", "week"}}, nil)
+	_, err = env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "appointments"), url.Values{"groupBy": {"day", "week"}}, nil)
 	if diff := cmp.Diff([]string{"groupBy:invalid_value"}, fieldCodes(t, err)); diff != "" {
 		t.Errorf("repeated groupBy (-want +got):\n%s", diff)
 	}
@@ -248,28 +248,30 @@ func TestReportParamErrors(t *testing.T) {
 func TestCustomReportErrors(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, nil)
+	// The server's answers to every kind of bad custom report, sent raw (the SDK refuses some of
+	// them itself, below).
 	for _, c := range []struct {
 		name   string
-		params reports.CustomParams
+		query  url.Values
 		want   []string
 		detail string // in every field's detail
 	}{
-		{"no source", reports.CustomParams{}, []string{"source:required"}, "appointments, payments, invoices, patients, inventory_adjustments"},
-		{"unknown source", reports.CustomParams{Source: "refunds"}, []string{"source:invalid_value"}, "appointments, payments, invoices, patients, inventory_adjustments"},
-		{"unknown metric", reports.CustomParams{Source: "payments", Metrics: []string{"median:amount"}}, []string{"metrics:invalid_value"}, "count, sum:<field>, avg:<field>, min:<field>, max:<field>"},
-		{"unknown metric field", reports.CustomParams{Source: "payments", Metrics: []string{"sum:tip"}}, []string{"metrics:invalid_value"}, "amount"},
-		{"non-numeric metric field", reports.CustomParams{Source: "invoices", Metrics: []string{"avg:status"}}, []string{"metrics:invalid_value"}, "subtotal, discountAmount, tax, total, amountPaid, amountDue, taxRateBps"},
-		{"unknown dimension", reports.CustomParams{Source: "appointments", GroupBy: []string{"year"}}, []string{"groupBy:invalid_value"}, "day, week, month, id, patientId, providerId, service, roomId, status"},
-		{"PHI dimension", reports.CustomParams{Source: "patients", GroupBy: []string{"lastName"}}, []string{"groupBy:invalid_value"}, "PHI"},
-		{"PHI filter", reports.CustomParams{Source: "patients", Filters: []string{reports.Filter("email", "a@example.com")}}, []string{"filter:invalid_value"}, "PHI"},
-		{"PHI metric", reports.CustomParams{Source: "appointments", Metrics: []string{"max:notes"}}, []string{"metrics:invalid_value"}, "PHI"},
-		{"PHI invoice notes", reports.CustomParams{Source: "invoices", GroupBy: []string{"notes"}}, []string{"groupBy:invalid_value"}, "PHI"},
-		{"PHI adjustment note", reports.CustomParams{Source: "inventory_adjustments", Filters: []string{"note:x"}}, []string{"filter:invalid_value"}, "PHI"},
-		{"unknown filter field", reports.CustomParams{Source: "payments", Filters: []string{"brand:visa"}}, []string{"filter:invalid_value"}, "id, invoiceId, status, method, currency, cardBrand, declineCode"},
-		{"four dimensions", reports.CustomParams{Source: "appointments", GroupBy: []string{"day", "status", "service", "providerId"}}, []string{"groupBy:out_of_range"}, "3"},
-		{"malformed filter", reports.CustomParams{Source: "payments", Filters: []string{"status", "method:"}}, []string{"filter:invalid_format", "filter:invalid_format"}, "<field>:<value>"},
+		{"no source", url.Values{}, []string{"source:required"}, "appointments, payments, invoices, patients, inventory_adjustments"},
+		{"unknown source", url.Values{"source": {"refunds"}}, []string{"source:invalid_value"}, "appointments, payments, invoices, patients, inventory_adjustments"},
+		{"unknown metric", url.Values{"source": {"payments"}, "metrics": {"median:amount"}}, []string{"metrics:invalid_value"}, "count, sum:<field>, avg:<field>, min:<field>, max:<field>"},
+		{"unknown metric field", url.Values{"source": {"payments"}, "metrics": {"sum:tip"}}, []string{"metrics:invalid_value"}, "amount"},
+		{"non-numeric metric field", url.Values{"source": {"invoices"}, "metrics": {"avg:status"}}, []string{"metrics:invalid_value"}, "subtotal, discountAmount, tax, total, amountPaid, amountDue, taxRateBps"},
+		{"unknown dimension", url.Values{"source": {"appointments"}, "groupBy": {"year"}}, []string{"groupBy:invalid_value"}, "day, week, month, id, patientId, providerId, service, roomId, status"},
+		{"PHI dimension", url.Values{"source": {"patients"}, "groupBy": {"lastName"}}, []string{"groupBy:invalid_value"}, "PHI"},
+		{"PHI filter", url.Values{"source": {"patients"}, "filter": {"email:a@example.com"}}, []string{"filter:invalid_value"}, "PHI"},
+		{"PHI metric", url.Values{"source": {"appointments"}, "metrics": {"max:notes"}}, []string{"metrics:invalid_value"}, "PHI"},
+		{"PHI invoice notes", url.Values{"source": {"invoices"}, "groupBy": {"notes"}}, []string{"groupBy:invalid_value"}, "PHI"},
+		{"PHI adjustment note", url.Values{"source": {"inventory_adjustments"}, "filter": {"note:x"}}, []string{"filter:invalid_value"}, "PHI"},
+		{"unknown filter field", url.Values{"source": {"payments"}, "filter": {"brand:visa"}}, []string{"filter:invalid_value"}, "id, invoiceId, status, method, currency, cardBrand, declineCode"},
+		{"four dimensions", url.Values{"source": {"appointments"}, "groupBy": {"day,status,service,providerId"}}, []string{"groupBy:out_of_range"}, "3"},
+		{"malformed filter", url.Values{"source": {"payments"}, "filter": {"status", "method:"}}, []string{"filter:invalid_format", "filter:invalid_format"}, "<field>:<value>"},
 	} {
-		_, err := env.Client.Reports.Custom(badCtx, &c.params)
+		_, err := env.Client.Do(badCtx, http.MethodGet, medspa.Path("reports", "custom"), c.query, nil)
 		if diff := cmp.Diff(c.want, fieldCodes(t, err)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 			continue
@@ -282,9 +284,27 @@ func TestCustomReportErrors(t *testing.T) {
 			}
 		}
 	}
+	// What the SDK can tell is wrong never reaches the server: a closed set's unknown value, a
+	// metric or filter that is malformed.
+	before := len(env.Server.Requests(env.Key.Account))
+	for name, p := range map[string]reports.CustomParams{
+		"unknown source":    {Source: "refunds"},
+		"unknown metric":    {Source: reports.SourcePayments, Metrics: []reports.Metric{"median:amount"}},
+		"filter no values":  {Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("status")}},
+		"filter empty":      {Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "")}},
+		"filter comma":      {Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "card,cash")}},
+		"dimension garbage": {Source: reports.SourcePayments, GroupBy: []reports.Dimension{"method,status"}},
+	} {
+		if _, _, err := env.Client.Reports.Custom(ctx, &p); !errors.Is(err, medspa.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)
+		}
+	}
+	if n := len(env.Server.Requests(env.Key.Account)); n != before {
+		t.Errorf("%d refused calls reached the server", n-before)
+	}
 	// Errors never echo the submitted (possibly PHI) value.
-	_, err := env.Client.Reports.Custom(badCtx, &reports.CustomParams{Source: "patients", Filters: []string{"email:secret-person@example.com"}})
-	if err == nil || strings.Contains(err.Error(), "secret-person") {
+	_, _, err := env.Client.Reports.Custom(badCtx, &reports.CustomParams{Source: "patients", Filters: []reports.Filter{reports.Where("email", "secret-person@example.com")}})
+	if !errors.Is(err, medspa.ErrValidation) || strings.Contains(err.Error(), "secret-person") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -294,8 +314,8 @@ func TestCustomReportOnPatients(t *testing.T) {
 	env := testenv.New(t, nil)
 	ids := newPatientsAt(t, env, "2026-11-02T10:00:00Z", "2026-11-02T11:00:00Z", "2026-11-05T10:00:00Z")
 	env.Server.SetTime(env.Key.Account, at("2026-11-22T12:00:00Z"))
-	r, err := env.Client.Reports.Custom(ctx, &reports.CustomParams{
-		Source: reports.SourcePatients, GroupBy: []string{"day"}, Metrics: []string{"count"},
+	r, _, err := env.Client.Reports.Custom(ctx, &reports.CustomParams{
+		Source: reports.SourcePatients, GroupBy: []reports.Dimension{"day"}, Metrics: []reports.Metric{"count"},
 		From: at("2026-11-01T00:00:00Z"), To: at("2026-12-01T00:00:00Z"),
 	})
 	if err != nil {
@@ -323,8 +343,8 @@ func TestCustomReportOnPatients(t *testing.T) {
 		t.Errorf("Decode (-want +got):\n%s", diff)
 	}
 	// Filter on id; no dimensions.
-	r, err = env.Client.Reports.Custom(ctx, &reports.CustomParams{
-		Source: reports.SourcePatients, Filters: []string{reports.Filter("id", ids[0], ids[2])},
+	r, _, err = env.Client.Reports.Custom(ctx, &reports.CustomParams{
+		Source: reports.SourcePatients, Filters: []reports.Filter{reports.Where("id", ids[0], ids[2])},
 		From: at("2026-11-01T00:00:00Z"), To: at("2026-12-01T00:00:00Z"),
 	})
 	if err != nil {
@@ -336,9 +356,9 @@ func TestCustomReportOnPatients(t *testing.T) {
 }
 
 // readCSV downloads a report as CSV and checks the media type.
-func readCSV(t *testing.T, env *testenv.Env, name string, params any) [][]string {
+func readCSV(t *testing.T, env *testenv.Env, name reports.Name, params any) [][]string {
 	t.Helper()
-	rc, err := env.Client.Reports.CSV(ctx, name, params)
+	rc, _, err := env.Client.Reports.CSV(ctx, name, params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +380,7 @@ func TestCSVEqualsJSON(t *testing.T) {
 	newPatientsAt(t, env, "2026-11-02T10:00:00Z", "2026-11-02T11:00:00Z", "2026-11-10T10:00:00Z", "2026-11-20T10:00:00Z")
 	env.Server.SetTime(env.Key.Account, at("2026-11-22T12:00:00Z"))
 	p := &reports.PatientsParams{GroupBy: "week"}
-	js, err := env.Client.Reports.Patients(ctx, p)
+	js, _, err := env.Client.Reports.Patients(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +395,7 @@ func TestCSVEqualsJSON(t *testing.T) {
 		t.Errorf("patients CSV (-json +csv):\n%s", diff)
 	}
 	// Headers of the other reports, in the protocol's order.
-	if diff := cmp.Diff([][]string{{"key", "collected", "payments", "invoiced", "invoices"}}, readCSV(t, env, reports.NameRevenue, nil)); diff != "" {
+	if diff := cmp.Diff([][]string{{"key", "collected", "payments", "invoiced", "invoices", "refunded", "net"}}, readCSV(t, env, reports.NameRevenue, nil)); diff != "" {
 		t.Errorf("revenue CSV header (-want +got):\n%s", diff)
 	}
 	wantHeader := []string{"key", "total", "scheduled", "confirmed", "checkedIn", "inProgress", "completed", "cancelled", "noShow", "noShowRate", "cancellationRate"}
@@ -383,8 +403,8 @@ func TestCSVEqualsJSON(t *testing.T) {
 		t.Errorf("appointments CSV header (-want +got):\n%s", diff)
 	}
 
-	cp := &reports.CustomParams{Source: reports.SourcePatients, GroupBy: []string{"day", "id"}}
-	cr, err := env.Client.Reports.Custom(ctx, cp)
+	cp := &reports.CustomParams{Source: reports.SourcePatients, GroupBy: []reports.Dimension{"day", "id"}}
+	cr, _, err := env.Client.Reports.Custom(ctx, cp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,18 +443,21 @@ func TestReportsScope(t *testing.T) {
 	k := env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"patients:read"}, Account: env.Key.Account})
 	c := env.ClientFor(t, k.Key)
 	for name, call := range map[string]func() error{
-		"revenue":      func() error { _, err := c.Reports.Revenue(ctx, nil); return err },
-		"appointments": func() error { _, err := c.Reports.Appointments(ctx, nil); return err },
-		"patients":     func() error { _, err := c.Reports.Patients(ctx, nil); return err },
-		"custom":       func() error { _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: "patients"}); return err },
-		"csv":          func() error { _, err := c.Reports.CSV(ctx, reports.NameRevenue, nil); return err },
+		"revenue":      func() error { _, _, err := c.Reports.Revenue(ctx, nil); return err },
+		"appointments": func() error { _, _, err := c.Reports.Appointments(ctx, nil); return err },
+		"patients":     func() error { _, _, err := c.Reports.Patients(ctx, nil); return err },
+		"custom": func() error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: "patients"})
+			return err
+		},
+		"csv": func() error { _, _, err := c.Reports.CSV(ctx, reports.NameRevenue, nil); return err },
 	} {
 		if err := call(); !errors.Is(err, medspa.ErrInsufficientScope) {
 			t.Errorf("%s without reports:read: %v", name, err)
 		}
 	}
 	k = env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"reports:read"}, Account: env.Key.Account})
-	if _, err := env.ClientFor(t, k.Key).Reports.Revenue(ctx, nil); err != nil {
+	if _, _, err := env.ClientFor(t, k.Key).Reports.Revenue(ctx, nil); err != nil {
 		t.Errorf("with reports:read: %v", err)
 	}
 }

@@ -32,7 +32,7 @@ func revenueFixture(t *testing.T, env *testenv.Env) {
 	invoice := func(when string, p billing.InvoiceCreateParams) string {
 		t.Helper()
 		env.Server.SetTime(env.Key.Account, at(when))
-		in, err := env.Client.Invoices.Create(ctx, &p)
+		in, _, err := env.Client.Invoices.Create(ctx, &p)
 		if err != nil {
 			t.Fatalf("invoice at %s: %v", when, err)
 		}
@@ -50,7 +50,7 @@ func revenueFixture(t *testing.T, env *testenv.Env) {
 	pay := func(when string, p billing.PaymentCreateParams) error {
 		t.Helper()
 		env.Server.SetTime(env.Key.Account, at(when))
-		_, err := env.Client.Payments.Create(ctx, &p)
+		_, _, err := env.Client.Payments.Create(ctx, &p)
 		return err
 	}
 	for _, c := range []struct {
@@ -83,36 +83,36 @@ func TestRevenueReportOverAPI(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	window := reports.RevenueParams{From: time.Date(2026, 11, 1, 0, 0, 0, 0, ny), To: time.Date(2026, 11, 8, 0, 0, 0, 0, ny), Timezone: "America/New_York"}
 	// Hand-computed: invoice 2 is 50000 + round_half_up(50000 × 8.25%) = 54125.
-	totals := m{Collected: 52500, Payments: 3, Invoiced: 66625, Invoices: 3}
+	totals := m{Collected: 52500, Payments: 3, Invoiced: 66625, Invoices: 3, Net: 52500}
 	for _, c := range []struct {
-		groupBy string
+		groupBy reports.GroupBy
 		want    []row
 	}{
 		{"", []row{ // default: day
-			{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2}},
-			{Key: "2026-11-02", RevenueTotals: m{Collected: 20000, Payments: 1}},
-			{Key: "2026-11-03", RevenueTotals: m{Collected: 2500, Payments: 1}},
+			{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2, Net: 30000}},
+			{Key: "2026-11-02", RevenueTotals: m{Collected: 20000, Payments: 1, Net: 20000}},
+			{Key: "2026-11-03", RevenueTotals: m{Collected: 2500, Payments: 1, Net: 2500}},
 			{Key: "2026-11-07", RevenueTotals: m{Invoiced: 10000, Invoices: 1}},
 		}},
 		{"week", []row{
-			{Key: "2026-W44", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2}}, // Sunday 11-01
-			{Key: "2026-W45", RevenueTotals: m{Collected: 22500, Payments: 2, Invoiced: 10000, Invoices: 1}},
+			{Key: "2026-W44", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 56625, Invoices: 2, Net: 30000}}, // Sunday 11-01
+			{Key: "2026-W45", RevenueTotals: m{Collected: 22500, Payments: 2, Invoiced: 10000, Invoices: 1, Net: 22500}},
 		}},
 		{"month", []row{{Key: "2026-11", RevenueTotals: totals}}},
 		{"provider", []row{
-			{Key: "prv_a", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1}},
-			{Key: "prv_b", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "prv_a", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1, Net: 30000}},
+			{Key: "prv_b", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 2500}},
 		}},
 		{"service", []row{
-			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1}},
-			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 10000, Invoices: 1, Net: 30000}},
+			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 54125, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 2500, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 2500}},
 		}},
 	} {
 		p := window
 		p.GroupBy = c.groupBy
-		r, err := env.Client.Reports.Revenue(ctx, &p)
+		r, _, err := env.Client.Reports.Revenue(ctx, &p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,11 +124,11 @@ func TestRevenueReportOverAPI(t *testing.T) {
 		}
 	}
 	// In UTC the invoice of 10-31 23:30 EDT is on 11-01.
-	r, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2026-11-01T00:00:00Z"), To: at("2026-11-02T00:00:00Z")})
+	r, _, err := env.Client.Reports.Revenue(ctx, &reports.RevenueParams{From: at("2026-11-01T00:00:00Z"), To: at("2026-11-02T00:00:00Z")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []row{{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 84125, Invoices: 2}}}; !cmp.Equal(want, r.Data) {
+	if want := []row{{Key: "2026-11-01", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 84125, Invoices: 2, Net: 30000}}}; !cmp.Equal(want, r.Data) {
 		t.Errorf("UTC day: %+v, want %+v", r.Data, want)
 	}
 
@@ -137,8 +137,9 @@ func TestRevenueReportOverAPI(t *testing.T) {
 	p.GroupBy = "provider"
 	got := readCSV(t, env, reports.NameRevenue, &p)
 	want := [][]string{
-		{"key", "collected", "payments", "invoiced", "invoices"},
-		{"prv_a", "30000", "1", "10000", "1"}, {"prv_b", "20000", "1", "54125", "1"}, {"unassigned", "2500", "1", "2500", "1"},
+		{"key", "collected", "payments", "invoiced", "invoices", "refunded", "net"},
+		{"prv_a", "30000", "1", "10000", "1", "0", "30000"}, {"prv_b", "20000", "1", "54125", "1", "0", "20000"},
+		{"unassigned", "2500", "1", "2500", "1", "0", "2500"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CSV (-want +got):\n%s", diff)
@@ -157,23 +158,23 @@ func TestCustomReportOverBilling(t *testing.T) {
 		cols   []string
 		rows   [][]any
 	}{
-		{"payments by status and method", reports.CustomParams{Source: "payments", GroupBy: []string{"status", "method"}, Metrics: []string{"count", "sum:amount"}},
+		{"payments by status and method", reports.CustomParams{Source: "payments", GroupBy: []reports.Dimension{"status", "method"}, Metrics: []reports.Metric{"count", "sum:amount"}},
 			[]string{"status", "method", "count", "sum:amount"},
 			[][]any{{"failed", "card", int64(1), int64(30000)}, {"succeeded", "card", int64(1), int64(20000)}, {"succeeded", "cash", int64(2), int64(32500)}}},
-		{"invoice totals", reports.CustomParams{Source: "invoices", Metrics: []string{"count", "sum:total", "avg:total", "min:total", "max:total", "sum:tax"}},
+		{"invoice totals", reports.CustomParams{Source: "invoices", Metrics: []reports.Metric{"count", "sum:total", "avg:total", "min:total", "max:total", "sum:tax"}},
 			[]string{"count", "sum:total", "avg:total", "min:total", "max:total", "sum:tax"},
 			// (54125 + 2500 + 10000) / 3 = 22208.3333…
 			[][]any{{int64(3), int64(66625), 22208.3333, int64(2500), int64(54125), int64(4125)}}},
-		{"invoices by status, week", reports.CustomParams{Source: "invoices", GroupBy: []string{"week", "status"}, Metrics: []string{"sum:amountDue"}},
+		{"invoices by status, week", reports.CustomParams{Source: "invoices", GroupBy: []reports.Dimension{"week", "status"}, Metrics: []reports.Metric{"sum:amountDue"}},
 			[]string{"week", "status", "sum:amountDue"},
 			// amountDue is today's: invoice 2 owes 54125 − 20000 − 100 (paid after the window).
 			[][]any{{"2026-W44", "paid", int64(0)}, {"2026-W44", "partially_paid", int64(34025)}, {"2026-W45", "open", int64(10000)}}},
-		{"card brands", reports.CustomParams{Source: "payments", GroupBy: []string{"cardBrand"}, Filters: []string{"status:succeeded"}},
+		{"card brands", reports.CustomParams{Source: "payments", GroupBy: []reports.Dimension{"cardBrand"}, Filters: []reports.Filter{reports.Where("status", "succeeded")}},
 			[]string{"cardBrand", "count"}, [][]any{{"", int64(2)}, {"visa", int64(1)}}},
 	} {
 		p := c.params
 		p.From, p.To, p.Timezone = from, to, "America/New_York"
-		r, err := env.Client.Reports.Custom(ctx, &p)
+		r, _, err := env.Client.Reports.Custom(ctx, &p)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -190,7 +191,7 @@ func TestCustomReportOverInventory(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, at("2026-11-01T12:00:00Z"))
-	prod, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 50000})
+	prod, _, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 50000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,13 +205,13 @@ func TestCustomReportOverInventory(t *testing.T) {
 		{"2026-11-04T12:00:01Z", inventory.AdjustParams{ProductID: prod.ID, Location: "east", Delta: -4, Reason: inventory.ReasonUsed}},
 	} {
 		env.Server.SetTime(env.Key.Account, at(c.when))
-		if _, err := env.Client.Inventory.Adjust(ctx, &c.p); err != nil {
+		if _, _, err := env.Client.Inventory.Adjust(ctx, &c.p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := env.Client.Reports.Custom(ctx, &reports.CustomParams{
+	r, _, err := env.Client.Reports.Custom(ctx, &reports.CustomParams{
 		From: at("2026-11-01T00:00:00Z"), To: at("2026-11-04T12:00:01Z"), Source: reports.SourceInventoryAdjustments,
-		GroupBy: []string{"reason"}, Metrics: []string{"count", "sum:delta", "avg:delta", "min:onHandAfter", "max:onHandAfter"},
+		GroupBy: []reports.Dimension{"reason"}, Metrics: []reports.Metric{"count", "sum:delta", "avg:delta", "min:onHandAfter", "max:onHandAfter"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -221,9 +222,9 @@ func TestCustomReportOverInventory(t *testing.T) {
 	if diff := cmp.Diff(want, r.Rows); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	r, err = env.Client.Reports.Custom(ctx, &reports.CustomParams{
+	r, _, err = env.Client.Reports.Custom(ctx, &reports.CustomParams{
 		From: at("2026-11-01T00:00:00Z"), To: at("2026-11-05T00:00:00Z"), Source: reports.SourceInventoryAdjustments,
-		Metrics: []string{"avg:delta"}, Filters: []string{reports.Filter("location", "east"), reports.Filter("reason", "used", "received")},
+		Metrics: []reports.Metric{"avg:delta"}, Filters: []reports.Filter{reports.Where("location", "east"), reports.Where("reason", "used", "received")},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -239,35 +240,35 @@ func TestReportsCarryNoPHI(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, nil)
 	env.Server.SetTime(env.Key.Account, at("2026-11-02T12:00:00Z"))
-	p, err := env.Client.Patients.Create(ctx, &patients.CreateParams{
+	p, _, err := env.Client.Patients.Create(ctx, &patients.CreateParams{
 		FirstName: "Zelda", LastName: "Secretname", Email: "zelda.secret@example.com", Phone: "+15557654321",
 		Notes: "phi-clinical-note", Allergies: []string{"phi-allergy"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{
+	ap, _, err := env.Client.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: p.ID, ProviderID: "prv_a", Service: "peel", Notes: "phi-appointment-note",
 		StartAt: at("2026-11-02T15:00:00Z"), EndAt: at("2026-11-02T15:30:00Z"),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := env.Client.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+	inv, _, err := env.Client.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: p.ID, AppointmentID: ap.ID, Notes: "phi-invoice-note",
 		LineItems: []billing.LineItemParams{{Description: "peel", Quantity: 1, UnitAmount: medspa.Ptr[int64](100)}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash}); err != nil {
+	if _, _, err := env.Client.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash}); err != nil {
 		t.Fatal(err)
 	}
-	prod, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "P-1", Name: "Peel", Category: inventory.CategorySkincare, Price: 100})
+	prod, _, err := env.Client.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "P-1", Name: "Peel", Category: inventory.CategorySkincare, Price: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Client.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: 1, Reason: inventory.ReasonReceived, Note: "phi-adjustment-note"}); err != nil {
+	if _, _, err := env.Client.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: 1, Reason: inventory.ReasonReceived, Note: "phi-adjustment-note"}); err != nil {
 		t.Fatal(err)
 	}
 	env.Server.SetTime(env.Key.Account, at("2026-11-03T00:00:00Z"))

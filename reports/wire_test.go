@@ -27,7 +27,9 @@ func TestWire(t *testing.T) {
 	base := "/api/v1/reports/"
 	wiretest.Run(t, []wiretest.Case{{
 		Name: "Revenue",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) { return c.Reports.Revenue(ctx, &window) },
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Reports.Revenue(ctx, &window)
+		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: base + "revenue", Query: windowQuery}, Answer: `{"report":"revenue",` +
 			`"groupBy":"week","data":[{"key":"2026-W47","collected":15000,"payments":1,"invoiced":15000,"invoices":1,"refunded":0,"net":15000}],` +
 			`"totals":{"collected":15000,"payments":1,"invoiced":15000,"invoices":1}}`},
@@ -39,7 +41,9 @@ func TestWire(t *testing.T) {
 		},
 	}, {
 		Name: "Appointments",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) { return c.Reports.Appointments(ctx, &window) },
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Reports.Appointments(ctx, &window)
+		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: base + "appointments", Query: windowQuery},
 			Answer: `{"report":"appointments","data":[{"key":"no_show","total":2,"noShow":1,"noShowRate":0.5}],"totals":{"total":2}}`},
 		Check: func(t *testing.T, got any) {
@@ -49,7 +53,9 @@ func TestWire(t *testing.T) {
 		},
 	}, {
 		Name: "Patients without params",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) { return c.Reports.Patients(ctx, nil) },
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Reports.Patients(ctx, nil)
+		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: base + "patients"},
 			Answer: `{"report":"patients","data":[],"totals":{"newPatients":3}}`},
 		Check: func(t *testing.T, got any) {
@@ -58,11 +64,26 @@ func TestWire(t *testing.T) {
 			}
 		},
 	}, {
+		// A filter value may hold a colon (the server cuts at the first); the metric
+		// constructors write op:field.
+		Name: "Custom with a colon in a filter value",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourceAppointments,
+				Metrics: []reports.Metric{reports.MetricCount, reports.Avg("durationMinutes"), reports.Min("durationMinutes"), reports.Max("durationMinutes")},
+				GroupBy: []reports.Dimension{reports.DimensionWeek, "service"},
+				Filters: []reports.Filter{reports.Where("service", "Botox: forehead", "Peel")}})
+		},
+		Exchange: wiretest.Exchange{
+			Want: wiretest.Want{Method: "GET", Path: base + "custom", Query: "filter=service%3ABotox%3A+forehead%2CPeel&groupBy=week%2Cservice" +
+				"&metrics=count%2Cavg%3AdurationMinutes%2Cmin%3AdurationMinutes%2Cmax%3AdurationMinutes&source=appointments"},
+			Answer: `{"report":"custom","source":"appointments","columns":["week","service","count","avg:durationMinutes","min:durationMinutes","max:durationMinutes"],"rows":[]}`,
+		},
+	}, {
 		Name: "Custom",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Reports.Custom(ctx, &reports.CustomParams{From: wiretest.OddTime, Source: reports.SourcePayments,
-				Metrics: []string{"count", "sum:amount"}, GroupBy: []string{"method"},
-				Filters: []string{reports.Filter("status", "succeeded", "failed"), reports.Filter("currency", "usd")}})
+				Metrics: []reports.Metric{"count", "sum:amount"}, GroupBy: []reports.Dimension{"method"},
+				Filters: []reports.Filter{reports.Where("status", "succeeded", "failed"), reports.Where("currency", "usd")}})
 		},
 		Exchange: wiretest.Exchange{
 			Want: wiretest.Want{Method: "GET", Path: base + "custom", Query: "filter=status%3Asucceeded%2Cfailed&filter=currency%3Ausd&from=" +
@@ -77,14 +98,14 @@ func TestWire(t *testing.T) {
 		},
 	}, {
 		Name: "CSV",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
-			body, err := c.Reports.CSV(ctx, reports.NameRevenue, &window)
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			body, resp, err := c.Reports.CSV(ctx, reports.NameRevenue, &window)
 			if err != nil {
-				return nil, err
+				return nil, resp, err
 			}
 			defer body.Close()
 			b, err := io.ReadAll(body)
-			return string(b), err
+			return string(b), resp, err
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: base + "revenue", Query: windowQuery, Accept: "text/csv"},
 			Answer: "key,collected\n2026-W47,15000\n"},
@@ -95,7 +116,9 @@ func TestWire(t *testing.T) {
 		},
 	}, {
 		Name: "Revenue refused window",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) { return c.Reports.Revenue(ctx, &window) },
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Reports.Revenue(ctx, &window)
+		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: base + "revenue", Query: windowQuery}, Status: 422,
 			Answer: `{"type":"https://docs.medspa.dev/errors/validation_error","title":"Validation failed","status":422,` +
 				`"code":"validation_error","requestId":"req_1","errors":[{"pointer":"to","code":"out_of_range","detail":"at most 366 days"}]}`},
@@ -107,9 +130,64 @@ func TestWire(t *testing.T) {
 		},
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
-		"CSV without a name": func(ctx context.Context, c *medspa.Client) error { _, err := c.Reports.CSV(ctx, "", nil); return err },
+		"CSV a misspelt name": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, "revnue", &reports.RevenueParams{})
+			return err
+		},
+		"CSV custom with standard params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameCustom, &reports.RevenueParams{})
+			return err
+		},
+		"CSV revenue with custom params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.CustomParams{Source: reports.SourcePayments})
+			return err
+		},
+		"CSV with other params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameRevenue, map[string]string{"groupBy": "day"})
+			return err
+		},
+		"Revenue an unknown groupBy": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Revenue(ctx, &reports.RevenueParams{GroupBy: "year"})
+			return err
+		},
+		"Custom an unknown source": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: "refunds"})
+			return err
+		},
+		"Custom a malformed metric": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Metrics: []reports.Metric{reports.Sum("amount,count")}})
+			return err
+		},
+		"Custom a dimension with a comma": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, GroupBy: []reports.Dimension{"method,status"}})
+			return err
+		},
+		"Custom a filter value with a comma": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "card,cash")}})
+			return err
+		},
+		"Custom a filter value with a control character": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "card\x00")}})
+			return err
+		},
+		"Custom a filter on a field with a colon": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("a:b", "x")}})
+			return err
+		},
+		"Custom a filter without values": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.Custom(ctx, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method")}})
+			return err
+		},
+		"CSV custom with a filter value with a comma": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, reports.NameCustom, &reports.CustomParams{Source: reports.SourcePayments, Filters: []reports.Filter{reports.Where("method", "a,b")}})
+			return err
+		},
+		"CSV without a name": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Reports.CSV(ctx, "", nil)
+			return err
+		},
 		"CSV of another path": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Reports.CSV(ctx, "../patients", nil)
+			_, _, err := c.Reports.CSV(ctx, "../patients", nil)
 			return err
 		},
 	})
@@ -130,7 +208,7 @@ func TestCSVStreamsPastTheResponseLimit(t *testing.T) {
 		wiretest.Reply(w, 200, `{"report":"revenue","data":[`+strings.Repeat(`{"key":"2026-W47"},`, 100)+`{}]}`)
 	})
 	ctx := context.Background()
-	body, err := s.Client.Reports.CSV(ctx, reports.NameRevenue, nil)
+	body, _, err := s.Client.Reports.CSV(ctx, reports.NameRevenue, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +217,7 @@ func TestCSVStreamsPastTheResponseLimit(t *testing.T) {
 	if err != nil || string(got) != rows {
 		t.Fatalf("CSV: %d bytes, %v", len(got), err)
 	}
-	if _, err := s.Client.Reports.Revenue(ctx, nil); !errors.Is(err, medspa.ErrResponseTooLarge) {
+	if _, _, err := s.Client.Reports.Revenue(ctx, nil); !errors.Is(err, medspa.ErrResponseTooLarge) {
 		t.Fatalf("JSON over the limit: %v", err)
 	}
 }

@@ -27,7 +27,9 @@
 // direction) so a captured delivery can't be replayed later. During secret
 // rotation the sender signs with several secrets; any one matching v1
 // signature is enough and other signature versions are ignored. Tests
-// against a mock server whose clock was moved pass WithNow with that clock.
+// against a mock server whose clock was moved build the receiver from the
+// client instead (Service.NewHandler, Service.Verify: the client's clock, set
+// by medspa.WithClock and by mockserver's NewTest), or pass WithNow.
 //
 // Delivery is at least once and unordered: a retry carries the same
 // webhook-id (the event id), so receivers dedupe on it and make effects
@@ -42,12 +44,12 @@
 // Service (the Webhooks field of medspa.Client) registers, lists, removes
 // and tests endpoints. The secret comes back once, from Create:
 //
-//	e, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
+//	e, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
 //		URL:    "https://hooks.example.com/medspa",
 //		Events: []webhooks.EventType{webhooks.EventAppointmentCreated, webhooks.EventPaymentSucceeded},
 //	})
 //	// keep e.Secret for NewHandler
-//	res, err := c.Webhooks.Test(ctx, e.ID) // a webhook.test delivery, now
+//	res, _, err := c.Webhooks.Test(ctx, e.ID) // a webhook.test delivery, now
 //
 // A failed delivery (no 2xx within 10 s; redirects are not followed) is
 // retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, or
@@ -61,5 +63,6 @@
 // Tests that only need to know which events happened skip HTTP altogether
 // with mockserver's Server.RecordEvents; Server.Deliveries lists every
 // delivery attempt, and moving the mock's clock runs the retries that fall
-// due (verify those deliveries with WithNow set to the mock's time).
+// due (verify those deliveries on the mock's time: c.Webhooks.NewHandler with
+// a client from mockserver.NewTest does).
 package webhooks

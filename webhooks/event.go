@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
+	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/safetext"
 	"github.com/medspa/medspa-go/internal/wire"
 )
@@ -25,8 +27,10 @@ const (
 	EventAppointmentCancelled EventType = "appointment.cancelled"
 	EventInvoiceCreated       EventType = "invoice.created"
 	EventInvoicePaid          EventType = "invoice.paid"
+	EventInvoiceVoided        EventType = "invoice.voided"
 	EventPaymentSucceeded     EventType = "payment.succeeded"
 	EventPaymentFailed        EventType = "payment.failed"
+	EventRefundCreated        EventType = "refund.created"
 	EventProductCreated       EventType = "product.created"
 	EventInventoryAdjusted    EventType = "inventory.adjusted"
 	EventInventoryLowStock    EventType = "inventory.low_stock"
@@ -48,8 +52,10 @@ var allEventTypes = []EventType{
 	EventAppointmentCancelled,
 	EventInvoiceCreated,
 	EventInvoicePaid,
+	EventInvoiceVoided,
 	EventPaymentSucceeded,
 	EventPaymentFailed,
+	EventRefundCreated,
 	EventProductCreated,
 	EventInventoryAdjusted,
 	EventInventoryLowStock,
@@ -72,6 +78,31 @@ func (t EventType) Valid() bool {
 	return ok
 }
 
+// Validate refuses an EventType that cannot be one (client.ErrInvalidArgument): anything but
+// EventAll or "<object>.<action>" in lowercase letters and underscores. Types this package does
+// not know yet pass, so a program can subscribe to event types the API adds before the SDK
+// names them (they arrive as *UnknownData).
+func (t EventType) Validate() error {
+	if t == EventAll || t == "" {
+		return nil
+	}
+	object, action, ok := strings.Cut(string(t), ".")
+	if ok && isEventWord(object) && isEventWord(action) {
+		return nil
+	}
+	return fmt.Errorf("%w: webhooks.EventType is not \"*\" nor <object>.<action> in lowercase letters and underscores", client.ErrInvalidArgument)
+}
+
+// isEventWord reports lowercase ASCII letters and inner underscores.
+func isEventWord(s string) bool {
+	for i, r := range s {
+		if (r < 'a' || r > 'z') && (r != '_' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // newData maps each known type to a constructor of its typed data, so that
 // decoding and the type/data consistency check share one table.
 var newData = map[EventType]func() EventData{
@@ -82,8 +113,10 @@ var newData = map[EventType]func() EventData{
 	EventAppointmentCancelled: func() EventData { return new(AppointmentData) },
 	EventInvoiceCreated:       func() EventData { return new(InvoiceData) },
 	EventInvoicePaid:          func() EventData { return new(InvoiceData) },
+	EventInvoiceVoided:        func() EventData { return new(InvoiceData) },
 	EventPaymentSucceeded:     func() EventData { return new(PaymentData) },
 	EventPaymentFailed:        func() EventData { return new(PaymentData) },
+	EventRefundCreated:        func() EventData { return new(RefundData) },
 	EventProductCreated:       func() EventData { return new(ProductData) },
 	EventInventoryAdjusted:    func() EventData { return new(InventoryAdjustmentData) },
 	EventInventoryLowStock:    func() EventData { return new(LowStockData) },
@@ -92,7 +125,7 @@ var newData = map[EventType]func() EventData{
 
 // EventData is the typed "data" object of an Event. It is implemented by the
 // pointer types *PatientData, *AppointmentData, *InvoiceData, *PaymentData,
-// *ProductData, *InventoryAdjustmentData, *LowStockData, *TestData and
+// *RefundData, *ProductData, *InventoryAdjustmentData, *LowStockData, *TestData and
 // *UnknownData; the set is closed so a type switch over them is exhaustive.
 type EventData interface {
 	// ObjectType returns the value of the wire field "object", such as
@@ -169,6 +202,17 @@ type PaymentData struct {
 	DeclineCode string `json:"declineCode,omitempty"`
 }
 
+// RefundData is the data of refund.created events. Amount is in minor units
+// of Currency. A refund's notes are never carried.
+type RefundData struct {
+	Object    string `json:"object"` // always "refund"
+	ID        string `json:"id"`     // ref_…
+	PaymentID string `json:"paymentId"`
+	InvoiceID string `json:"invoiceId"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+}
+
 // ProductData is the data of product.created events.
 type ProductData struct {
 	Object   string `json:"object"` // always "product"
@@ -228,6 +272,9 @@ func (*InvoiceData) ObjectType() string { return "invoice" }
 // ObjectType returns "payment".
 func (*PaymentData) ObjectType() string { return "payment" }
 
+// ObjectType returns "refund".
+func (*RefundData) ObjectType() string { return "refund" }
+
 // ObjectType returns "product".
 func (*ProductData) ObjectType() string { return "product" }
 
@@ -247,6 +294,7 @@ func (*PatientData) eventData()             {}
 func (*AppointmentData) eventData()         {}
 func (*InvoiceData) eventData()             {}
 func (*PaymentData) eventData()             {}
+func (*RefundData) eventData()              {}
 func (*ProductData) eventData()             {}
 func (*InventoryAdjustmentData) eventData() {}
 func (*LowStockData) eventData()            {}
@@ -287,6 +335,14 @@ func (d InvoiceData) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the wire shape with "object":"payment".
 func (d PaymentData) MarshalJSON() ([]byte, error) {
 	type plain PaymentData
+	w := plain(d)
+	w.Object = d.ObjectType()
+	return json.Marshal(w)
+}
+
+// MarshalJSON writes the wire shape with "object":"refund".
+func (d RefundData) MarshalJSON() ([]byte, error) {
+	type plain RefundData
 	w := plain(d)
 	w.Object = d.ObjectType()
 	return json.Marshal(w)
@@ -367,6 +423,9 @@ func (e *Event) Invoice() (*InvoiceData, bool) { d, ok := e.Data.(*InvoiceData);
 
 // Payment returns the data of a payment.* event.
 func (e *Event) Payment() (*PaymentData, bool) { d, ok := e.Data.(*PaymentData); return d, ok }
+
+// Refund returns the data of a refund.created event.
+func (e *Event) Refund() (*RefundData, bool) { d, ok := e.Data.(*RefundData); return d, ok }
 
 // Product returns the data of a product.created event.
 func (e *Event) Product() (*ProductData, bool) { d, ok := e.Data.(*ProductData); return d, ok }

@@ -35,17 +35,20 @@ func sampleEvents() []webhooks.Event {
 		ev(4, webhooks.EventAppointmentCancelled, apt("cancelled", "confirmed")),
 		ev(5, webhooks.EventInvoiceCreated, inv("open", 0)),
 		ev(6, webhooks.EventInvoicePaid, inv("paid", 12500)),
-		ev(7, webhooks.EventPaymentSucceeded, &webhooks.PaymentData{Object: "payment", ID: "pay_01", InvoiceID: "inv_01",
+		ev(7, webhooks.EventInvoiceVoided, inv("void", 0)),
+		ev(8, webhooks.EventPaymentSucceeded, &webhooks.PaymentData{Object: "payment", ID: "pay_01", InvoiceID: "inv_01",
 			Status: "succeeded", Amount: 12500, Currency: "usd", Method: "card"}),
-		ev(8, webhooks.EventPaymentFailed, &webhooks.PaymentData{Object: "payment", ID: "pay_02", InvoiceID: "inv_01",
+		ev(9, webhooks.EventPaymentFailed, &webhooks.PaymentData{Object: "payment", ID: "pay_02", InvoiceID: "inv_01",
 			Status: "failed", Amount: 500, Currency: "usd", Method: "card", DeclineCode: "insufficient_funds"}),
-		ev(9, webhooks.EventProductCreated, &webhooks.ProductData{Object: "product", ID: "prd_01", SKU: "BTX-100",
+		ev(10, webhooks.EventRefundCreated, &webhooks.RefundData{Object: "refund", ID: "ref_01", PaymentID: "pay_01",
+			InvoiceID: "inv_01", Amount: 2500, Currency: "usd"}),
+		ev(11, webhooks.EventProductCreated, &webhooks.ProductData{Object: "product", ID: "prd_01", SKU: "BTX-100",
 			Category: "neurotoxin", Active: true}),
-		ev(10, webhooks.EventInventoryAdjusted, &webhooks.InventoryAdjustmentData{Object: "inventory_adjustment", ID: "adj_01",
+		ev(12, webhooks.EventInventoryAdjusted, &webhooks.InventoryAdjustmentData{Object: "inventory_adjustment", ID: "adj_01",
 			ProductID: "prd_01", Location: "main", Delta: -2, OnHandAfter: 3, Reason: "sale", Reference: "inv_01"}),
-		ev(11, webhooks.EventInventoryLowStock, &webhooks.LowStockData{Object: "inventory", ID: "stk_01", ProductID: "prd_01",
+		ev(13, webhooks.EventInventoryLowStock, &webhooks.LowStockData{Object: "inventory", ID: "stk_01", ProductID: "prd_01",
 			Location: "main", OnHand: 3, ReorderPoint: 5}),
-		ev(12, webhooks.EventWebhookTest, &webhooks.TestData{Object: "webhook", ID: "whk_01"}),
+		ev(14, webhooks.EventWebhookTest, &webhooks.TestData{Object: "webhook", ID: "whk_01"}),
 	}
 }
 
@@ -61,8 +64,8 @@ func mustMarshal(t testing.TB, e webhooks.Event) []byte {
 func TestEventTypes(t *testing.T) {
 	t.Parallel()
 	all := webhooks.AllEventTypes()
-	if len(all) != 13 {
-		t.Fatalf("AllEventTypes has %d types, want 13", len(all))
+	if len(all) != 15 {
+		t.Fatalf("AllEventTypes has %d types, want 15", len(all))
 	}
 	samples := sampleEvents()
 	for i, typ := range all {
@@ -242,7 +245,7 @@ func TestAccessors(t *testing.T) {
 	for _, e := range sampleEvents() {
 		hits := 0
 		for _, ok := range []bool{
-			ok(e.Patient()), ok(e.Appointment()), ok(e.Invoice()), ok(e.Payment()), ok(e.Product()),
+			ok(e.Patient()), ok(e.Appointment()), ok(e.Invoice()), ok(e.Payment()), ok(e.Refund()), ok(e.Product()),
 			ok(e.InventoryAdjustment()), ok(e.LowStock()), ok(e.Test()), ok(e.Unknown()),
 		} {
 			if ok {

@@ -52,38 +52,58 @@ type TestResult struct {
 	Error *string `json:"error"`
 }
 
-// Service calls the webhooks endpoints. Get one from medspa.New, or NewService.
+// Service calls the webhooks endpoints, and builds receivers that judge delivery timestamps by
+// the client's clock. Get one from medspa.New (the client's Webhooks field). Every method that
+// calls the API, but All, also returns the metadata of the server's answer (*client.Response:
+// status, request id, rate limit, attempts), with the result or the error; it is nil when no
+// answer arrived.
 type Service struct{ e *client.Engine }
 
 // NewService returns a Service sending through e (medspa.New does this for you).
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
-// Create registers an endpoint; the result carries its Secret, shown only this once.
-func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Endpoint, error) {
+// Create registers an endpoint; the result carries its Secret, shown only this once. A URL the
+// server refuses (not https, or a private address) is client.ErrValidation.
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodPost, client.Path("webhooks"), params, opts...)
 }
 
-// Get returns the endpoint with the given id (without its secret).
-func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Endpoint, error) {
+// Get returns the endpoint with the given id (without its secret; client.ErrNotFound if there
+// is none).
+func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodGet, client.Path("webhooks", id), nil, opts...)
 }
 
 // List returns one page of endpoints.
-func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Endpoint], error) {
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Endpoint], *client.Response, error) {
 	return client.List[Endpoint](ctx, s.e, client.Path("webhooks"), params, opts...)
 }
 
-// All iterates over every endpoint, fetching pages as needed.
+// All iterates over every endpoint, fetching pages as needed; an error ends the iteration.
 func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Endpoint, error] {
 	return client.All[Endpoint](ctx, s.e, client.Path("webhooks"), params, opts...)
 }
 
-// Delete removes the endpoint; its pending retries are dropped.
-func (s *Service) Delete(ctx context.Context, id string, opts ...client.Option) error {
+// Delete removes the endpoint; its pending retries are dropped. The server answers 204 with no
+// body, so there is nothing to return but the answer's metadata.
+func (s *Service) Delete(ctx context.Context, id string, opts ...client.Option) (*client.Response, error) {
 	return s.e.Do(ctx, http.MethodDelete, client.Path("webhooks", id), nil, nil, opts...)
 }
 
 // Test sends a webhook.test event to the endpoint at once (no retries) and reports the outcome.
-func (s *Service) Test(ctx context.Context, id string, opts ...client.Option) (*TestResult, error) {
+func (s *Service) Test(ctx context.Context, id string, opts ...client.Option) (*TestResult, *client.Response, error) {
 	return client.Call[TestResult](ctx, s.e, http.MethodPost, client.Path("webhooks", id, "test"), nil, opts...)
+}
+
+// NewHandler is the package's NewHandler with the client's clock (medspa.WithClock) as the
+// default now: against a mock server whose clock was moved, the client and its receivers then
+// agree on the time. A WithNow among opts still wins.
+func (s *Service) NewHandler(secret string, fn func(ctx context.Context, e *Event) error, opts ...HandlerOption) http.Handler {
+	return NewHandler(secret, fn, append([]HandlerOption{WithNow(s.e.Now)}, opts...)...)
+}
+
+// Verify is the package's Verify with the client's clock (medspa.WithClock) as the default now.
+// A WithNow among opts still wins.
+func (s *Service) Verify(secret string, header http.Header, body []byte, opts ...VerifyOption) (*Event, error) {
+	return Verify(secret, header, body, append([]VerifyOption{WithNow(s.e.Now)}, opts...)...)
 }

@@ -97,7 +97,7 @@ func waitAttempts(t *testing.T, env *testenv.Env, n int) []mockserver.Delivery {
 
 func register(t *testing.T, env *testenv.Env, url string, events ...webhooks.EventType) *webhooks.Endpoint {
 	t.Helper()
-	e, err := env.Client.Webhooks.Create(context.Background(), &webhooks.CreateParams{URL: url, Events: events})
+	e, _, err := env.Client.Webhooks.Create(context.Background(), &webhooks.CreateParams{URL: url, Events: events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ var phi = []string{"Adalind", "Quixotica", "adalind.quixotica", "5557654321", "p
 
 func createPatient(t *testing.T, env *testenv.Env) *patients.Patient {
 	t.Helper()
-	p, err := env.Client.Patients.Create(context.Background(), &ada)
+	p, _, err := env.Client.Patients.Create(context.Background(), &ada)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestEndpointCRUD(t *testing.T) {
 	ctx := context.Background()
 	rc := newTestReceiver(t, answer(200))
 	on := false
-	e, err := env.Client.Webhooks.Create(ctx, &webhooks.CreateParams{
+	e, _, err := env.Client.Webhooks.Create(ctx, &webhooks.CreateParams{
 		URL: rc.URL, Events: []webhooks.EventType{webhooks.EventPatientCreated, webhooks.EventPatientUpdated},
 		Description: "CRM sync", Enabled: &on,
 	})
@@ -138,7 +138,7 @@ func TestEndpointCRUD(t *testing.T) {
 		e.Description != "CRM sync" || e.URL != rc.URL || len(e.Events) != 2 || e.CreatedAt.IsZero() {
 		t.Fatalf("created endpoint = %+v", e)
 	}
-	got, err := env.Client.Webhooks.Get(ctx, e.ID)
+	got, _, err := env.Client.Webhooks.Get(ctx, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestEndpointCRUD(t *testing.T) {
 	if !e2.Enabled {
 		t.Fatal("enabled should default to true")
 	}
-	page, err := env.Client.Webhooks.List(ctx, &webhooks.ListParams{ListOptions: client.ListOptions{PerPage: 1}})
+	page, _, err := env.Client.Webhooks.List(ctx, &webhooks.ListParams{ListOptions: client.ListOptions{PerPage: 1}})
 	if err != nil || page.Meta.Total != 2 || len(page.Data) != 1 || page.Data[0].ID != e.ID {
 		t.Fatalf("list = %+v, %v", page, err)
 	}
@@ -170,23 +170,23 @@ func TestEndpointCRUD(t *testing.T) {
 	if !slices.Equal(ids, []string{e.ID, e2.ID}) {
 		t.Fatalf("all = %v", ids)
 	}
-	if err := env.Client.Webhooks.Delete(ctx, e.ID); err != nil {
+	if _, err := env.Client.Webhooks.Delete(ctx, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Client.Webhooks.Get(ctx, e.ID); !errors.Is(err, medspa.ErrNotFound) {
+	if _, _, err := env.Client.Webhooks.Get(ctx, e.ID); !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("get after delete: %v", err)
 	}
-	if err := env.Client.Webhooks.Delete(ctx, e.ID); !errors.Is(err, medspa.ErrNotFound) {
+	if _, err := env.Client.Webhooks.Delete(ctx, e.ID); !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
 	for _, id := range []string{"whk_nope", "pat_0193a6b0c1d27e3f8a9b0c1d2e3f4a5b"} {
-		if _, err := env.Client.Webhooks.Get(oapitest.WithoutRequestValidation(ctx), id); !errors.Is(err, medspa.ErrNotFound) {
+		if _, _, err := env.Client.Webhooks.Get(oapitest.WithoutRequestValidation(ctx), id); !errors.Is(err, medspa.ErrNotFound) {
 			t.Fatalf("get %q: %v", id, err)
 		}
 	}
 	// An id that is not one path segment never leaves the SDK (issue 16); the server answers
 	// 404 to one sent anyway.
-	if _, err := env.Client.Webhooks.Get(ctx, "../x"); !errors.Is(err, medspa.ErrInvalidArgument) {
+	if _, _, err := env.Client.Webhooks.Get(ctx, "../x"); !errors.Is(err, medspa.ErrInvalidArgument) {
 		t.Fatalf(`get "../x": %v`, err)
 	}
 	if resp, _ := env.DoInvalid(t, "GET", "/api/v1/webhooks/..%2Fx", ""); resp.StatusCode != 404 {
@@ -198,28 +198,28 @@ func TestEndpointCRUD(t *testing.T) {
 
 	// Another account sees none of it.
 	other := env.ClientFor(t, env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}}).Key)
-	if _, err := other.Webhooks.Get(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
+	if _, _, err := other.Webhooks.Get(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("other account get: %v", err)
 	}
-	if _, err := other.Webhooks.Test(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
+	if _, _, err := other.Webhooks.Test(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("other account test: %v", err)
 	}
-	if err := other.Webhooks.Delete(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
+	if _, err := other.Webhooks.Delete(ctx, e2.ID); !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("other account delete: %v", err)
 	}
-	if page, err := other.Webhooks.List(ctx, nil); err != nil || page.Meta.Total != 0 {
+	if page, _, err := other.Webhooks.List(ctx, nil); err != nil || page.Meta.Total != 0 {
 		t.Fatalf("other account list: %+v, %v", page, err)
 	}
 
 	// Scopes: webhooks:read may read, not write.
 	ro := env.ClientFor(t, env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"webhooks:read"}, Account: env.Key.Account}).Key)
-	if _, err := ro.Webhooks.List(ctx, nil); err != nil {
+	if _, _, err := ro.Webhooks.List(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ro.Webhooks.Create(ctx, &webhooks.CreateParams{URL: rc.URL, Events: []webhooks.EventType{"*"}}); !errors.Is(err, medspa.ErrInsufficientScope) {
+	if _, _, err := ro.Webhooks.Create(ctx, &webhooks.CreateParams{URL: rc.URL, Events: []webhooks.EventType{"*"}}); !errors.Is(err, medspa.ErrInsufficientScope) {
 		t.Fatalf("create with webhooks:read: %v", err)
 	}
-	if _, err := ro.Webhooks.Test(ctx, e2.ID); !errors.Is(err, medspa.ErrInsufficientScope) {
+	if _, _, err := ro.Webhooks.Test(ctx, e2.ID); !errors.Is(err, medspa.ErrInsufficientScope) {
 		t.Fatalf("test with webhooks:read: %v", err)
 	}
 }
@@ -246,34 +246,48 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 
 	// One API call after another, each emitting events (in this order).
 	p := createPatient(t, env)
-	_, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{Notes: medspa.Set("Prefers penicillin-free care")})
+	_, _, err := c.Patients.Update(ctx, p.ID, &patients.UpdateParams{Notes: medspa.Set("Prefers penicillin-free care")})
 	must(err)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: p.ID, ProviderID: "prv_9", Service: "Botox", StartAt: at.Add(24 * time.Hour), EndAt: at.Add(25 * time.Hour),
 		Notes: "Adalind prefers penicillin-free numbing cream",
 	})
 	must(err)
-	_, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusConfirmed)})
+	_, _, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusConfirmed)})
 	must(err)
-	must(c.Appointments.Cancel(ctx, apt.ID))
-	prd, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 120000, ReorderPoint: 5})
+	_, _, err = c.Appointments.Cancel(ctx, apt.ID, "")
 	must(err)
-	in, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 10, Reason: inventory.ReasonReceived, Note: "for Adalind Quixotica"})
+	prd, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "BTX-100", Name: "Botox 100u", Category: inventory.CategoryNeurotoxin, Price: 120000, ReorderPoint: 5})
 	must(err)
-	out, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: -6, Reason: inventory.ReasonUsed, Note: "used on Adalind"})
+	in, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: 10, Reason: inventory.ReasonReceived, Note: "for Adalind Quixotica"})
 	must(err)
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
+	out, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd.ID, Delta: -6, Reason: inventory.ReasonUsed, Note: "used on Adalind"})
+	must(err)
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
 		LineItems: []billing.LineItemParams{{Description: "Consult for Adalind Quixotica", Quantity: 1, UnitAmount: medspa.Ptr[int64](10000)}},
 		Notes:     "Hidden Lane, Springfield"})
 	must(err)
-	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCard, CardToken: billing.TokenDecline})
+	_, _, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCard, CardToken: billing.TokenDecline})
 	var declined *medspa.Error
 	if !errors.As(err, &declined) || declined.PaymentID == "" {
 		t.Fatalf("declined payment: %v", err)
 	}
-	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCash})
+	pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCash})
 	must(err)
-	tr, err := c.Webhooks.Test(ctx, e.ID)
+	// A refund (its notes are PHI) and a voided invoice, over raw HTTP.
+	var ref, voided struct{ ID string }
+	resp, body := env.Do(t, http.MethodPost, "/api/v1/refunds", `{"paymentId":"`+pay.ID+`","amount":2500,"notes":"Adalind Quixotica changed her mind"}`)
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &ref) != nil {
+		t.Fatalf("refund: %d %s", resp.StatusCode, body)
+	}
+	resp, body = env.Do(t, http.MethodPost, "/api/v1/invoices", `{"patientId":"`+p.ID+`","lineItems":[{"description":"x","quantity":1,"unitAmount":500}]}`)
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &voided) != nil {
+		t.Fatalf("invoice: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := env.Do(t, http.MethodPost, "/api/v1/invoices/"+voided.ID+"/void", `{"reason":"raised in error"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("void: %d %s", resp.StatusCode, body)
+	}
+	tr, _, err := c.Webhooks.Test(ctx, e.ID)
 	if err != nil || !tr.Delivered {
 		t.Fatalf("test delivery: %+v, %v", tr, err)
 	}
@@ -288,10 +302,12 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 		webhooks.EventProductCreated:       {prd.ID},
 		webhooks.EventInventoryAdjusted:    {in.ID, out.ID},
 		webhooks.EventInventoryLowStock:    {out.Inventory.ID},
-		webhooks.EventInvoiceCreated:       {inv.ID},
+		webhooks.EventInvoiceCreated:       {inv.ID, voided.ID},
 		webhooks.EventPaymentFailed:        {declined.PaymentID},
 		webhooks.EventPaymentSucceeded:     {pay.ID},
 		webhooks.EventInvoicePaid:          {inv.ID},
+		webhooks.EventRefundCreated:        {ref.ID},
+		webhooks.EventInvoiceVoided:        {voided.ID},
 		webhooks.EventWebhookTest:          {e.ID},
 	}
 	for _, typ := range webhooks.AllEventTypes() {
@@ -355,6 +371,7 @@ func TestEventsArriveSignedWithoutPHI(t *testing.T) {
 		webhooks.EventAppointmentCreated, webhooks.EventAppointmentUpdated, webhooks.EventAppointmentCancelled,
 		webhooks.EventProductCreated, webhooks.EventInventoryAdjusted, webhooks.EventInventoryAdjusted, webhooks.EventInventoryLowStock,
 		webhooks.EventInvoiceCreated, webhooks.EventPaymentFailed, webhooks.EventPaymentSucceeded, webhooks.EventInvoicePaid,
+		webhooks.EventRefundCreated, webhooks.EventInvoiceCreated, webhooks.EventInvoiceVoided,
 	}; err != nil || !slices.Equal(types, wantTypes) {
 		t.Fatalf("recorded %v, %v; want %v", types, err, wantTypes)
 	}
@@ -505,7 +522,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 	register(t, env, ok.URL, webhooks.EventAll)
 	createPatient(t, env)
 	waitAttempts(t, env, 2)
-	got, err := env.Client.Webhooks.Get(ctx, eg.ID)
+	got, _, err := env.Client.Webhooks.Get(ctx, eg.ID)
 	if err != nil || got.Enabled {
 		t.Fatalf("endpoint after 410 = %+v, %v", got, err)
 	}
@@ -534,7 +551,7 @@ func TestDeleteDropsPendingRetries(t *testing.T) {
 	if a := waitAttempts(t, env, 1)[0]; a.NextAttemptAt == nil {
 		t.Fatalf("no retry scheduled: %+v", a)
 	}
-	if err := env.Client.Webhooks.Delete(ctx, e.ID); err != nil {
+	if _, err := env.Client.Webhooks.Delete(ctx, e.ID); err != nil {
 		t.Fatal(err)
 	}
 	env.Server.AdvanceTime(env.Key.Account, 48*time.Hour)
@@ -609,7 +626,7 @@ func TestDeliveryTimeout(t *testing.T) {
 		}
 	}
 	e := register(t, env, rc.URL, webhooks.EventAll)
-	tr, err := env.Client.Webhooks.Test(ctx, e.ID)
+	tr, _, err := env.Client.Webhooks.Test(ctx, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -649,7 +666,7 @@ func TestManyEventsManyEndpoints(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < events; i += 8 {
-				_, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "P", LastName: fmt.Sprint(i), Email: fmt.Sprintf("p%d@example.com", i)})
+				_, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "P", LastName: fmt.Sprint(i), Email: fmt.Sprintf("p%d@example.com", i)})
 				if err != nil {
 					errs <- err
 					return
@@ -695,7 +712,7 @@ func TestTestEndpoint(t *testing.T) {
 	eFail := register(t, env, failing.URL, webhooks.EventPatientCreated)
 	eDown := register(t, env, "http://127.0.0.1:1/hook", webhooks.EventPatientCreated)
 
-	tr, err := env.Client.Webhooks.Test(ctx, eOK.ID)
+	tr, _, err := env.Client.Webhooks.Test(ctx, eOK.ID)
 	if err != nil || !tr.Delivered || tr.StatusCode == nil || *tr.StatusCode != 200 || tr.Error != nil || !strings.HasPrefix(tr.EventID, "evt_") {
 		t.Fatalf("ok: %+v, %v", tr, err)
 	}
@@ -711,7 +728,7 @@ func TestTestEndpoint(t *testing.T) {
 		t.Fatalf("test data = %+v", ev.Data)
 	}
 
-	tr, err = env.Client.Webhooks.Test(ctx, eFail.ID)
+	tr, _, err = env.Client.Webhooks.Test(ctx, eFail.ID)
 	if err != nil || tr.Delivered || tr.StatusCode == nil || *tr.StatusCode != 500 || tr.Error == nil {
 		t.Fatalf("failing: %+v, %v", tr, err)
 	}
@@ -738,7 +755,7 @@ func TestTestEndpoint(t *testing.T) {
 	if n := len(failing.deliveries()); n != 1 {
 		t.Fatalf("failed test delivery retried: %d deliveries", n)
 	}
-	if _, err := env.Client.Webhooks.Test(ctx, "whk_0193a6b0c1d27e3f8a9b0c1d2e3f4a5b"); !errors.Is(err, medspa.ErrNotFound) {
+	if _, _, err := env.Client.Webhooks.Test(ctx, "whk_0193a6b0c1d27e3f8a9b0c1d2e3f4a5b"); !errors.Is(err, medspa.ErrNotFound) {
 		t.Fatalf("unknown endpoint: %v", err)
 	}
 }
@@ -850,7 +867,7 @@ func TestURLValidation(t *testing.T) {
 		})
 	}
 	// Rejected requests change nothing.
-	page, err := envs[false].Client.Webhooks.List(context.Background(), nil)
+	page, _, err := envs[false].Client.Webhooks.List(context.Background(), nil)
 	if err != nil || page.Meta.Total != 6 {
 		t.Fatalf("endpoints after the table: %+v, %v", page, err)
 	}
@@ -889,7 +906,7 @@ func TestTLSFailuresDescribed(t *testing.T) {
 		"https://" + strings.TrimPrefix(plain.URL, "http://"): "tls",
 	} {
 		e := register(t, env, url, webhooks.EventAll)
-		tr, err := env.Client.Webhooks.Test(ctx, e.ID)
+		tr, _, err := env.Client.Webhooks.Test(ctx, e.ID)
 		if err != nil || tr.Delivered || tr.StatusCode != nil || tr.Error == nil || *tr.Error != want {
 			t.Fatalf("%s: %+v (%s), %v", url, tr, deref(tr.Error), err)
 		}

@@ -29,7 +29,7 @@ func TestWire(t *testing.T) {
 	one := path + "/" + wiretest.WebhookID
 	wiretest.Run(t, []wiretest.Case{{
 		Name: "Create",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "https://hooks.example.com/medspa",
 				Events: []webhooks.EventType{webhooks.EventPaymentSucceeded}, Description: "books", Enabled: medspa.Ptr(false)})
 		},
@@ -47,20 +47,20 @@ func TestWire(t *testing.T) {
 		},
 	}, {
 		Name: "Get",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Webhooks.Get(ctx, wiretest.WebhookID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: one}, Answer: endpointJSON},
 		Check:    isEndpoint,
 	}, {
 		Name: "List",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Webhooks.List(ctx, &webhooks.ListParams{ListOptions: client.ListOptions{PerPage: 100}})
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: path, Query: "perPage=100"}, Answer: wiretest.Page(endpointJSON, 1, 1, 100)},
 	}, {
 		Name: "All walks the pages",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return wiretest.Count(c.Webhooks.All(ctx, nil))
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: path, Query: "page=1"}, Answer: wiretest.Page(`{"id":"whk_1"}`, 2, 1, 1)},
@@ -69,13 +69,14 @@ func TestWire(t *testing.T) {
 		Check: wiretest.Yielded(2),
 	}, {
 		Name: "Delete",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
-			return nil, c.Webhooks.Delete(ctx, wiretest.WebhookID)
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			resp, err := c.Webhooks.Delete(ctx, wiretest.WebhookID)
+			return nil, resp, err
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "DELETE", Path: one}, Status: 204},
 	}, {
 		Name: "Test sends no body",
-		Call: func(ctx context.Context, c *medspa.Client) (any, error) {
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Webhooks.Test(ctx, wiretest.WebhookID)
 		},
 		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "POST", Path: one + "/test"},
@@ -88,14 +89,21 @@ func TestWire(t *testing.T) {
 		},
 	}})
 	wiretest.RunRefused(t, map[string]func(context.Context, *medspa.Client) error{
-		"Get empty id":    func(ctx context.Context, c *medspa.Client) error { _, err := c.Webhooks.Get(ctx, ""); return err },
-		"Delete empty id": func(ctx context.Context, c *medspa.Client) error { return c.Webhooks.Delete(ctx, "") },
-		"Delete dot-dot":  func(ctx context.Context, c *medspa.Client) error { return c.Webhooks.Delete(ctx, "..") },
-		"Test empty id":   func(ctx context.Context, c *medspa.Client) error { _, err := c.Webhooks.Test(ctx, ""); return err },
-		"Test a query": func(ctx context.Context, c *medspa.Client) error {
-			_, err := c.Webhooks.Test(ctx, "whk_1?x")
+		"Create a malformed event type": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "https://hooks.example.com/x", Events: []webhooks.EventType{"Patient Created"}})
 			return err
 		},
-		"Create nil params": func(ctx context.Context, c *medspa.Client) error { _, err := c.Webhooks.Create(ctx, nil); return err },
+		"Get empty id":    func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Webhooks.Get(ctx, ""); return err },
+		"Delete empty id": func(ctx context.Context, c *medspa.Client) error { _, err := c.Webhooks.Delete(ctx, ""); return err },
+		"Delete dot-dot":  func(ctx context.Context, c *medspa.Client) error { _, err := c.Webhooks.Delete(ctx, ".."); return err },
+		"Test empty id":   func(ctx context.Context, c *medspa.Client) error { _, _, err := c.Webhooks.Test(ctx, ""); return err },
+		"Test a query": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Webhooks.Test(ctx, "whk_1?x")
+			return err
+		},
+		"Create nil params": func(ctx context.Context, c *medspa.Client) error {
+			_, _, err := c.Webhooks.Create(ctx, nil)
+			return err
+		},
 	})
 }

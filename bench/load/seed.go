@@ -76,7 +76,7 @@ func seedMock(srv *mockserver.Server, key, reportKey string, n, payments int) (m
 	start := time.Now()
 	first := make([]string, 1)
 	if err := parallel(n, func(i int) error {
-		p, err := c.Patients.Create(ctx, &patients.CreateParams{
+		p, _, err := c.Patients.Create(ctx, &patients.CreateParams{
 			FirstName: "Seed", LastName: "Patient" + strconv.Itoa(i), Email: "seed" + strconv.Itoa(i) + "@example.com",
 		})
 		if err == nil && i == 0 {
@@ -95,13 +95,13 @@ func seedMock(srv *mockserver.Server, key, reportKey string, n, payments int) (m
 		return nil, err
 	}
 	info["invoices"] = strings.Join(invoices, ",")
-	prod, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "LOAD-1", Name: "Load product", Category: inventory.CategoryConsumable, Price: 1000})
+	prod, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "LOAD-1", Name: "Load product", Category: inventory.CategoryConsumable, Price: 1000})
 	if err != nil {
 		return nil, err
 	}
 	info["product"] = prod.ID
 
-	rp, err := rc.Patients.Create(ctx, &patients.CreateParams{FirstName: "Report", LastName: "Patient", Email: "report@example.com"})
+	rp, _, err := rc.Patients.Create(ctx, &patients.CreateParams{FirstName: "Report", LastName: "Patient", Email: "report@example.com"})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func seedMock(srv *mockserver.Server, key, reportKey string, n, payments int) (m
 		return nil, err
 	}
 	if err := parallel(payments, func(i int) error {
-		_, err := rc.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: rinv[i%len(rinv)], Amount: 100 + int64(i%100), Method: billing.MethodCash})
+		_, _, err := rc.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: rinv[i%len(rinv)], Amount: 100 + int64(i%100), Method: billing.MethodCash})
 		return err
 	}); err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func seedMock(srv *mockserver.Server, key, reportKey string, n, payments int) (m
 func seedInvoices(ctx context.Context, c *medspa.Client, patient string, n int) ([]string, error) {
 	ids := make([]string, n)
 	err := parallel(n, func(i int) error {
-		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+		inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 			PatientID: patient,
 			LineItems: []billing.LineItemParams{{Description: "load", Quantity: 10_000, UnitAmount: medspa.Ptr[int64](hugeUnitAmount)}},
 		})

@@ -131,7 +131,7 @@ func creator(srv *mockserver.Server, key string, viaSDK bool) (func(i int) error
 		}
 		return func(i int) error {
 			s := strconv.Itoa(i)
-			_, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Seed", LastName: "Patient" + s, Email: "seed" + s + "@example.com", Phone: "+1555" + s})
+			_, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Seed", LastName: "Patient" + s, Email: "seed" + s + "@example.com", Phone: "+1555" + s})
 			return err
 		}, nil
 	}

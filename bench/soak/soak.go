@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	hook, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://" + rln.Addr().String() + "/hook", Events: []webhooks.EventType{webhooks.EventAll}})
+	hook, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://" + rln.Addr().String() + "/hook", Events: []webhooks.EventType{webhooks.EventAll}})
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	for i := range nProducts {
 		sku := fmt.Sprintf("SOAK-%05d", i)
 		maybeFault(http.MethodPost, "/api/v1/products")
-		p, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: sku, Name: "Soak product", Category: inventory.CategoryConsumable, Price: 1500})
+		p, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: sku, Name: "Soak product", Category: inventory.CategoryConsumable, Price: 1500})
 		in.products[sku] = true
 		if fail("create product", err) {
 			return rep, err
@@ -220,16 +220,16 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	}
 
 	// The hot records every worker writes to at once (set up without faults).
-	hotPatient, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Hot", LastName: "Spot", Email: "hot@example.com", Tags: []string{"hot"}})
+	hotPatient, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Hot", LastName: "Spot", Email: "hot@example.com", Tags: []string{"hot"}})
 	if fail("create hot patient", err) {
 		return rep, err
 	}
-	hotInvoice, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: hotPatient.ID,
+	hotInvoice, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: hotPatient.ID,
 		LineItems: []billing.LineItemParams{{Description: "hot", Quantity: 1, UnitAmount: medspa.Ptr[int64](int64(units) * 100)}}})
 	if fail("create hot invoice", err) {
 		return rep, err
 	}
-	hotProduct, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "SOAK-HOT", Name: "Hot product", Category: inventory.CategoryConsumable, Price: 100})
+	hotProduct, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{SKU: "SOAK-HOT", Name: "Hot product", Category: inventory.CategoryConsumable, Price: 100})
 	if fail("create hot product", err) {
 		return rep, err
 	}
@@ -246,12 +246,12 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		in.received[hotProduct.ID]++
 		in.mu.Unlock()
 		maybeFault(http.MethodPost, "/api/v1/payments")
-		_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: hotInvoice.ID, Amount: 100, Method: billing.MethodCash})
+		_, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: hotInvoice.ID, Amount: 100, Method: billing.MethodCash})
 		if fail("pay hot invoice", err) {
 			return
 		}
 		maybeFault(http.MethodPost, "/api/v1/inventory/adjust")
-		_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: hotProduct.ID, Delta: 1, Reason: inventory.ReasonReceived, Reference: hotRef})
+		_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: hotProduct.ID, Delta: 1, Reason: inventory.ReasonReceived, Reference: hotRef})
 		if fail("receive hot product", err) {
 			return
 		}
@@ -260,7 +260,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		in.mu.Unlock()
 		var pat *patients.Patient
 		maybeFault(http.MethodPost, "/api/v1/patients")
-		pat, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Soak", LastName: fmt.Sprintf("Unit%05d", i), Email: fmt.Sprintf("soak%05d@example.com", i), Tags: []string{tag}})
+		pat, _, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Soak", LastName: fmt.Sprintf("Unit%05d", i), Email: fmt.Sprintf("soak%05d@example.com", i), Tags: []string{tag}})
 		if fail("create patient", err) {
 			return
 		}
@@ -271,7 +271,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		in.received[prd] += 3
 		in.mu.Unlock()
 		maybeFault(http.MethodPost, "/api/v1/inventory/adjust")
-		_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd, Delta: 3, Reason: inventory.ReasonReceived, Reference: ref})
+		_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prd, Delta: 3, Reason: inventory.ReasonReceived, Reference: ref})
 		if fail("adjust", err) {
 			return
 		}
@@ -282,12 +282,12 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		in.mu.Unlock()
 		startAt := day.Add(time.Duration(i%500) * time.Hour)
 		maybeFault(http.MethodPost, "/api/v1/appointments")
-		apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: provider, Service: "soak", StartAt: startAt, EndAt: startAt.Add(30 * time.Minute)})
+		apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{PatientID: pat.ID, ProviderID: provider, Service: "soak", StartAt: startAt, EndAt: startAt.Add(30 * time.Minute)})
 		if fail("create appointment", err) {
 			return
 		}
 		maybeFault(http.MethodPatch, "/api/v1/appointments/"+apt.ID)
-		_, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusConfirmed)})
+		_, _, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(appointments.StatusConfirmed)})
 		if fail("confirm appointment", err) {
 			return
 		}
@@ -298,7 +298,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		in.sold[prd] += 2
 		in.mu.Unlock()
 		maybeFault(http.MethodPost, "/api/v1/invoices")
-		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, LineItems: []billing.LineItemParams{
+		inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, AppointmentID: apt.ID, LineItems: []billing.LineItemParams{
 			{Description: desc, Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)},
 			{Description: "product", Quantity: 2, ProductID: prd},
 		}})
@@ -310,7 +310,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 			in.payments[inv.ID] = append(in.payments[inv.ID], amount)
 			in.mu.Unlock()
 			maybeFault(http.MethodPost, "/api/v1/payments")
-			_, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: amount, Method: billing.MethodCard, CardToken: "tok_visa"})
+			_, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: amount, Method: billing.MethodCard, CardToken: "tok_visa"})
 			if fail("pay", err) {
 				return
 			}

@@ -63,7 +63,7 @@ func run(n, workers int, window int64, timeout time.Duration) error {
 	)
 	recv := httptest.NewUnstartedServer(nil)
 	defer recv.Close()
-	ep, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://" + recv.Listener.Addr().String() + "/hooks", Events: []webhooks.EventType{webhooks.EventPatientCreated}})
+	ep, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{URL: "http://" + recv.Listener.Addr().String() + "/hooks", Events: []webhooks.EventType{webhooks.EventPatientCreated}})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func run(n, workers int, window int64, timeout time.Duration) error {
 					time.Sleep(100 * time.Microsecond)
 				}
 				sent.Add(1)
-				if _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Hook", LastName: "Patient" + strconv.Itoa(i), Email: "hook@example.com"}); err != nil {
+				if _, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Hook", LastName: "Patient" + strconv.Itoa(i), Email: "hook@example.com"}); err != nil {
 					cerr.CompareAndSwap(nil, err)
 					return
 				}

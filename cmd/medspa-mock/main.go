@@ -3,7 +3,9 @@
 //	medspa-mock -addr 127.0.0.1:8080
 //
 // At start it prints its base URL and a ready API key (plan enterprise, scope *). More keys,
-// isolated accounts and every test control are under /__admin/ (see docs/mock-server.md).
+// isolated accounts and every test control are under /__admin/ (see docs/mock-server.md): for
+// test code, not browsers, and on a listener that is not loopback-only only with a token
+// (-admin-token, or one generated and printed as MEDSPA_ADMIN_TOKEN at start).
 // Every flag can also be set by an environment variable MEDSPA_MOCK_<FLAG> (upper case, dashes
 // as underscores: MEDSPA_MOCK_SAVE_INTERVAL); a flag on the command line wins.
 package main
@@ -11,6 +13,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
@@ -42,6 +45,8 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	addr, start, fixtures, tlsCertOut, data, phiKey string
+	adminToken, adminHosts                          string
+	noAdmin                                         bool
 	seed                                            uint64
 	journal                                         int
 	admin, trustProxy, useTLS, version, quiet       bool
@@ -60,6 +65,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data holds a state)")
 	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
 	fs.BoolVar(&c.admin, "admin", true, "serve the /__admin/ control surface")
+	fs.BoolVar(&c.noAdmin, "no-admin", false, "do not serve the /__admin/ control surface (same as -admin=false)")
+	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token every /__admin/ request must carry (also MEDSPA_ADMIN_TOKEN); generated and printed when the listener is not loopback-only")
+	fs.StringVar(&c.adminHosts, "admin-host", "", "comma-separated host names (name or name:port) the /__admin/ surface answers to besides loopback and the listen address")
 	fs.BoolVar(&c.trustProxy, "trust-proxy", false, "take the caller address from X-Forwarded-For")
 	fs.BoolVar(&c.useTLS, "tls", false, "serve HTTPS (TLS 1.3 only) with a generated self-signed certificate")
 	fs.StringVar(&c.tlsCertOut, "tls-cert-out", "", "where -tls writes its certificate (PEM; default under the temp directory)")
@@ -88,6 +96,12 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 			}
 		}
 	})
+	if v, ok := os.LookupEnv("MEDSPA_ADMIN_TOKEN"); ok && c.adminToken == "" && envErr == nil {
+		c.adminToken = v // the name docs/protocol.md §12 gives
+	}
+	if c.noAdmin {
+		c.admin = false
+	}
 	return &c, envErr
 }
 
@@ -119,9 +133,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		opts = append(opts, mockserver.WithStartTime(t))
 	}
-	if !c.admin {
-		opts = append(opts, mockserver.WithoutAdmin())
+	adminOpts, err := adminOptions(c, stdout)
+	if err != nil {
+		return err
 	}
+	opts = append(opts, adminOpts...)
 	if c.trustProxy {
 		opts = append(opts, mockserver.WithTrustedProxy())
 	}
@@ -168,6 +184,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if c.admin && c.adminToken == "" && !loopbackAddr(ln.Addr()) { // adminOptions saw to it; never serve it open
+		ln.Close()
+		return fmt.Errorf("-addr %s is not loopback-only: the admin surface needs -admin-token (or -no-admin)", c.addr)
+	}
 	scheme := "http"
 	if c.useTLS {
 		cfg, certPath, err := newSelfSignedTLS(c.tlsCertOut)
@@ -206,6 +226,75 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "medspa-mock: stopped")
 	return nil
+}
+
+// adminOptions are the server options of the admin surface (docs/protocol.md §12): off with
+// -no-admin; else its token and extra host names. A listener that is not loopback-only never
+// serves the surface without a token: one is generated (and printed, the only place it
+// appears) unless given.
+func adminOptions(c *config, stdout io.Writer) ([]mockserver.Option, error) {
+	if !c.admin {
+		return []mockserver.Option{mockserver.WithoutAdmin()}, nil
+	}
+	var opts []mockserver.Option
+	host, _, err := net.SplitHostPort(c.addr)
+	if err != nil {
+		return nil, fmt.Errorf("-addr: %w", err)
+	}
+	if host != "" && net.ParseIP(host) == nil {
+		opts = append(opts, mockserver.WithAdminHosts(host)) // -addr names the server
+	}
+	for _, h := range strings.Split(c.adminHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			opts = append(opts, mockserver.WithAdminHosts(h))
+		}
+	}
+	if c.adminToken == "" {
+		loopback, err := loopbackOnly(host)
+		if err != nil {
+			return nil, fmt.Errorf("-addr: %w", err)
+		}
+		if !loopback {
+			b := make([]byte, 32)
+			if _, err := rand.Read(b); err != nil {
+				return nil, err
+			}
+			c.adminToken = "madm_" + base64.RawURLEncoding.EncodeToString(b)
+			fmt.Fprintf(stdout, "MEDSPA_ADMIN_TOKEN=%s\n", c.adminToken)
+		}
+	}
+	if c.adminToken != "" {
+		opts = append(opts, mockserver.WithAdminToken(c.adminToken))
+	}
+	return opts, nil
+}
+
+// loopbackOnly reports whether a listener on host (the host part of -addr) is reachable from
+// this machine only: a loopback address, or a name whose every address is loopback. The
+// empty host and unspecified addresses (0.0.0.0, ::) listen on every interface.
+func loopbackOnly(host string) (bool, error) {
+	if host == "" {
+		return false, nil
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback(), nil
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(context.Background(), host)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			return false, nil
+		}
+	}
+	return len(addrs) > 0, nil
+}
+
+// loopbackAddr reports whether a listener's address is a loopback one.
+func loopbackAddr(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 func decodeKey(s string) ([]byte, error) {

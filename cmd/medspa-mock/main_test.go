@@ -9,6 +9,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"os"
 	"path/filepath"
@@ -145,14 +146,14 @@ func TestFixturesSeedAndStartInProcess(t *testing.T) {
 		pw.Close()
 	}()
 	base, key := started(t, pr)
-	page, err := sdk(t, base, key).Patients.List(context.Background(), nil)
+	page, _, err := sdk(t, base, key).Patients.List(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page.Meta.Total != 1 || page.Data[0].FirstName != "Fix" || !page.Data[0].CreatedAt.Equal(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("fixtures: %+v", page.Data)
 	}
-	p, err := sdk(t, base, key).Patients.Create(context.Background(), &patients.CreateParams{FirstName: "N", LastName: "O", Email: "n@example.com"})
+	p, _, err := sdk(t, base, key).Patients.Create(context.Background(), &patients.CreateParams{FirstName: "N", LastName: "O", Email: "n@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 	c := sdk(t, p.base, p.key)
 	var ids []string
 	for _, n := range []string{"Persephone", "Quetzalli"} {
-		pt, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: n, LastName: "Uniquesurname", Email: strings.ToLower(n) + "@example.org", Notes: "allergic to penicillin"})
+		pt, _, err := c.Patients.Create(context.Background(), &patients.CreateParams{FirstName: n, LastName: "Uniquesurname", Email: strings.ToLower(n) + "@example.org", Notes: "allergic to penicillin"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +193,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 	if again.key != p.key || again.account != p.account {
 		t.Fatalf("the restart printed key %s (%s), want %s (%s): a restart mints no key", again.key, again.account, p.key, p.account)
 	}
-	page, err := sdk(t, again.base, again.key).Patients.List(context.Background(), nil)
+	page, _, err := sdk(t, again.base, again.key).Patients.List(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,6 +243,128 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	if st := <-res; st != 200 {
 		t.Fatalf("in-flight request during shutdown: %d", st)
 	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdminOptions: a listener that is not loopback-only never serves the admin surface
+// without a token: one is generated and printed unless given; -no-admin turns it off.
+func TestAdminOptions(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		addr, token string
+		noAdmin     bool
+		generated   bool // a token is generated and printed
+	}{
+		{addr: "127.0.0.1:8080"},
+		{addr: "[::1]:8080"},
+		{addr: "localhost:8080"},
+		{addr: "127.0.0.1:0", token: "given-token"},
+		{addr: ":8080", generated: true},
+		{addr: "0.0.0.0:8080", generated: true},
+		{addr: "[::]:8080", generated: true},
+		{addr: "192.0.2.7:8080", generated: true},
+		{addr: "0.0.0.0:8080", token: "given-token"},
+		{addr: "0.0.0.0:8080", noAdmin: true},
+	}
+	for _, tc := range cases {
+		c := &config{addr: tc.addr, adminToken: tc.token, admin: !tc.noAdmin}
+		var out strings.Builder
+		opts, err := adminOptions(c, &out)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		printed, hasLine := strings.CutPrefix(strings.TrimSpace(out.String()), "MEDSPA_ADMIN_TOKEN=")
+		if hasLine != tc.generated || (tc.generated && (!strings.HasPrefix(printed, "madm_") || len(printed) != len("madm_")+43 || c.adminToken != printed)) {
+			t.Errorf("%s token %q: printed %q", tc.addr, tc.token, out.String())
+		}
+		if tc.token != "" && c.adminToken != tc.token {
+			t.Errorf("%s: the given token became %q", tc.addr, c.adminToken)
+		}
+		// The options build a server that enforces what was decided.
+		srv, err := mockserver.New(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+		r := httptest.NewRequest("GET", "/__admin/clock", nil)
+		r.Host = "127.0.0.1"
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		want := 200
+		switch {
+		case tc.noAdmin:
+			want = 404
+		case c.adminToken != "":
+			want = 401
+		}
+		if w.Code != want {
+			t.Errorf("%s token %q noAdmin %v: GET /__admin/clock %d, want %d", tc.addr, tc.token, tc.noAdmin, w.Code, want)
+		}
+	}
+	// Two generated tokens differ.
+	a, b := &config{addr: ":1", admin: true}, &config{addr: ":1", admin: true}
+	_, _ = adminOptions(a, io.Discard)
+	_, _ = adminOptions(b, io.Discard)
+	if a.adminToken == b.adminToken {
+		t.Fatal("generated admin tokens repeat")
+	}
+}
+
+func TestAdminFlagsAndEnv(t *testing.T) {
+	c, err := parse([]string{"-no-admin"}, io.Discard)
+	if err != nil || c.admin {
+		t.Fatalf("-no-admin: %+v %v", c, err)
+	}
+	t.Setenv("MEDSPA_ADMIN_TOKEN", "from-env")
+	if c, err = parse(nil, io.Discard); err != nil || c.adminToken != "from-env" {
+		t.Fatalf("MEDSPA_ADMIN_TOKEN: %+v %v", c, err)
+	}
+	t.Setenv("MEDSPA_MOCK_ADMIN_TOKEN", "from-mock-env")
+	if c, err = parse(nil, io.Discard); err != nil || c.adminToken != "from-mock-env" {
+		t.Fatalf("MEDSPA_MOCK_ADMIN_TOKEN: %+v %v", c, err)
+	}
+	if c, err = parse([]string{"-admin-token", "from-flag", "-admin-host", "a.example, b.example:80"}, io.Discard); err != nil || c.adminToken != "from-flag" ||
+		c.adminHosts != "a.example, b.example:80" {
+		t.Fatalf("-admin-token: %+v %v", c, err)
+	}
+}
+
+// TestAdminTokenServed: the binary's admin surface takes the token it was given, and the
+// printed API key still works without it.
+func TestAdminTokenServed(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-quiet", "-admin-token", "tok-served"}, pw, io.Discard)
+		pw.Close()
+	}()
+	base, key := started(t, pr)
+	get := func(auth string) int {
+		req, _ := http.NewRequest("GET", base+"/__admin/clock", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := get(""); st != 401 {
+		t.Errorf("no token: %d", st)
+	}
+	if st := get("Bearer tok-served"); st != 200 {
+		t.Errorf("token: %d", st)
+	}
+	if _, _, err := sdk(t, base, key).Patients.List(context.Background(), nil); err != nil {
+		t.Errorf("API key: %v", err)
+	}
+	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

@@ -46,11 +46,11 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	ada, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	ada, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		return err
 	}
-	grace, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
+	grace, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func run(ctx context.Context, out io.Writer) error {
 	day := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 	at := func(h, m int) time.Time { return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute) }
 
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: ada.ID, ProviderID: "prv_9", Service: "Botox — forehead", RoomID: "room_1",
 		StartAt: at(9, 0), EndAt: at(9, 45),
 	})
@@ -70,7 +70,7 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "booked %s: %s %s–%s (%s)\n", apt.ID, apt.Service, clock(apt.StartAt), clock(apt.EndAt), apt.Status)
 
 	// The same provider at an overlapping time: refused, naming the appointment in the way.
-	_, err = c.Appointments.Create(ctx, &appointments.CreateParams{
+	_, _, err = c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: grace.ID, ProviderID: "prv_9", Service: "Chemical peel", StartAt: at(9, 30), EndAt: at(10, 0),
 	})
 	var apiErr *medspa.Error
@@ -80,14 +80,14 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "double booking refused: conflicts with %s\n", apiErr.ConflictingID)
 
 	// Book Grace after Ada, and move Ada's visit to the afternoon.
-	peel, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+	peel, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: grace.ID, ProviderID: "prv_9", Service: "Chemical peel", StartAt: at(9, 45), EndAt: at(10, 15),
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "booked %s: %s %s–%s (%s)\n", peel.ID, peel.Service, clock(peel.StartAt), clock(peel.EndAt), peel.Status)
-	apt, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{
+	apt, _, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{
 		StartAt: medspa.Set(at(14, 0)), EndAt: medspa.Set(at(14, 45)),
 	})
 	if err != nil {
@@ -99,7 +99,7 @@ func run(ctx context.Context, out io.Writer) error {
 	for _, s := range []appointments.Status{
 		appointments.StatusConfirmed, appointments.StatusCheckedIn, appointments.StatusInProgress, appointments.StatusCompleted,
 	} {
-		apt, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(s)})
+		apt, _, err = c.Appointments.Update(ctx, apt.ID, &appointments.UpdateParams{Status: medspa.Set(s)})
 		if err != nil {
 			return err
 		}
@@ -107,14 +107,14 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// A finished visit cannot be cancelled.
-	if err := c.Appointments.Cancel(ctx, apt.ID); errors.As(err, &apiErr) && errors.Is(err, medspa.ErrInvalidStateTransition) {
+	if _, _, err := c.Appointments.Cancel(ctx, apt.ID, ""); errors.As(err, &apiErr) && errors.Is(err, medspa.ErrInvalidStateTransition) {
 		fmt.Fprintf(out, "cancel refused: %s → %s is not allowed\n", apiErr.From, apiErr.To)
 	} else {
 		return fmt.Errorf("expected an invalid transition, got %v", err)
 	}
 
 	// Bill the visit and take a card payment for it.
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: apt.PatientID, AppointmentID: apt.ID, TaxRateBps: 825,
 		LineItems: []billing.LineItemParams{{Description: apt.Service, Quantity: 1, UnitAmount: medspa.Ptr[int64](45000)}},
 	})
@@ -122,14 +122,14 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "invoiced %s: subtotal %s + tax %s = %s (%s)\n", inv.ID, money(inv.Subtotal), money(inv.Tax), money(inv.Total), inv.Status)
-	pay, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenVisa,
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "paid %s with %s %s: %s\n", money(pay.Amount), pay.Card.Brand, pay.Card.Last4, pay.Status)
-	if inv, err = c.Invoices.Get(ctx, inv.ID); err != nil {
+	if inv, _, err = c.Invoices.Get(ctx, inv.ID); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "%s is %s, %s due\n", inv.ID, inv.Status, money(inv.AmountDue))

@@ -49,21 +49,21 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	pat, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
+	pat, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
 	if err != nil {
 		return err
 	}
-	serum, err := c.Products.Create(ctx, &inventory.ProductCreateParams{
+	serum, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{
 		SKU: "SKN-VITC-30", Name: "Vitamin C serum 30 ml", Category: inventory.CategorySkincare, Price: 8900,
 	})
 	if err != nil {
 		return err
 	}
-	if _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: serum.ID, Delta: 12, Reason: inventory.ReasonReceived}); err != nil {
+	if _, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: serum.ID, Delta: 12, Reason: inventory.ReasonReceived}); err != nil {
 		return err
 	}
 
-	inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 		PatientID: pat.ID,
 		LineItems: []billing.LineItemParams{
 			{Description: "Vitamin C serum", Quantity: 2, ProductID: serum.ID}, // the product's price
@@ -81,14 +81,14 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "  subtotal %s, discount %s, tax %s, total %s\n",
 		money(inv.Subtotal, inv.Currency), money(inv.DiscountAmount, inv.Currency), money(inv.Tax, inv.Currency), money(inv.Total, inv.Currency))
-	stock, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: serum.ID})
+	stock, _, err := c.Inventory.List(ctx, &inventory.StockListParams{ProductID: serum.ID})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "serum on hand after the sale: %d\n", stock.Data[0].OnHand)
 
 	// A declined card: the error carries the recorded failed payment and the reason.
-	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	_, _, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenInsufficientFunds,
 	})
 	var apiErr *medspa.Error
@@ -97,30 +97,30 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "card declined: %s (failed payment %s recorded)\n", apiErr.DeclineCode, apiErr.PaymentID)
 
-	cash, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCash})
+	cash, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 10000, Method: billing.MethodCash})
 	if err != nil {
 		return err
 	}
-	inv, err = c.Invoices.Get(ctx, inv.ID)
+	inv, _, err = c.Invoices.Get(ctx, inv.ID)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "cash %s: %s, paid %s, due %s\n", money(cash.Amount, cash.Currency), inv.Status, money(inv.AmountPaid, inv.Currency), money(inv.AmountDue, inv.Currency))
 
-	card, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
+	card, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
 		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenVisa,
 	})
 	if err != nil {
 		return err
 	}
-	inv, err = c.Invoices.Get(ctx, inv.ID)
+	inv, _, err = c.Invoices.Get(ctx, inv.ID)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "card %s (%s •••• %s): %s, paid %s, due %s\n", money(card.Amount, card.Currency), card.Card.Brand, card.Card.Last4,
 		inv.Status, money(inv.AmountPaid, inv.Currency), money(inv.AmountDue, inv.Currency))
 
-	_, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash})
+	_, _, err = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash})
 	if errors.Is(err, medspa.ErrInvoiceNotPayable) {
 		fmt.Fprintln(out, "further payments refused: invoice already paid")
 	}

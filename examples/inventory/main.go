@@ -16,7 +16,6 @@ import (
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 )
@@ -50,7 +49,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	botox, err := c.Products.Create(ctx, &inventory.ProductCreateParams{
+	botox, _, err := c.Products.Create(ctx, &inventory.ProductCreateParams{
 		SKU: "BTX-100", Name: "Botox 100 units", Category: inventory.CategoryNeurotoxin, Unit: inventory.UnitVial,
 		Price: 120000, Cost: 52000, TrackLots: true, ReorderPoint: 3,
 	})
@@ -62,13 +61,13 @@ func run(ctx context.Context, out io.Writer) error {
 	// Two deliveries; the later one expires sooner, so it is used first.
 	for _, lot := range []struct {
 		number  string
-		expires client.Date
+		expires medspa.Date
 		qty     int64
 	}{
-		{"C3401", client.NewDate(2027, time.September, 30), 6},
-		{"C2988", client.NewDate(2027, time.March, 31), 4},
+		{"C3401", medspa.NewDate(2027, time.September, 30), 6},
+		{"C2988", medspa.NewDate(2027, time.March, 31), 4},
 	} {
-		a, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{
+		a, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{
 			ProductID: botox.ID, Delta: lot.qty, Reason: inventory.ReasonReceived,
 			LotNumber: lot.number, ExpiresOn: lot.expires, Reference: "PO-1042",
 		})
@@ -79,7 +78,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// Using 5 vials takes all 4 of the first-expiring lot and 1 of the next.
-	a, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: botox.ID, Delta: -5, Reason: inventory.ReasonUsed})
+	a, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: botox.ID, Delta: -5, Reason: inventory.ReasonUsed})
 	if err != nil {
 		return err
 	}
@@ -87,7 +86,7 @@ func run(ctx context.Context, out io.Writer) error {
 	printLots(out, a.Inventory)
 
 	// Two more damaged from a named lot bring it to the reorder point.
-	a, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: botox.ID, Delta: -2, Reason: inventory.ReasonDamaged, LotNumber: "C3401"})
+	a, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: botox.ID, Delta: -2, Reason: inventory.ReasonDamaged, LotNumber: "C3401"})
 	if err != nil {
 		return err
 	}
@@ -101,13 +100,13 @@ func run(ctx context.Context, out io.Writer) error {
 		}
 		printLots(out, s)
 	}
-	soon, err := c.Inventory.List(ctx, &inventory.StockListParams{ExpiringBefore: client.NewDate(2028, time.January, 1)})
+	soon, _, err := c.Inventory.List(ctx, &inventory.StockListParams{ExpiringBefore: medspa.NewDate(2028, time.January, 1)})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "records with a lot expiring before 2028: %d\n", soon.Meta.Total)
 
-	_, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: botox.ID, Delta: -10, Reason: inventory.ReasonUsed})
+	_, _, err = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: botox.ID, Delta: -10, Reason: inventory.ReasonUsed})
 	var apiErr *medspa.Error
 	if errors.Is(err, medspa.ErrInsufficientStock) && errors.As(err, &apiErr) {
 		fmt.Fprintf(out, "using 10 refused: insufficient stock, %d available\n", *apiErr.Available)

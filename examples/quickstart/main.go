@@ -14,7 +14,6 @@ import (
 	"os"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -44,7 +43,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	ada, err := c.Patients.Create(ctx, &patients.CreateParams{
+	ada, _, err := c.Patients.Create(ctx, &patients.CreateParams{
 		FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
 		Phone: "+15551234567", Tags: []string{"vip"},
 	})
@@ -57,18 +56,18 @@ func run(ctx context.Context, out io.Writer) error {
 		{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"},
 		{FirstName: "Alan", LastName: "Turing", Email: "alan@example.com"},
 	} {
-		if _, err := c.Patients.Create(ctx, &p); err != nil {
+		if _, _, err := c.Patients.Create(ctx, &p); err != nil {
 			return err
 		}
 	}
 
-	got, err := c.Patients.Get(ctx, ada.ID)
+	got, _, err := c.Patients.Get(ctx, ada.ID)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "fetched %s: email %s\n", got.ID, got.Email)
 
-	upd, err := c.Patients.Update(ctx, ada.ID, &patients.UpdateParams{
+	upd, _, err := c.Patients.Update(ctx, ada.ID, &patients.UpdateParams{
 		Notes: medspa.Set("Prefers morning appointments."),
 		Phone: medspa.Null[string](), // clears the phone
 	})
@@ -77,14 +76,14 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "updated %s: phone cleared=%t, notes set=%t\n", upd.ID, upd.Phone == "", upd.Notes != "")
 
-	page, err := c.Patients.List(ctx, &patients.ListParams{Q: "ho"})
+	page, _, err := c.Patients.List(ctx, &patients.ListParams{Q: "ho"})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "search %q: %d of %d match\n", "ho", len(page.Data), page.Meta.Total)
 
 	n := 0
-	for p, err := range c.Patients.All(ctx, &patients.ListParams{ListOptions: client.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}) {
+	for p, err := range c.Patients.All(ctx, &patients.ListParams{ListOptions: medspa.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}) {
 		if err != nil {
 			return err
 		}
@@ -92,7 +91,7 @@ func run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "  %d. %s %s\n", n, p.FirstName, p.LastName)
 	}
 
-	_, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "No", Email: "not-an-email"})
+	_, _, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "No", Email: "not-an-email"})
 	var apiErr *medspa.Error
 	if errors.As(err, &apiErr) && errors.Is(err, medspa.ErrValidation) {
 		fmt.Fprintf(out, "validation failed as expected (%d):\n", apiErr.Status)
@@ -103,7 +102,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("expected a validation error, got %v", err)
 	}
 
-	if _, err := c.Patients.Get(ctx, "pat_00000000000000000000000000000000"); errors.Is(err, medspa.ErrNotFound) {
+	if _, _, err := c.Patients.Get(ctx, "pat_00000000000000000000000000000000"); errors.Is(err, medspa.ErrNotFound) {
 		fmt.Fprintln(out, "unknown patient: not found, as expected")
 	}
 	return nil

@@ -53,7 +53,7 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 
 	window := reports.Params{From: monthStart, To: monthEnd, Timezone: "America/New_York"}
 
-	rev, err := c.Reports.Revenue(ctx, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByWeek})
+	rev, _, err := c.Reports.Revenue(ctx, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByWeek})
 	if err != nil {
 		return "", err
 	}
@@ -66,7 +66,7 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 		return "", err
 	}
 
-	apts, err := c.Reports.Appointments(ctx, &reports.AppointmentsParams{From: window.From, To: window.To, Timezone: window.Timezone})
+	apts, _, err := c.Reports.Appointments(ctx, &reports.AppointmentsParams{From: window.From, To: window.To, Timezone: window.Timezone})
 	if err != nil {
 		return "", err
 	}
@@ -79,7 +79,7 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 		return "", err
 	}
 
-	pats, err := c.Reports.Patients(ctx, &reports.PatientsParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByWeek})
+	pats, _, err := c.Reports.Patients(ctx, &reports.PatientsParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByWeek})
 	if err != nil {
 		return "", err
 	}
@@ -94,9 +94,9 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 
 	custom := &reports.CustomParams{
 		From: window.From, To: window.To, Timezone: window.Timezone,
-		Source: reports.SourcePayments, GroupBy: []string{"method", "status"}, Metrics: []string{"count", "sum:amount", "avg:amount"},
+		Source: reports.SourcePayments, GroupBy: []reports.Dimension{"method", "status"}, Metrics: []reports.Metric{"count", "sum:amount", "avg:amount"},
 	}
-	cr, err := c.Reports.Custom(ctx, custom)
+	cr, _, err := c.Reports.Custom(ctx, custom)
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +119,7 @@ func run(ctx context.Context, out io.Writer, dir string) (string, error) {
 	}
 
 	// The revenue report as CSV, streamed to a file.
-	body, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByDay})
+	body, _, err := c.Reports.CSV(ctx, reports.NameRevenue, &reports.RevenueParams{From: window.From, To: window.To, Timezone: window.Timezone, GroupBy: reports.GroupByDay})
 	if err != nil {
 		return "", err
 	}
@@ -149,7 +149,7 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 	for day := range 30 {
 		for i := range day%3 + 1 {
 			srv.SetTime(account, monthStart.AddDate(0, 0, day).Add(time.Duration(14+i)*time.Hour))
-			p, err := c.Patients.Create(ctx, &patients.CreateParams{
+			p, _, err := c.Patients.Create(ctx, &patients.CreateParams{
 				FirstName: "Client", LastName: fmt.Sprintf("D%02dN%d", day+1, i), Email: fmt.Sprintf("client.%d.%d@example.com", day, i),
 			})
 			if err != nil {
@@ -171,7 +171,7 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 		for k := range 3 {
 			i := day*3 + k
 			start := monthStart.AddDate(0, 0, day).Add(time.Duration(15+k) * time.Hour)
-			ap, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+			ap, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 				PatientID: pats[i%20], ProviderID: fmt.Sprintf("prv_%d", k+1), Service: services[(day+k)%3],
 				StartAt: start, EndAt: start.Add(45 * time.Minute),
 			})
@@ -201,7 +201,7 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 		}
 		srv.SetTime(account, v.endAt) // the visit is over: no-shows may be recorded, invoices issued
 		for _, st := range steps {
-			if _, err := c.Appointments.Update(ctx, v.id, &appointments.UpdateParams{Status: medspa.Set(st)}); err != nil {
+			if _, _, err := c.Appointments.Update(ctx, v.id, &appointments.UpdateParams{Status: medspa.Set(st)}); err != nil {
 				return err
 			}
 		}
@@ -210,7 +210,7 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 		}
 		// Completed visits are invoiced at checkout (8.25% tax) and paid by card, in full or in
 		// part (the rest in cash a week later).
-		inv, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+		inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
 			PatientID: v.patientID, AppointmentID: v.id, TaxRateBps: 825,
 			LineItems: []billing.LineItemParams{{Description: v.service, Quantity: 1, UnitAmount: medspa.Ptr[int64](prices[v.service])}},
 		})
@@ -221,12 +221,12 @@ func seed(ctx context.Context, srv *mockserver.Server, account string, c *medspa
 		if v.n%4 == 0 {
 			card = inv.Total / 2
 		}
-		if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: card, Method: billing.MethodCard, CardToken: billing.TokenVisa}); err != nil {
+		if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: card, Method: billing.MethodCard, CardToken: billing.TokenVisa}); err != nil {
 			return err
 		}
 		if rest := inv.Total - card; rest > 0 {
 			srv.SetTime(account, v.endAt.AddDate(0, 0, 7))
-			if _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: rest, Method: billing.MethodCash}); err != nil {
+			if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: rest, Method: billing.MethodCash}); err != nil {
 				return err
 			}
 		}

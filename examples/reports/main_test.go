@@ -40,7 +40,7 @@ func TestReportsExampleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "key,collected,payments,invoiced,invoices\n") {
+	if !strings.HasPrefix(string(b), "key,collected,payments,invoiced,invoices,refunded,net\n") {
 		t.Errorf("CSV %q", b)
 	}
 }

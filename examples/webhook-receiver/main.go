@@ -51,7 +51,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// before it serves, so it can be registered first: the secret comes back only then.
 	recv := httptest.NewUnstartedServer(nil)
 	defer recv.Close()
-	endpoint, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
+	endpoint, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
 		URL:         "http://" + recv.Listener.Addr().String() + "/medspa/webhooks",
 		Events:      []webhooks.EventType{webhooks.EventPatientCreated, webhooks.EventAppointmentCreated, webhooks.EventAppointmentCancelled},
 		Description: "example receiver",
@@ -70,21 +70,21 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// Trigger events: a patient is created and booked for tomorrow, and the booking is
 	// cancelled; then a test delivery.
-	p, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
 		return err
 	}
 	start := time.Now().UTC().Truncate(time.Hour).Add(24 * time.Hour)
-	apt, err := c.Appointments.Create(ctx, &appointments.CreateParams{
+	apt, _, err := c.Appointments.Create(ctx, &appointments.CreateParams{
 		PatientID: p.ID, ProviderID: "prv_9", Service: "Botox — forehead", StartAt: start, EndAt: start.Add(45 * time.Minute),
 	})
 	if err != nil {
 		return err
 	}
-	if err := c.Appointments.Cancel(ctx, apt.ID); err != nil {
+	if _, _, err := c.Appointments.Cancel(ctx, apt.ID, ""); err != nil {
 		return err
 	}
-	res, err := c.Webhooks.Test(ctx, endpoint.ID)
+	res, _, err := c.Webhooks.Test(ctx, endpoint.ID)
 	if err != nil {
 		return err
 	}

@@ -577,13 +577,19 @@ func SignRequest(req *http.Request, body []byte, keyID string, key []byte, creat
 // the returned Params (call ReplayCache.Seen only after success, so that
 // unauthenticated traffic cannot fill the cache).
 func VerifyRequest(req *http.Request, body []byte, targetURI string, keyFor func(keyID string) ([]byte, bool)) (Params, error) {
+	return VerifyRequestBody(req, BodyOf(body), targetURI, keyFor)
+}
+
+// VerifyRequestBody is VerifyRequest for a body known by its length and SHA-256 (a body the
+// verifier streamed through a hash instead of keeping it): the same checks, as strictly.
+func VerifyRequestBody(req *http.Request, body Body, targetURI string, keyFor func(keyID string) ([]byte, bool)) (Params, error) {
 	s, err := findSignature(req.Header)
 	if err != nil {
 		return Params{}, err
 	}
 	required := requestComponentsNoBody
 	hasDigest := len(req.Header.Values("Content-Digest")) > 0
-	if len(body) > 0 || hasDigest {
+	if body.Len > 0 || hasDigest {
 		required = requestComponentsBody
 	}
 	if err := s.checkProfile(required); err != nil {
@@ -605,8 +611,8 @@ func VerifyRequest(req *http.Request, body []byte, targetURI string, keyFor func
 	}
 	// The digest is checked after the HMAC: the HMAC authenticates the
 	// Content-Digest header, the digest then binds the body to it.
-	if len(body) > 0 || hasDigest {
-		if err := VerifyContentDigest(headerValue(req.Header.Values("Content-Digest")), body); err != nil {
+	if body.Len > 0 || hasDigest {
+		if err := verifyContentDigestSum(headerValue(req.Header.Values("Content-Digest")), body.SHA256); err != nil {
 			return Params{}, err
 		}
 	}

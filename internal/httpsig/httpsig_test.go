@@ -729,11 +729,22 @@ func TestSignVerifyProperty(t *testing.T) {
 		if _, err := VerifyRequest(req, body, uri, keyFor); err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
+		// A body known by its length and digest verifies the same (a server streaming it).
+		if _, err := VerifyRequestBody(req, BodyOf(body), uri, keyFor); err != nil {
+			t.Fatalf("case %d: by digest: %v", i, err)
+		}
 		if len(body) > 0 {
 			bad := bytes.Clone(body)
 			bad[rng.IntN(len(bad))] ^= byte(1 + rng.IntN(255))
 			if _, err := VerifyRequest(req, bad, uri, keyFor); !errors.Is(err, ErrDigestMismatch) {
 				t.Fatalf("case %d: flipped body: %v", i, err)
+			}
+			if _, err := VerifyRequestBody(req, BodyOf(bad), uri, keyFor); !errors.Is(err, ErrDigestMismatch) {
+				t.Fatalf("case %d: flipped body by digest: %v", i, err)
+			}
+			// A body dropped on the way (length 0, no digest of it) still needs the digest to match.
+			if _, err := VerifyRequestBody(req, Body{}, uri, keyFor); !errors.Is(err, ErrDigestMismatch) {
+				t.Fatalf("case %d: body dropped: %v", i, err)
 			}
 		}
 		status := 100 + rng.IntN(500)

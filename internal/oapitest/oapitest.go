@@ -40,14 +40,21 @@ type checker struct {
 }
 
 // load reads, validates and routes the embedded document once per process.
-var load = sync.OnceValues(func() (*checker, error) {
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(api.OpenAPIYAML)
+var load = sync.OnceValues(func() (*checker, error) { return newChecker("api/openapi.yaml", api.OpenAPIYAML) })
+
+// loadAdmin does the same for the admin document (api.AdminOpenAPIYAML).
+var loadAdmin = sync.OnceValues(func() (*checker, error) {
+	return newChecker("api/admin-openapi.yaml", api.AdminOpenAPIYAML)
+})
+
+// newChecker loads, validates and routes one document.
+func newChecker(name string, yaml []byte) (*checker, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(yaml)
 	if err != nil {
-		return nil, fmt.Errorf("oapitest: load api/openapi.yaml: %w", err)
+		return nil, fmt.Errorf("oapitest: load %s: %w", name, err)
 	}
 	if err := doc.Validate(context.Background()); err != nil {
-		return nil, fmt.Errorf("oapitest: api/openapi.yaml is invalid: %w", err)
+		return nil, fmt.Errorf("oapitest: %s is invalid: %w", name, err)
 	}
 	// Route on paths only: the document's single server is a "{baseUrl}" variable, while
 	// tests reach the server at random loopback ports or at in-process hosts. A router
@@ -56,10 +63,17 @@ var load = sync.OnceValues(func() (*checker, error) {
 	routed.Servers = nil
 	router, err := gorillamux.NewRouter(&routed)
 	if err != nil {
-		return nil, fmt.Errorf("oapitest: build router: %w", err)
+		return nil, fmt.Errorf("oapitest: build the router of %s: %w", name, err)
 	}
 	return &checker{doc: doc, router: router}, nil
-})
+}
+
+// CheckAdminResponse is CheckResponse for the mock server's admin surface: resp, the answer to
+// an /__admin/ request, against api/admin-openapi.yaml (nil for a path the document does not
+// describe). Transport does not check admin traffic; tests of the admin surface call this.
+func CheckAdminResponse(req *http.Request, resp *http.Response) error {
+	return checkResponseOf(loadAdmin, req, resp)
+}
 
 // mustLoad returns the shared checker, failing the test if the document does not load.
 func mustLoad(t testing.TB) *checker {
@@ -211,6 +225,11 @@ func (rd *routed) checkRequest(body []byte) error {
 // method, URL and context are used. resp.Body is read and replaced by an equivalent reader,
 // so it stays readable.
 func CheckResponse(req *http.Request, resp *http.Response) error {
+	return checkResponseOf(load, req, resp)
+}
+
+// checkResponseOf is CheckResponse against the document load returns.
+func checkResponseOf(load func() (*checker, error), req *http.Request, resp *http.Response) error {
 	c, err := load()
 	if err != nil {
 		return err

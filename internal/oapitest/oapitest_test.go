@@ -661,3 +661,36 @@ func TestExtensionEvents(t *testing.T) {
 		}
 	}
 }
+
+// CheckAdminResponse holds admin answers to api/admin-openapi.yaml, and lets paths it does not
+// describe pass.
+func TestCheckAdminResponse(t *testing.T) {
+	t.Parallel()
+	answer := func(status int, contentType, body string) *http.Response {
+		h := http.Header{}
+		if contentType != "" {
+			h.Set("Content-Type", contentType)
+		}
+		return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader(body))}
+	}
+	problem := `{"type":"https://docs.medspa.dev/errors/origin_not_allowed","title":"Origin not allowed","status":403,"code":"origin_not_allowed"}`
+	revoke := httptest.NewRequest("DELETE", "/__admin/api-keys/key_0193a5b2c3d47e8f9a0b1c2d3e4f5a6b", nil)
+	for _, tc := range []struct {
+		name string
+		req  *http.Request
+		resp *http.Response
+		ok   bool
+	}{
+		{"204", revoke, answer(204, "", ""), true},
+		{"403 problem", revoke, answer(403, "application/problem+json", problem), true},
+		{"undocumented status", revoke, answer(200, "application/json", `{}`), false},
+		{"problem without code", revoke, answer(403, "application/problem+json", `{"status":403}`), false},
+		{"rotation without the new key", httptest.NewRequest("POST", "/__admin/api-keys/key_0193a5b2c3d47e8f9a0b1c2d3e4f5a6b/rotate", nil),
+			answer(200, "application/json", `{"id":"key_0193a5b2c3d47e8f9a0b1c2d3e4f5a6b"}`), false},
+		{"undocumented path", httptest.NewRequest("GET", "/__admin/nowhere", nil), answer(404, "application/problem+json", problem), true},
+	} {
+		if err := CheckAdminResponse(tc.req, tc.resp); (err == nil) != tc.ok {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}

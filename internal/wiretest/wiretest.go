@@ -139,8 +139,11 @@ type Exchange struct {
 // Case is one call of a service and the exchanges it must make.
 type Case struct {
 	Name string
-	// Call makes the call and returns its result.
-	Call func(ctx context.Context, c *medspa.Client) (any, error)
+	// Call makes the call and returns its result and the call's *medspa.Response (nil for an
+	// All iteration, see Count and Iterates).
+	Call func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error)
+	// Iterates says that Call walks an All iteration of its own, which has no *Response.
+	Iterates bool
 	// Exchange is the first request and its reply; Then the ones that must follow (pages).
 	Exchange
 	Then []Exchange
@@ -151,7 +154,9 @@ type Case struct {
 }
 
 // Run runs each case, in parallel, against a server of its own: the call must send exactly the
-// case's requests, in order, and succeed with what Check accepts (or fail as Err wants).
+// case's requests, in order, and succeed with what Check accepts (or fail as Err wants). A call
+// that got an answer (success, or an *medspa.Error) must return the *medspa.Response of the
+// last one: its status, request id and attempts.
 func Run(t *testing.T, cases []Case) {
 	t.Helper()
 	for _, tc := range cases {
@@ -178,7 +183,10 @@ func Run(t *testing.T, cases []Case) {
 				}
 				Reply(w, status, answer)
 			})
-			got, err := tc.Call(context.Background(), s.Client)
+			got, resp, err := tc.Call(context.Background(), s.Client)
+			if !tc.Iterates {
+				checkResponse(t, got, resp, err, script)
+			}
 			switch {
 			case tc.Err != nil && err == nil:
 				t.Fatalf("call succeeded with %+v; want an error", got)
@@ -194,6 +202,30 @@ func Run(t *testing.T, cases []Case) {
 				tc.Check(t, got)
 			}
 		})
+	}
+}
+
+// checkResponse holds a call's *Response to the script's last answer.
+func checkResponse(t *testing.T, got any, resp *medspa.Response, err error, script []Exchange) {
+	t.Helper()
+	if _, iterated := got.(counted); iterated {
+		return // an All iteration returns no *Response
+	}
+	var apiErr *medspa.Error
+	if resp == nil {
+		if err == nil || errors.As(err, &apiErr) {
+			t.Errorf("no *Response (err %v)", err)
+		}
+		return
+	}
+	last := script[len(script)-1]
+	status := last.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if resp.StatusCode != status || resp.RequestID != "req_wiretest" || resp.Attempts != len(script) ||
+		resp.Header.Get("X-Request-Id") != "req_wiretest" {
+		t.Errorf("Response %+v, want status %d, request id req_wiretest, %d attempts", resp, status, len(script))
 	}
 }
 
@@ -264,24 +296,27 @@ func Page(data string, total, page, perPage int) string {
 	return fmt.Sprintf(`{"data":[%s],"meta":{"total":%d,"page":%d,"perPage":%d}}`, data, total, page, perPage)
 }
 
-// Count drains an All iterator: how many records it yielded, or its error. With Yielded it
-// makes the case of a method that walks pages.
-func Count[T any](seq iter.Seq2[T, error]) (any, error) {
+// counted is Count's result: how many records an iteration yielded.
+type counted int
+
+// Count drains an All iterator: how many records it yielded, or its error (an iteration has no
+// *Response). With Yielded it makes the case of a method that walks pages.
+func Count[T any](seq iter.Seq2[T, error]) (any, *medspa.Response, error) {
 	n := 0
 	for _, err := range seq {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n++
 	}
-	return n, nil
+	return counted(n), nil, nil
 }
 
 // Yielded checks that Count counted n records.
 func Yielded(n int) func(t *testing.T, got any) {
 	return func(t *testing.T, got any) {
 		t.Helper()
-		if got != n {
+		if got != counted(n) {
 			t.Errorf("%v records, want %d", got, n)
 		}
 	}

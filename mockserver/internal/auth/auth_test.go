@@ -64,10 +64,10 @@ func TestRegistry(t *testing.T) {
 	r := NewRegistry()
 	c := &Credential{ID: "key_1", Account: "acct_1", Plan: Plans["starter"], Scopes: []string{"*"}, SigningKey: []byte("k")}
 	r.Add("msk_test_secret", c)
-	if got, ok := r.Lookup("msk_test_secret"); !ok || got != c {
+	if got, ok := r.Lookup("msk_test_secret", anyTime); !ok || got != c {
 		t.Fatal("lookup by secret")
 	}
-	if _, ok := r.Lookup("msk_test_other"); ok {
+	if _, ok := r.Lookup("msk_test_other", anyTime); ok {
 		t.Fatal("an unknown secret resolves")
 	}
 	if got, ok := r.ByID("key_1"); !ok || got != c {
@@ -81,7 +81,7 @@ func TestRegistry(t *testing.T) {
 	if err := other.Import(b); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := other.Lookup("msk_test_secret"); !ok || got.ID != "key_1" || got.Account != "acct_1" || string(got.SigningKey) != "k" {
+	if got, ok := other.Lookup("msk_test_secret", anyTime); !ok || got.ID != "key_1" || got.Account != "acct_1" || string(got.SigningKey) != "k" {
 		t.Fatalf("imported: %+v %t", got, ok)
 	}
 	for _, bad := range []string{`{`, `[{"secretSha256":"zz","credential":{}}]`, `[{"secretSha256":"` + strings.Repeat("0", 64) + `"}]`} {
@@ -94,8 +94,87 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	r.Remove("msk_test_secret")
-	if _, ok := r.Lookup("msk_test_secret"); ok {
+	if _, ok := r.Lookup("msk_test_secret", anyTime); ok {
 		t.Fatal("a removed secret resolves")
+	}
+}
+
+// anyTime is a clock for lookups of secrets that never retire.
+func anyTime(string) time.Time { return time.Time{} }
+
+// TestRegistryRotateRevoke: a rotation adds a secret and retires the old one at the given time
+// (on the credential's account clock), never leaving more than two; a revocation forgets the
+// credential and every secret; both survive Export and Import.
+func TestRegistryRotateRevoke(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	var clock time.Time
+	var asked []string
+	now := func(account string) time.Time { asked = append(asked, account); return clock }
+	works := func(r *Registry, bearer string) bool { _, ok := r.Lookup(bearer, now); return ok }
+
+	r := NewRegistry()
+	c := &Credential{ID: "key_1", Account: "acct_1", SigningSecret: "mss_x"}
+	r.Add("s1", c)
+	r.Add("other", &Credential{ID: "key_2", Account: "acct_2"})
+	if got, ok := r.Rotate("key_1", "s2", t0.Add(time.Minute)); !ok || got != c {
+		t.Fatalf("rotate: %v %t", got, ok)
+	}
+	clock = t0
+	if !works(r, "s1") || !works(r, "s2") {
+		t.Fatal("both secrets must work in the grace period")
+	}
+	if len(asked) != 1 || asked[0] != "acct_1" {
+		t.Fatalf("the grace period was judged on accounts %q, want the key's (once, for the old secret)", asked)
+	}
+	clock = t0.Add(time.Minute)
+	if works(r, "s1") || !works(r, "s2") {
+		t.Fatal("the old secret must stop at its retirement, the new one go on")
+	}
+	// Persisted, the retiring secret keeps its time.
+	clock = t0
+	b, err := r.Export()
+	if err != nil || bytes.Contains(b, []byte(`"s1"`)) || bytes.Contains(b, []byte(`"s2"`)) {
+		t.Fatalf("export: %v %s", err, b)
+	}
+	back := NewRegistry()
+	if err := back.Import(b); err != nil {
+		t.Fatal(err)
+	}
+	if !works(back, "s1") || !works(back, "s2") || !works(back, "other") {
+		t.Fatal("imported secrets")
+	}
+	k1, _ := back.Lookup("s1", now)
+	k2, _ := back.Lookup("s2", now)
+	if k1 != k2 || k1.SigningSecret != "mss_x" {
+		t.Fatal("the two secrets of one key must share one credential after import")
+	}
+	if b2, _ := back.Export(); !bytes.Equal(b, b2) {
+		t.Fatalf("export after import differs:\n%s\n%s", b, b2)
+	}
+	// Rotating again within the grace period ends the old secret at once: at most two work.
+	r.Rotate("key_1", "s3", t0.Add(time.Hour))
+	if works(r, "s1") || !works(r, "s2") || !works(r, "s3") {
+		t.Fatal("after a second rotation only the last two secrets work")
+	}
+	// No grace: the old secret stops at once.
+	r.Rotate("key_1", "s4", time.Time{})
+	if works(r, "s2") || works(r, "s3") || !works(r, "s4") {
+		t.Fatal("a rotation without grace")
+	}
+	if _, ok := r.Rotate("key_9", "x", time.Time{}); ok {
+		t.Fatal("rotated an unknown key")
+	}
+	// Revocation: every secret of the key, not the others; twice is false.
+	r.Rotate("key_1", "s5", t0.Add(time.Hour))
+	if !r.Revoke("key_1") || works(r, "s4") || works(r, "s5") || !works(r, "other") {
+		t.Fatal("revoke")
+	}
+	if _, ok := r.ByID("key_1"); ok || r.Revoke("key_1") {
+		t.Fatal("revoked twice")
+	}
+	if _, err := r.Export(); err != nil {
+		t.Fatal(err)
 	}
 }
 

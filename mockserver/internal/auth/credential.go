@@ -71,52 +71,53 @@ func (c *Credential) AllowsIP(addr netip.Addr) bool {
 // Registry maps bearer secrets to credentials. Secrets are kept only as SHA-256 digests, so a
 // lookup never compares secret bytes and a dump of the registry reveals no key.
 //
-// Every mutation ends in changedLocked, which hands the credential's new state to the change
-// hook (OnChange): the data directory persists the registry through it, so a new kind of
-// mutation (revoke, rotate) persists by calling it too.
+// A key has one secret, or two for a while after a rotation: the new one and the one it
+// replaced, which works until its retirement time (on the key's account clock). Every change
+// of the registry goes through its methods: Add, Rotate, Revoke, Remove, Import; each ends in
+// changedLocked, which hands the credential's new state to the change hook (OnChange): the data
+// directory persists the registry through it, so a new kind of change persists by calling it.
 type Registry struct {
-	mu        sync.RWMutex
-	bySecret  map[[32]byte]*Credential
-	byID      map[string]*Credential
-	secretsOf map[string][][32]byte // by credential id: the digests bySecret maps to it
-	onChange  func(CredentialState)
+	mu       sync.RWMutex
+	bySecret map[[32]byte]secret
+	byID     map[string]*Credential
+	// digests are each credential's secrets, its current one first (at most two for API keys).
+	digests  map[string][][32]byte
+	onChange func(CredentialState)
+}
+
+// secret is one bearer secret of a credential: its current one, or one a rotation replaced.
+type secret struct {
+	cred *Credential
+	// retiresAt ends a replaced secret (zero: the credential's current secret).
+	retiresAt time.Time
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{bySecret: map[[32]byte]*Credential{}, byID: map[string]*Credential{}, secretsOf: map[string][][32]byte{}}
+	return &Registry{bySecret: map[[32]byte]secret{}, byID: map[string]*Credential{}, digests: map[string][][32]byte{}}
 }
 
 // Add registers c under the bearer secret.
-func (r *Registry) Add(secret string, c *Credential) {
+func (r *Registry) Add(bearer string, c *Credential) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bindLocked(sha256.Sum256([]byte(secret)), c)
+	d := sha256.Sum256([]byte(bearer))
+	r.bySecret[d] = secret{cred: c}
+	r.byID[c.ID] = c
+	r.digests[c.ID] = append(r.digests[c.ID], d)
 	r.changedLocked(c.ID)
 }
 
-// bindLocked maps the secret digest d to c; the caller holds r.mu and calls changedLocked.
-func (r *Registry) bindLocked(d [32]byte, c *Credential) {
-	if old, ok := r.bySecret[d]; ok {
-		r.unbindLocked(d, old.ID)
-	}
-	r.bySecret[d] = c
-	r.byID[c.ID] = c
-	r.secretsOf[c.ID] = append(r.secretsOf[c.ID], d)
-}
-
-// unbindLocked forgets the secret digest d of credential id; the caller holds r.mu.
-func (r *Registry) unbindLocked(d [32]byte, id string) {
-	delete(r.bySecret, d)
-	r.secretsOf[id] = slices.DeleteFunc(r.secretsOf[id], func(x [32]byte) bool { return x == d })
-}
-
-// Lookup returns the credential of a bearer secret.
-func (r *Registry) Lookup(secret string) (*Credential, bool) {
+// Lookup returns the credential of a bearer secret. A secret a rotation replaced counts only
+// before its retirement, judged by now of the credential's account.
+func (r *Registry) Lookup(bearer string, now func(account string) time.Time) (*Credential, bool) {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
-	c, ok := r.bySecret[sha256.Sum256([]byte(secret))]
-	return c, ok
+	s, ok := r.bySecret[sha256.Sum256([]byte(bearer))]
+	r.mu.RUnlock()
+	if !ok || (!s.retiresAt.IsZero() && !now(s.cred.Account).Before(s.retiresAt)) {
+		return nil, false
+	}
+	return s.cred, true
 }
 
 // ByID returns the credential with the public id.
@@ -127,15 +128,64 @@ func (r *Registry) ByID(id string) (*Credential, bool) {
 	return c, ok
 }
 
-// Remove forgets the secret (revocation).
-func (r *Registry) Remove(secret string) {
+// Revoke forgets the credential with the public id and every secret of it; false when there
+// is none.
+func (r *Registry) Revoke(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	d := sha256.Sum256([]byte(secret))
-	if c, ok := r.bySecret[d]; ok {
-		r.unbindLocked(d, c.ID)
-		r.changedLocked(c.ID)
+	if _, ok := r.byID[id]; !ok {
+		return false
 	}
+	for _, d := range r.digests[id] {
+		delete(r.bySecret, d)
+	}
+	delete(r.byID, id)
+	delete(r.digests, id)
+	r.changedLocked(id)
+	return true
+}
+
+// Rotate gives the credential with the public id a new bearer secret. Its current secret keeps
+// working until retiresAt (zero: it stops at once); a secret an earlier rotation left working
+// stops at once, so at most two work. It returns the credential, or false when there is none.
+func (r *Registry) Rotate(id, bearer string, retiresAt time.Time) (*Credential, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.byID[id]
+	if !ok {
+		return nil, false
+	}
+	old := r.digests[id]
+	for _, d := range old[min(1, len(old)):] {
+		delete(r.bySecret, d)
+	}
+	d := sha256.Sum256([]byte(bearer))
+	r.bySecret[d] = secret{cred: c}
+	r.digests[id] = [][32]byte{d}
+	if len(old) > 0 {
+		if retiresAt.IsZero() {
+			delete(r.bySecret, old[0])
+		} else {
+			r.bySecret[old[0]] = secret{cred: c, retiresAt: retiresAt}
+			r.digests[id] = append(r.digests[id], old[0])
+		}
+	}
+	r.changedLocked(id)
+	return c, true
+}
+
+// Remove forgets one bearer secret (the credential stays under its other secrets, if any).
+func (r *Registry) Remove(bearer string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := sha256.Sum256([]byte(bearer))
+	s, ok := r.bySecret[d]
+	if !ok {
+		return
+	}
+	delete(r.bySecret, d)
+	r.digests[s.cred.ID] = slices.DeleteFunc(r.digests[s.cred.ID], func(e [32]byte) bool { return e == d })
+	r.changedLocked(s.cred.ID)
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

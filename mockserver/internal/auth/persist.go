@@ -1,22 +1,26 @@
 package auth
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// persistedCredential is one registry entry as persisted: the SHA-256 digest of its bearer
-// secret (never the secret) and the credential.
+// persistedCredential is one registry entry as persisted: the SHA-256 digest of a bearer
+// secret (never the secret), the credential, and for a secret a rotation replaced, when it
+// stops working.
 type persistedCredential struct {
 	SecretSHA256 string      `json:"secretSha256"`
 	Credential   *Credential `json:"credential"`
+	RetiresAt    *time.Time  `json:"retiresAt,omitempty"`
 }
 
 // Export returns every registered credential with the digest of its secret, as JSON, so a
@@ -26,16 +30,23 @@ func (r *Registry) Export() ([]byte, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]persistedCredential, 0, len(r.bySecret))
-	for d, c := range r.bySecret {
-		out = append(out, persistedCredential{SecretSHA256: hex.EncodeToString(d[:]), Credential: c})
+	ids := slices.Sorted(maps.Keys(r.digests)) // in id order, current secret first: the same registry always saves the same bytes
+	for _, id := range ids {
+		for _, d := range r.digests[id] {
+			s := r.bySecret[d]
+			p := persistedCredential{SecretSHA256: hex.EncodeToString(d[:]), Credential: s.cred}
+			if !s.retiresAt.IsZero() {
+				p.RetiresAt = &s.retiresAt
+			}
+			out = append(out, p)
+		}
 	}
-	// In id order: the same registry always saves the same bytes (map order is random).
-	slices.SortFunc(out, func(a, b persistedCredential) int { return strings.Compare(a.Credential.ID, b.Credential.ID) })
 	return json.Marshal(out)
 }
 
-// Import adds the credentials Export returned (existing ones stay). It adds nothing when b
-// does not decode.
+// Import adds the credentials Export returned: other credentials stay, one with an id the
+// import has is replaced, secrets and all. It adds nothing when b does not decode. The secrets
+// of one credential id share one credential, the current one first.
 func (r *Registry) Import(b []byte) error {
 	var in []persistedCredential
 	if err := json.Unmarshal(b, &in); err != nil {
@@ -49,36 +60,67 @@ func (r *Registry) Import(b []byte) error {
 		}
 		copy(digests[i][:], d)
 	}
+	// Current secrets first, each credential's entries under its first credential.
+	order := make([]int, len(in))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(boolRank(in[a].RetiresAt != nil), boolRank(in[b].RetiresAt != nil))
+	})
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, p := range in {
-		r.bindLocked(digests[i], p.Credential)
+	imported := map[string]*Credential{}
+	for _, i := range order {
+		p := in[i]
+		c, ok := imported[p.Credential.ID]
+		if !ok {
+			c = p.Credential
+			imported[c.ID] = c
+			for _, d := range r.digests[c.ID] {
+				delete(r.bySecret, d)
+			}
+			r.byID[c.ID] = c
+			r.digests[c.ID] = nil
+		}
+		s := secret{cred: c}
+		if p.RetiresAt != nil {
+			s.retiresAt = *p.RetiresAt
+		}
+		r.bySecret[digests[i]] = s
+		r.digests[c.ID] = append(r.digests[c.ID], digests[i])
 	}
-	for _, p := range in {
-		r.changedLocked(p.Credential.ID)
+	for _, id := range slices.Sorted(maps.Keys(imported)) {
+		r.changedLocked(id)
 	}
 	return nil
 }
 
-// CredentialState is a credential as a data directory keeps it: its id, the SHA-256 digests
-// (hex) of the secrets that authenticate as it (none: it no longer authenticates), and the
-// credential.
+// CredentialState is a credential as a data directory keeps it: its id, the credential (nil:
+// revoked), and the SHA-256 digests (hex) of the secrets that authenticate as it, its current
+// one first, a secret a rotation replaced with its retirement time.
 type CredentialState struct {
-	ID           string      `json:"id"`
-	SecretSHA256 []string    `json:"secretsSha256"`
-	Credential   *Credential `json:"credential"`
+	ID         string            `json:"id"`
+	Credential *Credential       `json:"credential,omitempty"`
+	Secrets    []persistedSecret `json:"secrets"`
+}
+
+// persistedSecret is one secret of a CredentialState.
+type persistedSecret struct {
+	SHA256    string     `json:"sha256"`
+	RetiresAt *time.Time `json:"retiresAt,omitempty"`
 }
 
 // OnChange registers the change hook (one; a later call replaces it): f sees the new state of
-// every credential a mutation touches, in order, under the registry's lock (so it must not
-// block or call back).
+// every credential a change touches, in order, under the registry's lock (so it must not block
+// or call back).
 func (r *Registry) OnChange(f func(CredentialState)) {
 	r.mu.Lock()
 	r.onChange = f
 	r.mu.Unlock()
 }
 
-// changedLocked hands the state of credential id to the change hook; every mutation calls it
+// changedLocked hands the state of credential id to the change hook; every change calls it
 // under r.mu.
 func (r *Registry) changedLocked(id string) {
 	if r.onChange != nil {
@@ -88,11 +130,14 @@ func (r *Registry) changedLocked(id string) {
 
 // stateLocked is the state of credential id; the caller holds r.mu.
 func (r *Registry) stateLocked(id string) CredentialState {
-	st := CredentialState{ID: id, SecretSHA256: []string{}, Credential: r.byID[id]}
-	for _, d := range r.secretsOf[id] {
-		st.SecretSHA256 = append(st.SecretSHA256, hex.EncodeToString(d[:]))
+	st := CredentialState{ID: id, Credential: r.byID[id], Secrets: []persistedSecret{}}
+	for _, d := range r.digests[id] {
+		p := persistedSecret{SHA256: hex.EncodeToString(d[:])}
+		if s := r.bySecret[d]; !s.retiresAt.IsZero() {
+			p.RetiresAt = &s.retiresAt
+		}
+		st.Secrets = append(st.Secrets, p)
 	}
-	slices.Sort(st.SecretSHA256)
 	return st
 }
 
@@ -100,11 +145,7 @@ func (r *Registry) stateLocked(id string) CredentialState {
 func (r *Registry) States() []CredentialState {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	ids := make([]string, 0, len(r.byID))
-	for id := range r.byID {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(r.byID))
 	out := make([]CredentialState, len(ids))
 	for i, id := range ids {
 		out[i] = r.stateLocked(id)
@@ -113,29 +154,48 @@ func (r *Registry) States() []CredentialState {
 }
 
 // Restore puts back a credential's state (read back from a data directory), replacing what the
-// registry holds for its id. It does not call the change hook.
+// registry holds for its id: a state without a credential removes it (revoked). It does not
+// call the change hook.
 func (r *Registry) Restore(st CredentialState) error {
-	if st.Credential == nil || st.Credential.ID != st.ID {
+	if st.Credential != nil && st.Credential.ID != st.ID {
 		return fmt.Errorf("auth: restoring credential %q: malformed", st.ID)
 	}
-	digests := make([][32]byte, len(st.SecretSHA256))
-	for i, h := range st.SecretSHA256 {
-		if d, err := hex.DecodeString(h); err != nil || len(d) != 32 {
-			return fmt.Errorf("auth: restoring credential %q: malformed secret digest", st.ID)
-		} else {
-			copy(digests[i][:], d)
+	secrets := make([]secret, len(st.Secrets))
+	digests := make([][32]byte, len(st.Secrets))
+	for i, p := range st.Secrets {
+		d, err := hex.DecodeString(p.SHA256)
+		if err != nil || len(d) != 32 || st.Credential == nil {
+			return fmt.Errorf("auth: restoring credential %q: malformed secret", st.ID)
+		}
+		copy(digests[i][:], d)
+		secrets[i] = secret{cred: st.Credential}
+		if p.RetiresAt != nil {
+			secrets[i].retiresAt = *p.RetiresAt
 		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, d := range slices.Clone(r.secretsOf[st.ID]) {
-		r.unbindLocked(d, st.ID)
+	for _, d := range r.digests[st.ID] {
+		delete(r.bySecret, d)
+	}
+	if st.Credential == nil {
+		delete(r.byID, st.ID)
+		delete(r.digests, st.ID)
+		return nil
 	}
 	r.byID[st.ID] = st.Credential
-	for _, d := range digests {
-		r.bindLocked(d, st.Credential)
+	r.digests[st.ID] = digests
+	for i, d := range digests {
+		r.bySecret[d] = secrets[i]
 	}
 	return nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // RandomBase62From is RandomBase62 drawing from src (a seeded source makes it reproducible).

@@ -1,16 +1,23 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
+	"net"
 	"net/http"
+	"net/netip"
+	"path"
+	"slices"
 	"strings"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
 // adminSurface sends /__admin/ requests to the admin routes (docs/protocol.md §12), unless the
 // surface is off: they are test controls, not API requests, so they are neither journalled nor
-// faulted, limited, audited or signed.
+// faulted, limited or signed.
 func (a *API) adminSurface(w http.ResponseWriter, rq *request, next handler) {
 	if a.opts.NoAdmin || !strings.HasPrefix(rq.URL.Path, "/__admin/") {
 		next(w, rq)
@@ -19,8 +26,19 @@ func (a *API) adminSurface(w http.ResponseWriter, rq *request, next handler) {
 	a.admin().ServeHTTP(w, rq.Request)
 }
 
-// adminHandler serves /__admin/: JSON in, JSON or problem+json out. Its routes come by topic:
-// credentials, tools (faults, journal, snapshots, fixtures), clock, audit, webhooks.
+// adminHandler serves /__admin/: JSON in, JSON or problem+json out. The surface is for test
+// code, never for a browser (docs/protocol.md §12), so every request passes these checks, in
+// this order (the first failure answers):
+//
+//	Host    403 host_not_allowed    neither a loopback name or address nor the server's own (DNS rebinding)
+//	Origin  403 origin_not_allowed  present and not the server's own origin, "null" included (CSRF)
+//	token   401 unauthorized        an admin token is configured and the request does not carry it
+//	route   404 / 405               ServeMux patterns; Allow on 405
+//	media   415                     a POST without Content-Type: application/json, empty body too
+//	JSON    400, then the handler   422, 404, … (withBody, decodeAdmin)
+//
+// Its routes come by topic: credentials, tools (faults, journal, snapshots, fixtures), clock,
+// audit, webhooks.
 func (a *API) adminHandler() http.Handler {
 	mux := http.NewServeMux()
 	var routes []route
@@ -36,14 +54,20 @@ func (a *API) adminHandler() http.Handler {
 	for _, rt := range routes {
 		serve := a.serveRoute(rt)
 		mux.HandleFunc(rt.method+" "+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			rq := &request{Request: r, id: a.newRequestID()}
+			rq := requestOf(r)
+			rq.Request = r // carries the mux's path values
+			if r.Method == http.MethodPost {
+				if p := checkMediaType(r); p != nil {
+					problem.Write(w, rq.id, p)
+					return
+				}
+			}
 			body, err := readAdminBody(r)
 			if err != nil {
 				problem.Write(w, rq.id, problemFor(err))
 				return
 			}
 			rq.body = body
-			w.Header().Set("X-Request-Id", rq.id)
 			if rt.method == http.MethodGet {
 				serve(w, rq)
 				return
@@ -51,10 +75,115 @@ func (a *API) adminHandler() http.Handler {
 			a.synced(w, rq, serve)
 		})
 	}
-	mux.HandleFunc("/__admin/", func(w http.ResponseWriter, r *http.Request) {
-		problem.Write(w, "", problem.NotFound("admin route"))
+	mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {
+		problem.Write(w, requestOf(r).id, unrouted(mux, r, adminPrefix))
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rq := &request{Request: r, id: a.newRequestID(), addr: a.clientAddr(r)}
+		w.Header().Set("X-Request-Id", rq.id)
+		if p := a.adminGuard(r); p != nil {
+			problem.Write(w, rq.id, p)
+			return
+		}
+		if path.Clean(r.URL.Path) != r.URL.Path { // dot segments, double slashes: no route, no redirect
+			problem.Write(w, rq.id, problem.NotFound("admin route"))
+			return
+		}
+		rq.withContext()
+		mux.ServeHTTP(w, rq.Request)
+	})
+}
+
+// adminPrefix is where the admin surface lives, and its mux's catch-all.
+const adminPrefix = "/__admin/"
+
+// adminGuard checks what comes before routing on the admin surface: the Host, the Origin and
+// the admin token (adminHandler has the order and the reasons).
+func (a *API) adminGuard(r *http.Request) *problem.Problem {
+	if !a.adminHostAllowed(r) {
+		return problem.New("host_not_allowed",
+			"the admin surface answers only to a loopback host name or address, or the server's own address")
+	}
+	if !sameOrigin(r) {
+		return problem.New("origin_not_allowed", "the admin surface is not for browsers: cross-origin requests are refused")
+	}
+	if a.adminToken != nil && !a.adminToken.matches(r.Header.Values("Authorization")) {
+		return problem.New("unauthorized", "the admin surface needs Authorization: Bearer <admin token>").
+			WithHeader("WWW-Authenticate", `Bearer realm="medspa-admin"`)
+	}
+	return nil
+}
+
+// adminHostAllowed reports whether the request's Host names this server: a loopback name or
+// address ("localhost", 127.0.0.1, [::1], any port), the address the connection arrived at,
+// or a host the server was told it is reached by (Options.AdminHosts). A page served from
+// another name that resolves to this machine (DNS rebinding) carries that name, and is refused.
+func (a *API) adminHostAllowed(r *http.Request) bool {
+	host := r.Host
+	if host == "" {
+		return false // HTTP/1.1 requires one; an HTTP/1.0 request without it names nothing
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	if wire.IsLoopbackHost(name) {
+		return true
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ap, err := netip.ParseAddrPort(local.String()); err == nil {
+			if ip, err := netip.ParseAddr(name); err == nil && ip.Unmap() == ap.Addr().Unmap() {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(a.opts.AdminHosts, func(h string) bool {
+		return strings.EqualFold(h, host) || strings.EqualFold(h, name)
+	})
+}
+
+// sameOrigin reports whether the request carries no Origin (test code: curl, an SDK, a test
+// runner) or exactly the server's own origin: scheme and the Host the request was sent to.
+// "null" (sandboxed frames, file: pages, some redirects) is never this server.
+func sameOrigin(r *http.Request) bool {
+	origins := r.Header.Values("Origin")
+	if len(origins) == 0 {
+		return true
+	}
+	if len(origins) != 1 {
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return strings.EqualFold(origins[0], scheme+"://"+r.Host)
+}
+
+// adminToken is the admin surface's bearer token, kept as its SHA-256 digest: comparing
+// digests in constant time says nothing about the token's length or content.
+type adminToken [sha256.Size]byte
+
+func newAdminToken(token string) *adminToken {
+	if token == "" {
+		return nil
+	}
+	d := adminToken(sha256.Sum256([]byte(token)))
+	return &d
+}
+
+// matches reports whether the Authorization values are exactly one "Bearer <token>".
+func (t *adminToken) matches(values []string) bool {
+	if len(values) != 1 {
+		return false
+	}
+	scheme, secret, ok := strings.Cut(values[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	d := sha256.Sum256([]byte(secret))
+	return subtle.ConstantTimeCompare(d[:], t[:]) == 1
 }
 
 func readAdminBody(r *http.Request) ([]byte, error) {

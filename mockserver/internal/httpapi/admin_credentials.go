@@ -2,23 +2,40 @@ package httpapi
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-// adminCredentialRoutes are POST /__admin/api-keys and POST /__admin/oauth-clients.
+// adminCredentialRoutes are POST /__admin/api-keys, DELETE /__admin/api-keys/{id}, POST
+// /__admin/api-keys/{id}/rotate and POST /__admin/oauth-clients.
 func (a *API) adminCredentialRoutes() []route {
 	return []route{
 		{method: http.MethodPost, pattern: "/__admin/api-keys", handle: withBody(http.StatusCreated,
 			func(_ *request, p APIKeyParams) (any, error) { return a.CreateAPIKey(p) })},
+		{method: http.MethodDelete, pattern: "/__admin/api-keys/{id}", handle: func(rq *request) (int, any, error) {
+			return http.StatusNoContent, nil, a.revokeAPIKey(rq.PathValue("id"), rq)
+		}},
+		{method: http.MethodPost, pattern: "/__admin/api-keys/{id}/rotate", handle: withBody(http.StatusOK,
+			func(rq *request, p rotateBody) (any, error) {
+				grace, err := p.grace()
+				if err != nil {
+					return nil, err
+				}
+				return a.rotateAPIKey(rq.PathValue("id"), grace, rq)
+			})},
 		{method: http.MethodPost, pattern: "/__admin/oauth-clients", handle: withBody(http.StatusCreated,
 			func(_ *request, p OAuthClientParams) (any, error) { return a.CreateOAuthClient(p) })},
 	}
@@ -105,11 +122,25 @@ func checkScopes(errs *store.FieldErrors, scopes []string) {
 	}
 }
 
+// accountName is the shape of an account a credential may name: the generated acct_<hex>, or
+// the caller's own name of letters, digits, "_" and "-", at most 64, a letter or digit first.
+// Account ids become keys of maps and files (an audit file per account, the reserved
+// "_anonymous"): no dots, slashes, blanks, control characters or reserved names.
+var accountName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// checkAccountName records an account a credential may not name ("": a fresh one, fine).
+func checkAccountName(errs *store.FieldErrors, account string) {
+	if account != "" && !accountName.MatchString(account) {
+		errs.Add("/account", "invalid_format", "must be letters, digits, _ and -, at most 64, starting with a letter or digit")
+	}
+}
+
 // CreateAPIKey validates p and registers a new key.
 func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
 	checkScopes(&errs, p.Scopes)
+	checkAccountName(&errs, p.Account)
 	var prefixes []netip.Prefix
 	for i, s := range p.AllowedIPs {
 		pr, err := netip.ParsePrefix(s)
@@ -130,7 +161,7 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	if account == "" {
 		account = a.NewAccountID()
 	}
-	secret := "msk_test_" + auth.RandomBase62From(a.store.IDs().Rand(), 32)
+	secret := a.newAPIKeySecret()
 	signing := a.newSigningSecret()
 	cred := &auth.Credential{
 		ID: a.store.IDs().New("key", a.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes),
@@ -142,15 +173,131 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	}
 	a.store.Account(account) // exists from now on, empty
 	a.keys.Add(secret, cred)
-	out := APIKey{
-		ID: cred.ID, Key: secret, Account: account, SigningSecret: signing, Plan: plan.Name, Scopes: cred.Scopes,
-		AllowedIPs: p.AllowedIPs, SigningRequired: p.SigningRequired, ExpiresAt: p.ExpiresAt,
-		RatePerMinute: plan.RatePerMinute, Burst: plan.Burst, Daily: plan.Daily,
-	}
+	out := apiKeyOf(cred, secret)
+	out.AllowedIPs, out.ExpiresAt = p.AllowedIPs, p.ExpiresAt // as the caller wrote them
 	if out.AllowedIPs == nil {
 		out.AllowedIPs = []string{}
 	}
 	return out, nil
+}
+
+// apiKeyOf is the admin surface's view of a key with the bearer secret it was given.
+func apiKeyOf(c *auth.Credential, bearer string) APIKey {
+	k := APIKey{
+		ID: c.ID, Key: bearer, Account: c.Account, SigningSecret: c.SigningSecret, Plan: c.Plan.Name, Scopes: c.Scopes,
+		AllowedIPs: []string{}, SigningRequired: c.SigningRequired,
+		RatePerMinute: c.Plan.RatePerMinute, Burst: c.Plan.Burst, Daily: c.Plan.Daily,
+	}
+	for _, p := range c.AllowedIPs {
+		k.AllowedIPs = append(k.AllowedIPs, p.String())
+	}
+	if !c.ExpiresAt.IsZero() {
+		t := c.ExpiresAt
+		k.ExpiresAt = &t
+	}
+	return k
+}
+
+// newAPIKeySecret returns a fresh bearer secret, msk_test_<32 base62> (seeded servers:
+// reproducible).
+func (a *API) newAPIKeySecret() string {
+	return "msk_test_" + auth.RandomBase62From(a.store.IDs().Rand(), 32)
+}
+
+// MaxKeyGrace is the longest a replaced secret keeps working after a rotation (docs/protocol.md §12).
+const MaxKeyGrace = 24 * time.Hour
+
+// APIKeyRotation is a key with its new bearer secret (Key) and when the secret it replaced
+// stops working (nil: it already has).
+type APIKeyRotation struct {
+	APIKey
+	PreviousKeyExpiresAt *time.Time `json:"previousKeyExpiresAt"`
+}
+
+// rotateBody is the body of POST /__admin/api-keys/{id}/rotate.
+type rotateBody struct {
+	GraceSeconds json.RawMessage `json:"graceSeconds"`
+}
+
+// grace is the body's grace period: an integer number of seconds, 0 to 86,400 (default 0).
+func (b rotateBody) grace() (time.Duration, error) {
+	if len(b.GraceSeconds) == 0 || string(b.GraceSeconds) == "null" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(string(b.GraceSeconds), 10, 64)
+	if err != nil {
+		if _, ferr := strconv.ParseFloat(string(b.GraceSeconds), 64); ferr == nil && !strings.ContainsAny(string(b.GraceSeconds), ".eE") {
+			return 0, graceOutOfRange() // an integer beyond int64
+		}
+		return 0, store.InvalidField("/graceSeconds", "invalid_value", "must be an integer number of seconds")
+	}
+	if n < 0 || n > int64(MaxKeyGrace/time.Second) {
+		return 0, graceOutOfRange()
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+func graceOutOfRange() error {
+	return store.InvalidField("/graceSeconds", "out_of_range", "must be between 0 and 86400")
+}
+
+// RotateAPIKey gives the key a new bearer secret: same id, account, scopes, limits, signing
+// secret and expiry. The old secret keeps working for grace (0 to 24 h, on the key's account
+// clock; 0: it stops at once); a secret an earlier rotation left working stops at once. An
+// unknown or revoked key is 404.
+func (a *API) RotateAPIKey(id string, grace time.Duration) (APIKeyRotation, error) {
+	return a.rotateAPIKey(id, grace, nil)
+}
+
+func (a *API) rotateAPIKey(id string, grace time.Duration, rq *request) (APIKeyRotation, error) {
+	if grace < 0 || grace > MaxKeyGrace {
+		return APIKeyRotation{}, graceOutOfRange()
+	}
+	if !wire.IsID(id, "key") { // the shape first: a malformed id never reaches the registry
+		return APIKeyRotation{}, problem.NotFound("API key")
+	}
+	c, ok := a.keys.ByID(id)
+	if !ok {
+		return APIKeyRotation{}, problem.NotFound("API key")
+	}
+	var retires time.Time
+	if grace > 0 {
+		retires = ceilSecond(a.accountNow(c.Account).Add(grace)) // never less than asked
+	}
+	bearer := a.newAPIKeySecret()
+	if c, ok = a.keys.Rotate(id, bearer, retires); !ok {
+		return APIKeyRotation{}, problem.NotFound("API key") // revoked meanwhile
+	}
+	a.auditAdmin(c.Account, rq, auditInfo{action: "update", resourceType: "apiKey", resourceID: id})
+	out := APIKeyRotation{APIKey: apiKeyOf(c, bearer)}
+	if !retires.IsZero() {
+		out.PreviousKeyExpiresAt = &retires
+	}
+	return out, nil
+}
+
+// RevokeAPIKey ends the key at once, every secret of it: its next request is 401. Its account
+// and records stay. An unknown or already revoked key is 404.
+func (a *API) RevokeAPIKey(id string) error { return a.revokeAPIKey(id, nil) }
+
+func (a *API) revokeAPIKey(id string, rq *request) error {
+	if !wire.IsID(id, "key") { // the shape first: a malformed id never reaches the registry
+		return problem.NotFound("API key")
+	}
+	c, ok := a.keys.ByID(id)
+	if !ok || !a.keys.Revoke(id) {
+		return problem.NotFound("API key")
+	}
+	a.auditAdmin(c.Account, rq, auditInfo{action: "delete", resourceType: "apiKey", resourceID: id})
+	return nil
+}
+
+// ceilSecond rounds t up to a whole second (the protocol's times have no fractions).
+func ceilSecond(t time.Time) time.Time {
+	if s := t.Truncate(time.Second); !s.Equal(t) {
+		return s.Add(time.Second)
+	}
+	return t
 }
 
 // newSigningSecret returns mss_<base64url of 32 random bytes> (seeded servers: reproducible).
@@ -191,11 +338,11 @@ func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
 	checkScopes(&errs, p.Scopes)
+	checkAccountName(&errs, p.Account)
 	for i, s := range p.RedirectURIs {
 		u, err := url.Parse(s)
 		if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
-			// (The item's pointer escapes its slash: /redirectUris~10, a slip kept for now.)
-			errs.Add("/"+store.EscapePointer("redirectUris/"+itoa(i)), "invalid_format", "must be an absolute http(s) URI without a fragment")
+			errs.Add("/redirectUris/"+itoa(i), "invalid_format", "must be an absolute http(s) URI without a fragment")
 		}
 	}
 	if err := errs.Err(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/medspa/medspa-go/api"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
@@ -56,8 +57,8 @@ func (m *memorySnapshots) Load(account, name string) ([]byte, string, bool, erro
 // name (docs/protocol.md §12): its records and idempotency keys, its own clock, its pending
 // webhook deliveries and retries, and its OAuth clients' codes and tokens.
 func (a *API) Snapshot(account, name string) error {
-	if name == "" {
-		return problem.Field("/name", "required", "is required")
+	if p := checkSnapshotName(name); p != nil {
+		return p
 	}
 	acct, err := a.account(account)
 	if err != nil {
@@ -79,6 +80,20 @@ func (a *API) Snapshot(account, name string) error {
 	return a.snapshots.Save(account, name, b)
 }
 
+// checkSnapshotName refuses a snapshot name that is not one line of text of 1–200 characters
+// (docs/protocol.md §2 "text"; a name is the caller's to choose, "before login" included).
+func checkSnapshotName(name string) *problem.Problem {
+	switch {
+	case name == "":
+		return problem.Field("/name", "required", "is required")
+	case !store.TextAllowed(name, false):
+		return problem.Field("/name", "invalid_format", "must not contain control, bidirectional-override or invisible characters")
+	case utf8.RuneCountInString(name) > 200:
+		return problem.Field("/name", "too_long", "must be at most 200 characters")
+	}
+	return nil
+}
+
 // Restore puts back the account's state saved under name — all that Snapshot saved: records
 // and keys, clock, pending deliveries (those due run at once), codes and tokens (those issued
 // since are gone). The snapshot stays for later restores.
@@ -86,6 +101,9 @@ func (a *API) Restore(account, name string) error {
 	acct, err := a.account(account)
 	if err != nil {
 		return err
+	}
+	if checkSnapshotName(name) != nil { // no snapshot has such a name: the shape first
+		return problem.NotFound("snapshot")
 	}
 	b, source, ok, err := a.snapshots.Load(account, name)
 	if err != nil {

@@ -34,10 +34,17 @@ type Options struct {
 	Logger *slog.Logger
 	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
 	TrustProxy bool
-	// Strict validates every /api/v1 request against the OpenAPI document before its handler.
+	// Strict also validates every /api/v1 request against the OpenAPI document (mw_strict.go).
 	Strict bool
 	// NoAdmin turns the /__admin/ surface off.
 	NoAdmin bool
+	// AdminToken, when set, is the bearer token every /__admin/ request must carry
+	// (docs/protocol.md §12).
+	AdminToken string
+	// AdminHosts are further Host values (a name, or name:port) the admin surface answers to,
+	// besides loopback names and addresses and the address a connection arrived at: the name
+	// a server on a network is reached by.
+	AdminHosts []string
 	// JournalSize bounds the request journal per account (<= 0: off).
 	JournalSize int
 	// AccessTokenTTL and RefreshTokenTTL are the OAuth token lifetimes (0: 1 h and 30 days).
@@ -73,6 +80,9 @@ type API struct {
 	armed     faults         // faults: the armed faults
 	snapshots SnapshotStore  // admin: saved account states
 
+	// adminToken is the digest of Options.AdminToken (nil: none), for adminGuard.
+	adminToken *adminToken
+
 	accessTTL, refreshTTL time.Duration
 
 	// The pipeline (pipeline.go).
@@ -92,7 +102,8 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 		opts.Snapshots = &memorySnapshots{byName: map[string][]byte{}}
 	}
 	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: audit.NewLog(),
-		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: opts.Snapshots}
+		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: opts.Snapshots,
+		adminToken: newAdminToken(opts.AdminToken)}
 	a.oauth.Rand = st.IDs().Rand() // seeded servers: reproducible codes and tokens
 	if a.accessTTL <= 0 {
 		a.accessTTL = DefaultAccessTokenTTL

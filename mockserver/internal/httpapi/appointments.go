@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/medspa/medspa-go/appointments"
-	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -44,7 +42,7 @@ func decodeAppointment(f *form, patch bool) store.AppointmentInput {
 func decodeNewAppointment(f *form) store.AppointmentInput { return decodeAppointment(f, false) }
 
 func (a *API) createAppointment(rq *request) (int, any, error) {
-	ap, err := fromBody(rq.body, decodeNewAppointment, rq.acct.CreateAppointment, time.Time{})
+	ap, err := fromRequest(rq, decodeNewAppointment, rq.acct.CreateAppointment)
 	rq.audit = auditInfo{"create", "appointment", ap.ID}
 	return created, ap, err
 }
@@ -64,7 +62,7 @@ func (a *API) updateAppointment(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -89,13 +87,10 @@ func (a *API) listAppointments(rq *request) (int, any, error) {
 	q := rq.parseQuery("page", "perPage", "patientId", "providerId", "status", "from", "to")
 	w := q.window(false)
 	filter := store.AppointmentFilter{
-		PatientID:  q.str("patientId", 64),
+		PatientID:  q.id("patientId", "pat"),
 		ProviderID: q.str("providerId", 64),
 		From:       q.instant("from"),
 		To:         q.instant("to"),
-	}
-	if filter.PatientID != "" && !wire.IsID(filter.PatientID, "pat") {
-		q.fail("patientId", "invalid_format", "must be a pat_ id")
 	}
 	for _, s := range q.list("status", store.AppointmentStatuses()...) {
 		filter.Statuses = append(filter.Statuses, appointments.Status(s))

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -12,8 +11,13 @@ func (a *API) billingRoutes() []route {
 		{http.MethodGet, "/api/v1/invoices", "billing:read", a.listInvoices},
 		{http.MethodPost, "/api/v1/invoices", "billing:write", a.createInvoice},
 		{http.MethodGet, "/api/v1/invoices/{id}", "billing:read", a.getInvoice},
+		{http.MethodPost, "/api/v1/invoices/{id}/void", "billing:write", a.voidInvoice},
+		{http.MethodGet, "/api/v1/payments", "billing:read", a.listPayments},
 		{http.MethodPost, "/api/v1/payments", "billing:write", a.createPayment},
 		{http.MethodGet, "/api/v1/payments/{id}", "billing:read", a.getPayment},
+		{http.MethodGet, "/api/v1/refunds", "billing:read", a.listRefunds},
+		{http.MethodPost, "/api/v1/refunds", "billing:write", a.createRefund},
+		{http.MethodGet, "/api/v1/refunds/{id}", "billing:read", a.getRefund},
 	}
 }
 
@@ -21,6 +25,8 @@ var (
 	invoiceFields  = []string{"patientId", "appointmentId", "lineItems", "taxRateBps", "discountAmount", "currency", "dueAt", "notes"}
 	lineItemFields = []string{"description", "quantity", "unitAmount", "productId"}
 	paymentFields  = []string{"invoiceId", "amount", "currency", "method", "cardToken"}
+	voidFields     = []string{"reason"}
+	refundFields   = []string{"paymentId", "amount", "reason", "notes"}
 )
 
 // decodeInvoice reads an invoice create body.
@@ -49,8 +55,16 @@ func decodePayment(f *form) store.PaymentInput {
 	}
 }
 
+// decodeRefund reads a refund create body.
+func decodeRefund(f *form) store.RefundInput {
+	return store.RefundInput{
+		Members:   f.members(refundFields...),
+		PaymentID: f.str("paymentId"), Amount: f.number("amount"), Reason: f.str("reason"), Notes: f.str("notes"),
+	}
+}
+
 func (a *API) createInvoice(rq *request) (int, any, error) {
-	inv, err := fromBody(rq.body, decodeInvoice, rq.acct.CreateInvoice, time.Time{})
+	inv, err := fromRequest(rq, decodeInvoice, rq.acct.CreateInvoice)
 	rq.audit = auditInfo{"create", "invoice", inv.ID}
 	return created, inv, err
 }
@@ -69,7 +83,7 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 	q := rq.parseQuery("page", "perPage", "sort", "patientId", "status", "createdFrom", "createdTo")
 	w := q.window(true)
 	filter := store.InvoiceFilter{
-		PatientID:   q.str("patientId", 64),
+		PatientID:   q.id("patientId", "pat"),
 		Statuses:    q.list("status", store.InvoiceStatuses()...),
 		CreatedFrom: q.instant("createdFrom"),
 		CreatedTo:   q.instant("createdTo"),
@@ -83,7 +97,7 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 }
 
 func (a *API) createPayment(rq *request) (int, any, error) {
-	pay, err := fromBody(rq.body, decodePayment, rq.acct.CreatePayment, time.Time{})
+	pay, err := fromRequest(rq, decodePayment, rq.acct.CreatePayment)
 	return created, pay, err
 }
 
@@ -94,4 +108,65 @@ func (a *API) getPayment(rq *request) (int, any, error) {
 	}
 	pay, err := rq.acct.GetPayment(id)
 	return ok, pay, err
+}
+
+func (a *API) voidInvoice(rq *request) (int, any, error) {
+	id, err := rq.pathID("inv", "invoice")
+	if err != nil {
+		return 0, nil, err
+	}
+	in, err := optionalBody(rq, func(f *form) store.InvoiceVoidInput {
+		return store.InvoiceVoidInput{Members: f.members(voidFields...), Reason: f.str("reason")}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	rq.audit = auditInfo{"update", "invoice", id}
+	inv, err := rq.acct.VoidInvoice(id, in)
+	return ok, inv, err
+}
+
+func (a *API) listPayments(rq *request) (int, any, error) {
+	q := rq.parseQuery("page", "perPage", "sort", "invoiceId", "status", "method", "createdFrom", "createdTo")
+	w := q.window(true)
+	filter := store.PaymentFilter{
+		InvoiceID:   q.str("invoiceId", 64),
+		Statuses:    q.list("status", store.PaymentStatuses()...),
+		Methods:     q.list("method", store.PaymentMethods()...),
+		CreatedFrom: q.instant("createdFrom"),
+		CreatedTo:   q.instant("createdTo"),
+	}
+	if err := q.done(); err != nil {
+		return 0, nil, err
+	}
+	items, total := rq.acct.ListPayments(filter, w)
+	return ok, list(items, total, w), nil
+}
+
+func (a *API) createRefund(rq *request) (int, any, error) {
+	ref, err := fromRequest(rq, decodeRefund, rq.acct.CreateRefund)
+	rq.audit = auditInfo{"create", "refund", ref.ID}
+	return created, ref, err
+}
+
+func (a *API) getRefund(rq *request) (int, any, error) {
+	id, err := rq.pathID("ref", "refund")
+	if err != nil {
+		return 0, nil, err
+	}
+	rq.audit = auditInfo{"read", "refund", id}
+	ref, err := rq.acct.GetRefund(id)
+	return ok, ref, err
+}
+
+func (a *API) listRefunds(rq *request) (int, any, error) {
+	q := rq.parseQuery("page", "perPage", "sort", "paymentId", "invoiceId")
+	w := q.window(true)
+	filter := store.RefundFilter{PaymentID: q.str("paymentId", 64), InvoiceID: q.str("invoiceId", 64)}
+	if err := q.done(); err != nil {
+		return 0, nil, err
+	}
+	rq.audit = auditInfo{"list", "refund", ""}
+	items, total := rq.acct.ListRefunds(filter, w)
+	return ok, list(items, total, w), nil
 }

@@ -21,11 +21,25 @@ import (
 type form struct {
 	obj    map[string]json.RawMessage
 	prefix string // the object's JSON Pointer ("" for the body)
+	// extra are the body's findings of strict mode (the body's form only): its members take
+	// them to the store, which lists them with its own.
+	extra store.FieldErrors
 }
 
-// parseForm decodes body as one JSON object: valid UTF-8, no duplicate keys, bounded depth;
-// anything else is 400 malformed_json.
-func parseForm(body []byte) (*form, error) {
+// form decodes the request's body (bodyForm), carrying strict mode's findings about it to the
+// store's validation.
+func (rq *request) form() (*form, error) {
+	var extra store.FieldErrors
+	if rq.schema != nil {
+		extra, rq.schema.consumed = rq.schema.errs, true
+	}
+	return bodyForm(rq.body, extra)
+}
+
+// bodyForm decodes body as one JSON object: valid UTF-8, no duplicate keys, bounded depth;
+// anything else is 400 malformed_json. extra are an outer validator's findings about it (nil
+// but in strict mode), which the body's members hand to the store.
+func bodyForm(body []byte, extra store.FieldErrors) (*form, error) {
 	malformed := func(detail string) error { return problem.New("malformed_json", detail) }
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, malformed("the request body must be a JSON object")
@@ -40,7 +54,21 @@ func parseForm(body []byte) (*form, error) {
 	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
 		return nil, malformed("the request body must be a JSON object")
 	}
-	return &form{obj: obj}, nil
+	return &form{obj: obj, extra: extra}, nil
+}
+
+// optionalBody decodes the body of a request whose body is optional (a bare POST): no body is
+// the zero input, as if every member were absent.
+func optionalBody[In any](rq *request, decode func(*form) In) (In, error) {
+	var in In
+	if len(rq.body) == 0 {
+		return in, nil
+	}
+	f, err := rq.form()
+	if err != nil {
+		return in, err
+	}
+	return decode(f), nil
 }
 
 func (f *form) pointer(name string) string { return f.prefix + "/" + store.EscapePointer(name) }
@@ -48,7 +76,7 @@ func (f *form) pointer(name string) string { return f.prefix + "/" + store.Escap
 // members reports the object's members that are not among names: unknown_field each, sorted
 // so answers are stable.
 func (f *form) members(names ...string) store.Members {
-	var m store.Members
+	m := store.Members{Extra: f.extra}
 	for _, k := range unknownKeys(f.obj, names) {
 		m.Unknown.Add(f.pointer(k), "unknown_field", "is not a field of this request")
 	}
@@ -156,10 +184,22 @@ func (f *form) nested(raw json.RawMessage, pointer string) (*form, bool) {
 	return &form{obj: obj, prefix: pointer}, true
 }
 
-// fromBody decodes body with decode and hands the input to create: a POST of the API, or a
-// fixture (createdAt backdates it; zero is now).
-func fromBody[In, Out any](body []byte, decode func(*form) In, create func(In, time.Time) (Out, error), createdAt time.Time) (Out, error) {
-	f, err := parseForm(body)
+// fromRequest decodes the request's body with decode and hands the input to create: a POST of
+// the API.
+func fromRequest[In, Out any](rq *request, decode func(*form) In, create func(In, time.Time) (Out, error)) (Out, error) {
+	f, err := rq.form()
+	return fromForm(f, err, decode, create, time.Time{})
+}
+
+// fromFixture is fromRequest for a fixture's item (no request: no strict mode); createdAt
+// backdates it (zero is now).
+func fromFixture[In, Out any](body []byte, decode func(*form) In, create func(In, time.Time) (Out, error), createdAt time.Time) (Out, error) {
+	f, err := bodyForm(body, nil)
+	return fromForm(f, err, decode, create, createdAt)
+}
+
+// fromForm hands the input decoded from f to create, or reports err (the body's).
+func fromForm[In, Out any](f *form, err error, decode func(*form) In, create func(In, time.Time) (Out, error), createdAt time.Time) (Out, error) {
 	if err != nil {
 		var zero Out
 		return zero, err

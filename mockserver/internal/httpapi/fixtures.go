@@ -30,6 +30,8 @@ type Fixtures struct {
 	Appointments []any  `json:"appointments,omitempty"`
 	Invoices     []any  `json:"invoices,omitempty"`
 	Payments     []any  `json:"payments,omitempty"`
+	// Refunds come after payments: "paymentId": "@payments.0".
+	Refunds []any `json:"refunds,omitempty"`
 }
 
 // FixtureIDs are the ids of the created records, per kind, in input order.
@@ -40,6 +42,7 @@ type FixtureIDs struct {
 	Appointments []string `json:"appointments"`
 	Invoices     []string `json:"invoices"`
 	Payments     []string `json:"payments"`
+	Refunds      []string `json:"refunds"`
 }
 
 // fixtureKind is a kind of fixture and how one is made from its body.
@@ -54,7 +57,7 @@ type fixtureKind struct {
 // created by the same store method.
 func maker[In, Out any](decode func(*form) In, create func(*store.Account, In, time.Time) (Out, error), id func(Out) string) func(*store.Account, []byte, time.Time) (string, error) {
 	return func(acct *store.Account, body []byte, createdAt time.Time) (string, error) {
-		out, err := fromBody(body, decode, func(in In, at time.Time) (Out, error) { return create(acct, in, at) }, createdAt)
+		out, err := fromFixture(body, decode, func(in In, at time.Time) (Out, error) { return create(acct, in, at) }, createdAt)
 		return id(out), err
 	}
 }
@@ -72,7 +75,7 @@ var appointmentPath = map[string][]string{
 
 // fixtureRef is a reference to an earlier fixture; the first group keeps what precedes it
 // (so user@patients.example is no reference).
-var fixtureRef = regexp.MustCompile(`(^|[^A-Za-z0-9._%+\-])@(patients|products|adjustments|appointments|invoices|payments)\.([0-9]+)`)
+var fixtureRef = regexp.MustCompile(`(^|[^A-Za-z0-9._%+\-])@(patients|products|adjustments|appointments|invoices|payments|refunds)\.([0-9]+)`)
 
 // LoadFixtures creates fx's records in order, each from its body as the API's POST would
 // (decoded as a request body, then validated and stored by the store), so every rule applies.
@@ -93,6 +96,7 @@ func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
 		{"appointments", fx.Appointments, &out.Appointments, maker(decodeNewAppointment, (*store.Account).CreateAppointment, func(a appointments.Appointment) string { return a.ID })},
 		{"invoices", fx.Invoices, &out.Invoices, maker(decodeInvoice, (*store.Account).CreateInvoice, func(i billing.Invoice) string { return i.ID })},
 		{"payments", fx.Payments, &out.Payments, maker(decodePayment, (*store.Account).CreatePayment, func(p billing.Payment) string { return p.ID })},
+		{"refunds", fx.Refunds, &out.Refunds, maker(decodeRefund, (*store.Account).CreateRefund, func(r billing.Refund) string { return r.ID })},
 	}
 	ids := map[string][]string{}
 	err = acct.Batch(func(b *store.Account) error {
@@ -116,7 +120,7 @@ func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
 
 func newFixtureIDs() FixtureIDs {
 	return FixtureIDs{Patients: []string{}, Products: []string{}, Adjustments: []string{},
-		Appointments: []string{}, Invoices: []string{}, Payments: []string{}}
+		Appointments: []string{}, Invoices: []string{}, Payments: []string{}, Refunds: []string{}}
 }
 
 // loadFixture creates one item and returns its id.

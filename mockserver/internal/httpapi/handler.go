@@ -44,6 +44,7 @@ type answer struct {
 // run calls the handler and encodes its answer.
 func (a *API) run(rq *request, rt route) answer {
 	status, v, err := rt.handle(rq)
+	err = rq.withSchemaFindings(err) // strict mode: the document's findings a body did not carry
 	if err != nil {
 		p := problemFor(err)
 		if p.Status >= 500 && p.Code == "internal_error" && a.opts.Logger != nil {

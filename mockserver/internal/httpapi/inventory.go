@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -44,7 +43,7 @@ func decodeAdjustment(f *form) store.AdjustmentInput {
 }
 
 func (a *API) createProduct(rq *request) (int, any, error) {
-	p, err := fromBody(rq.body, decodeProduct, rq.acct.CreateProduct, time.Time{})
+	p, err := fromRequest(rq, decodeProduct, rq.acct.CreateProduct)
 	return created, p, err
 }
 
@@ -62,7 +61,7 @@ func (a *API) updateProduct(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -89,7 +88,7 @@ func (a *API) listStock(rq *request) (int, any, error) {
 	q := rq.parseQuery("page", "perPage", "productId", "location", "lowStock", "expiringBefore")
 	w := q.window(false)
 	filter := store.StockFilter{
-		ProductID: q.str("productId", 64),
+		ProductID: q.id("productId", "prd"),
 		Location:  q.str("location", 64),
 		LowStock:  q.boolean("lowStock"),
 	}
@@ -108,7 +107,7 @@ func (a *API) listStock(rq *request) (int, any, error) {
 }
 
 func (a *API) adjustStock(rq *request) (int, any, error) {
-	adj, err := fromBody(rq.body, decodeAdjustment, rq.acct.Adjust, time.Time{})
+	adj, err := fromRequest(rq, decodeAdjustment, rq.acct.Adjust)
 	rq.audit = auditInfo{"create", "inventory_adjustment", adj.ID}
 	return created, adj, err
 }

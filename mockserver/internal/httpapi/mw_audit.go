@@ -47,9 +47,19 @@ func (a *API) appendAudit(account string, rq *request, actor string, what auditI
 	})
 }
 
+// auditAdmin records an admin action on an account's credentials (a key revoked or rotated)
+// in the account's audit chain: actor "admin", the admin request's id and caller address, or
+// for a Go call of the in-process server a fresh request id and no address.
+func (a *API) auditAdmin(account string, rq *request, what auditInfo) {
+	if rq == nil {
+		rq = &request{id: a.newRequestID()}
+	}
+	a.appendAudit(account, rq, "admin", what, audit.Success, a.accountNow(account))
+}
+
 // singular names the resource type of a path's first segment.
 var singular = map[string]string{
-	"patients": "patient", "appointments": "appointment", "invoices": "invoice", "payments": "payment",
+	"patients": "patient", "appointments": "appointment", "invoices": "invoice", "payments": "payment", "refunds": "refund",
 	"products": "product", "inventory": "inventory", "webhooks": "webhook", "reports": "report", "events": "event",
 }
 

@@ -73,7 +73,7 @@ func (a *API) credentialOf(secret string) caller {
 		}
 		return caller{state: callerTokenUnknown}
 	}
-	c, ok := a.keys.Lookup(secret)
+	c, ok := a.keys.Lookup(secret, a.accountNow) // a secret a rotation replaced works until its grace period ends
 	switch {
 	case !ok:
 		return caller{state: callerUnknown}

@@ -40,18 +40,19 @@ func (a *API) routeMux() *http.ServeMux {
 		})
 	}
 	mux.HandleFunc(unroutedPattern, func(w http.ResponseWriter, r *http.Request) {
-		problem.Write(w, requestOf(r).id, unrouted(mux, r))
+		problem.Write(w, requestOf(r).id, unrouted(mux, r, unroutedPattern))
 	})
 	return mux
 }
 
-// unrouted answers 405 with Allow when the path exists under other methods, else 404.
-func unrouted(mux *http.ServeMux, r *http.Request) *problem.Problem {
+// unrouted answers 405 with Allow when the path exists under other methods, else 404; catchAll
+// is the mux's pattern for everything else.
+func unrouted(mux *http.ServeMux, r *http.Request, catchAll string) *problem.Problem {
 	var allow []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := mux.Handler(probe); pattern != "" && pattern != unroutedPattern {
+		if _, pattern := mux.Handler(probe); pattern != "" && pattern != catchAll {
 			allow = append(allow, m)
 		}
 	}

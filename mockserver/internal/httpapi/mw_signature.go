@@ -44,10 +44,17 @@ func (a *API) verifySignature(w http.ResponseWriter, rq *request, next handler) 
 	next(w, rq)
 }
 
-func (a *API) checkSignature(rq *request) *problem.Problem {
+// signatureChecked reports whether verifySignature checks the request's signature: its
+// credential requires one, or it carries one the credential can verify.
+func signatureChecked(rq *request) bool {
 	c := rq.cred
 	present := len(rq.Header.Values("Signature")) > 0 || len(rq.Header.Values("Signature-Input")) > 0
-	if !c.SigningRequired && (!present || len(c.SigningKey) == 0) {
+	return c.SigningRequired || (present && len(c.SigningKey) > 0)
+}
+
+func (a *API) checkSignature(rq *request) *problem.Problem {
+	c := rq.cred
+	if !signatureChecked(rq) {
 		return nil
 	}
 	invalid := func(detail string) *problem.Problem {
@@ -55,17 +62,14 @@ func (a *API) checkSignature(rq *request) *problem.Problem {
 	}
 	uri := httpsig.ServerTargetURI(rq.Request)
 	signed := &signedRequest{keyID: c.ID, key: c.SigningKey, method: rq.Method, targetURI: uri}
-	p, err := httpsig.VerifyRequest(rq.Request, rq.body, uri, func(id string) ([]byte, bool) {
+	body := httpsig.BodyOf(rq.body)
+	if rq.tooBig {
+		body = *rq.bodyDigest // the whole body, hashed as it was read (readBody)
+	}
+	p, err := httpsig.VerifyRequestBody(rq.Request, body, uri, func(id string) ([]byte, bool) {
 		return c.SigningKey, id == c.ID
 	})
 	if err != nil {
-		// A body over the limit was read only in part, so its digest cannot be checked. The
-		// HMAC (checked before the digest) verified, and the request is answered 413 later and
-		// changes nothing, so the digest check is skipped for it (as are window and replay).
-		if rq.tooBig && errors.Is(err, httpsig.ErrDigestMismatch) {
-			rq.signed = signed
-			return nil
-		}
 		switch {
 		case errors.Is(err, httpsig.ErrMissingSignature):
 			return invalid("the request must be signed (RFC 9421)")

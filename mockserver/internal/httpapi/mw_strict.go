@@ -33,53 +33,92 @@ var strictRouter = sync.OnceValues(func() (routers.Router, error) {
 var schemaCodes = map[string]string{
 	"required": "required", "maxLength": "too_long", "minLength": "too_short",
 	"minimum": "out_of_range", "maximum": "out_of_range", "exclusiveMinimum": "out_of_range",
-	"exclusiveMaximum": "out_of_range", "minItems": "out_of_range", "maxItems": "out_of_range",
+	"exclusiveMaximum": "out_of_range", "minItems": "too_short", "maxItems": "too_long",
 	"pattern": "invalid_format", "format": "invalid_format", "properties": "unknown_field",
 }
 
 var unsupportedProperty = regexp.MustCompile(`^property "(.*)" is unsupported$`)
 
 // strict validates the request against the OpenAPI document when the server was made with
-// WithStrictValidation: the findings become the protocol's problems (422 with field errors, or
-// 400 for a body that is not JSON). Requests the document does not describe pass: the API
-// answers them itself.
+// WithStrictValidation (issue 17: strict mode differs from normal mode only by also validating
+// against the document). It answers nothing itself: it hands its findings on (rq.schema), and
+// they join the server's own where validation happens — the store's checks for a body
+// (bodyForm → store.Members.Extra), run for a query — so a request gets the answer normal mode
+// gives it (same status, same codes, same pointers, every field), plus a 422 for what only the
+// document refuses, in validation's place in the order of checks. Path parameters are left to
+// the handlers (a malformed id is 404 in both modes), headers to the steps that own them
+// (Idempotency-Key), a body that is not JSON to the decoder (400).
 func (a *API) strict(w http.ResponseWriter, rq *request, next handler) {
 	if a.opts.Strict {
-		if p := strictCheck(rq); p != nil {
-			problem.Write(w, rq.id, p)
+		findings, err := strictCheck(rq)
+		if err != nil {
+			problem.Write(w, rq.id, problem.New("internal_error", "the OpenAPI document did not load"))
 			return
+		}
+		if len(findings) > 0 {
+			rq.schema = &schemaFindings{errs: findings}
 		}
 	}
 	next(w, rq)
 }
 
-func strictCheck(rq *request) *problem.Problem {
+// schemaFindings are what the OpenAPI document refuses in a request (strict mode), for the
+// server's validation to list with its own.
+type schemaFindings struct {
+	errs store.FieldErrors
+	// consumed says a body decoder took them to the store, which lists them (bodyForm).
+	consumed bool
+}
+
+// withSchemaFindings is the error a handler's answer becomes in strict mode when the document's
+// findings did not reach the store with a body (a query's): joined to its own invalid fields
+// (the server's verdict on a field stands), or a 422 of their own for a read the server would
+// answer. Other errors (404, 409, …) stand: the document refuses nothing it would see first.
+// A write is never answered 422 after it happened: a route that writes decodes its body
+// through rq.form, which takes the findings to the store's validation, before any change.
+func (rq *request) withSchemaFindings(err error) error {
+	s := rq.schema
+	if s == nil || s.consumed {
+		return err
+	}
+	var ve *store.ValidationError
+	switch {
+	case err == nil && (rq.Method == http.MethodGet || rq.Method == http.MethodHead):
+		return &store.ValidationError{Fields: s.errs}
+	case errors.As(err, &ve):
+		return &store.ValidationError{Fields: store.JoinFindings(ve.Fields, s.errs)}
+	}
+	return err
+}
+
+// strictCheck returns the document's findings about the request's query and body, as field
+// errors with the protocol's codes.
+func strictCheck(rq *request) (store.FieldErrors, error) {
 	router, err := strictRouter()
 	if err != nil {
-		return problem.New("internal_error", "the OpenAPI document did not load")
+		return nil, err
 	}
 	r := rq.Request.Clone(rq.Context())
 	r.Body = io.NopCloser(bytes.NewReader(rq.body))
 	route, params, err := router.FindRoute(r)
 	if err != nil {
-		return nil
+		return nil, nil // not in the document: the API answers it itself
 	}
 	err = openapi3filter.ValidateRequest(rq.Context(), &openapi3filter.RequestValidationInput{
 		Request: r, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true, SkipSettingDefaults: true,
-			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
+			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails(), openapi3.MultiErrors()},
 		},
 	})
-
-	if err == nil {
-		return nil
-	}
-	var errs []problem.FieldError
+	var errs store.FieldErrors
 	for _, e := range flatten(err) {
 		var re *openapi3filter.RequestError
 		if !errors.As(e, &re) {
 			continue // security findings: authentication is the API's job
+		}
+		if re.Parameter != nil && re.Parameter.In != openapi3.ParameterInQuery {
+			continue // a path id is the handler's (404), a header the step's that reads it
 		}
 		inner := flatten(re.Err)
 		if len(inner) == 0 {
@@ -96,7 +135,7 @@ func strictCheck(rq *request) *problem.Problem {
 						code = c
 					}
 				}
-				errs = append(errs, problem.FieldError{Pointer: re.Parameter.Name, Code: code, Detail: "does not match the OpenAPI document"})
+				errs.Add(re.Parameter.Name, code, "does not match the OpenAPI document")
 			case re.RequestBody != nil && hasSchema:
 				ptr := se.JSONPointer()
 				code, ok := schemaCodes[se.SchemaField]
@@ -109,17 +148,12 @@ func strictCheck(rq *request) *problem.Problem {
 				for i, p := range ptr {
 					ptr[i] = store.EscapePointer(p)
 				}
-				errs = append(errs, problem.FieldError{Pointer: "/" + strings.Join(ptr, "/"), Code: code,
-					Detail: "does not match the OpenAPI document (" + se.SchemaField + ")"})
-			case re.RequestBody != nil:
-				return problem.New("malformed_json", "the request body is not valid JSON")
+				errs.Add("/"+strings.Join(ptr, "/"), code, "does not match the OpenAPI document ("+se.SchemaField+")")
 			}
+			// A body that is not JSON at all is the decoder's to answer (400).
 		}
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return problem.Validation(errs)
+	return errs, nil
 }
 
 // flatten expands kin-openapi's multi-errors (not those wrapped in a RequestError, whose

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -39,7 +38,7 @@ func decodePatient(f *form) store.PatientInput {
 }
 
 func (a *API) createPatient(rq *request) (int, any, error) {
-	p, err := fromBody(rq.body, decodePatient, rq.acct.CreatePatient, time.Time{})
+	p, err := fromRequest(rq, decodePatient, rq.acct.CreatePatient)
 	rq.audit = auditInfo{"create", "patient", p.ID}
 	return created, (*patientJSON)(&p), err
 }
@@ -59,7 +58,7 @@ func (a *API) updatePatient(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}

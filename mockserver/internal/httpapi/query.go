@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -59,11 +60,29 @@ func (q *query) integer(name string, def, lo, hi int) int {
 	return n
 }
 
-// str reads a string of at most maxLen characters.
+// str reads a string of at most maxLen characters, of text (docs/protocol.md §2: no control
+// characters).
 func (q *query) str(name string, maxLen int) string {
 	s, ok := q.one(name)
-	if ok && len([]rune(s)) > maxLen {
+	switch {
+	case !ok:
+		return ""
+	case !store.TextAllowed(s, false):
+		q.fail(name, "invalid_format", "must not contain control, bidirectional-override or invisible characters")
+		return ""
+	case len([]rune(s)) > maxLen:
 		q.fail(name, "too_long", "must be at most "+itoa(maxLen)+" characters")
+		return ""
+	}
+	return s
+}
+
+// id reads an id with the prefix ("pat", …): invalid_format otherwise, so a malformed id never
+// reaches the store.
+func (q *query) id(name, prefix string) string {
+	s, ok := q.one(name)
+	if ok && !wire.IsID(s, prefix) {
+		q.fail(name, "invalid_format", "must be a "+prefix+"_ id")
 		return ""
 	}
 	return s

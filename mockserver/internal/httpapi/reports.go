@@ -23,7 +23,7 @@ func (a *API) reportRoutes() []route {
 
 // runReport is the handler of one report: it reads the query, lets the store validate and run
 // it, and answers JSON or (Accept: text/csv) CSV. Reports hold no PHI, so nothing is audited.
-func runReport(name string) func(rq *request) (int, any, error) {
+func runReport(name reports.Name) func(rq *request) (int, any, error) {
 	return func(rq *request) (int, any, error) {
 		allowed := []string{"from", "to", "timezone", "groupBy"}
 		if name == reports.NameCustom {
@@ -40,7 +40,7 @@ func runReport(name string) func(rq *request) (int, any, error) {
 		} else {
 			in.GroupBy = q.nonEmpty("groupBy")
 		}
-		req, errs := store.ParseReport(name, in, rq.acct.Now())
+		req, errs := store.ParseReport(string(name), in, rq.acct.Now())
 		q.errs = append(q.errs, errs...)
 		if err := q.done(); err != nil {
 			return 0, nil, err
@@ -122,9 +122,10 @@ func f64(f float64) string                         { return strconv.FormatFloat(
 func withKey(k string, metrics ...string) []string { return append([]string{cell(k)}, metrics...) }
 
 func revenueTable(r *reports.RevenueReport) [][]string {
-	t := [][]string{{"key", "collected", "payments", "invoiced", "invoices"}}
+	t := [][]string{{"key", "collected", "payments", "invoiced", "invoices", "refunded", "net"}}
 	for _, d := range r.Data {
-		t = append(t, withKey(d.Key, i64(d.Collected), i64(d.Payments), i64(d.Invoiced), i64(d.Invoices)))
+		t = append(t, withKey(d.Key, i64(d.Collected), i64(d.Payments), i64(d.Invoiced), i64(d.Invoices),
+			i64(d.Refunded), i64(d.Net)))
 	}
 	return t
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/medspa/medspa-go/internal/httpsig"
+
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -29,9 +31,14 @@ type request struct {
 	// longer than MaxBodyBytes (body).
 	body   []byte
 	tooBig bool
+	// bodyDigest is the length and SHA-256 of a tooBig body whose signature is checked: the
+	// whole body, streamed past what body keeps (body).
+	bodyDigest *httpsig.Body
 	// signed is set when the request's signature verified: its answer is signed too
 	// (verifySignature, signResponse).
 	signed *signedRequest
+	// schema is what the OpenAPI document refuses in the request, in strict mode (strict).
+	schema *schemaFindings
 	// audit is the resource the handler touched, for the audit log (the handler, idempotency).
 	audit auditInfo
 	// fault says what an injected fault did to the request, for the journal (faults).

@@ -13,23 +13,66 @@ func (a *API) webhookRoutes() []route {
 		{http.MethodGet, "/api/v1/webhooks", "webhooks:read", a.listWebhooks},
 		{http.MethodPost, "/api/v1/webhooks", "webhooks:write", a.createWebhook},
 		{http.MethodGet, "/api/v1/webhooks/{id}", "webhooks:read", a.getWebhook},
+		{http.MethodPatch, "/api/v1/webhooks/{id}", "webhooks:write", a.updateWebhook},
 		{http.MethodDelete, "/api/v1/webhooks/{id}", "webhooks:write", a.deleteWebhook},
 		{http.MethodPost, "/api/v1/webhooks/{id}/test", "webhooks:write", a.testWebhook},
+		{http.MethodPost, "/api/v1/webhooks/{id}/rotate-secret", "webhooks:write", a.rotateWebhookSecret},
 	}
 }
 
-var webhookFields = []string{"url", "events", "description", "enabled"}
+var (
+	webhookFields  = []string{"url", "events", "description", "enabled"}
+	rotationFields = []string{"expiresInSeconds"}
+)
+
+// decodeWebhook reads a webhook endpoint body (create or merge patch).
+func decodeWebhook(f *form) store.WebhookInput {
+	return store.WebhookInput{
+		Members: f.members(webhookFields...),
+		URL:     f.str("url"), Events: f.strs("events"), Description: f.str("description"), Enabled: f.boolean("enabled"),
+	}
+}
 
 func (a *API) createWebhook(rq *request) (int, any, error) {
-	f, err := parseForm(rq.body)
+	f, err := rq.form()
 	if err != nil {
 		return 0, nil, err
 	}
-	out, err := rq.acct.CreateWebhook(rq.Context(), store.WebhookInput{
-		Members: f.members(webhookFields...),
-		URL:     f.str("url"), Events: f.strs("events"), Description: f.str("description"), Enabled: f.boolean("enabled"),
-	}, time.Time{})
+	out, err := rq.acct.CreateWebhook(rq.Context(), decodeWebhook(f), time.Time{})
 	return created, out, err
+}
+
+// updateWebhook applies a merge patch; an endpoint it leaves disabled loses its pending
+// deliveries, as one disabled by a 410 does (enabling it again replays nothing).
+func (a *API) updateWebhook(rq *request) (int, any, error) {
+	id, err := rq.pathID("whk", "webhook")
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := rq.form()
+	if err != nil {
+		return 0, nil, err
+	}
+	e, err := rq.acct.UpdateWebhook(rq.Context(), id, decodeWebhook(f))
+	if err == nil && !e.Enabled {
+		a.opts.Webhooks.Drop(id)
+	}
+	return ok, e, err
+}
+
+func (a *API) rotateWebhookSecret(rq *request) (int, any, error) {
+	id, err := rq.pathID("whk", "webhook")
+	if err != nil {
+		return 0, nil, err
+	}
+	in, err := optionalBody(rq, func(f *form) store.SecretRotateInput {
+		return store.SecretRotateInput{Members: f.members(rotationFields...), ExpiresInSeconds: f.number("expiresInSeconds")}
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	out, err := rq.acct.RotateWebhookSecret(id, in)
+	return ok, out, err
 }
 
 func (a *API) getWebhook(rq *request) (int, any, error) {

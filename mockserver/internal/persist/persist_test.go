@@ -286,12 +286,12 @@ func TestUnknownKindIsRefused(t *testing.T) {
 	t.Parallel()
 	s := open(t, t.TempDir())
 	defer s.close(t)
-	p := s.e.commit(s.st.Account("acct_k"), store.Change{Account: "acct_k", Writes: []store.Write{{Kind: "refund", ID: "ref_1"}}})
+	p := s.e.commit(s.st.Account("acct_k"), store.Change{Account: "acct_k", Writes: []store.Write{{Kind: "giftcard", ID: "gft_1"}}})
 	if err := p.Wait(context.Background()); err == nil {
 		t.Fatal("a write without its record was logged")
 	}
-	st := &replayState{resolved: map[string]bool{}}
-	b, _ := json.Marshal(record{T: recTx, A: "acct_k", Seq: 1, W: []store.LoggedWrite{{Kind: "refund", ID: "ref_1", Value: json.RawMessage(`{"id":"ref_1"}`)}}})
+	st := &replayState{resolved: map[string]bool{}, redeliver: map[string][]store.Event{}}
+	b, _ := json.Marshal(record{T: recTx, A: "acct_k", Seq: 1, W: []store.LoggedWrite{{Kind: "giftcard", ID: "gft_1", Value: json.RawMessage(`{"id":"gft_1"}`)}}})
 	if err := s.e.apply(st, b); !errors.Is(err, store.ErrUnknownKind) {
 		t.Fatalf("replaying an unknown kind: %v", err)
 	}

@@ -68,10 +68,7 @@ func SlotProblem(startAt, endAt time.Time) string {
 }
 
 func (a *Account) sealNotes(r *AppointmentRecord, notes string) {
-	r.Sealed = nil
-	if notes != "" {
-		r.Sealed = a.seal("appointment", r.ID, "notes", []byte(notes))
-	}
+	r.Sealed = a.sealText("appointment", r.ID, "notes", notes)
 }
 
 func (r *AppointmentRecord) sealedFields() []sealedField { return []sealedField{{"notes", &r.Sealed}} }
@@ -214,7 +211,7 @@ func (a *Account) checkAppointment(in AppointmentInput, patch bool, stored *Appo
 	if v, p := c.str("roomId", in.RoomID, false, 0, 64); p != Invalid {
 		ch.RoomID = optional(v, p)
 	}
-	if v, p := c.str("notes", in.Notes, false, 0, 10000); p != Invalid {
+	if v, p := c.text("notes", in.Notes, false, 0, 10000); p != Invalid {
 		ch.Notes = optional(v, p)
 	}
 	statuses := initialStatuses

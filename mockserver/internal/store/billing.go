@@ -26,6 +26,7 @@ func (r *InvoiceRecord) sealedFields() []sealedField { return []sealedField{{"no
 func newBillingTables(d *data) {
 	d.Invoices = newTable("invoice", func(r *InvoiceRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
 	d.Payments = newTable("payment", func(p *billing.Payment) sortKey { return sortKey{p.CreatedAt, p.ID} })
+	d.Refunds = newTable("refund", func(r *RefundRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
 }
 
 // lineAmount is quantity × unitAmount, or false when it overflows int64.
@@ -159,7 +160,7 @@ func checkInvoice(in InvoiceInput) (billing.InvoiceCreateParams, error) {
 			out.DueAt = wire.Time(t)
 		}
 	}
-	out.Notes, _ = c.str("notes", in.Notes, false, 0, 10_000)
+	out.Notes, _ = c.text("notes", in.Notes, false, 0, 10_000)
 	return out, c.done()
 }
 
@@ -252,9 +253,7 @@ func (a *Account) createInvoice(in billing.InvoiceCreateParams, createdAt time.T
 	if total == 0 {
 		r.Status, r.PaidAt = billing.InvoicePaid, createdAt
 	}
-	if in.Notes != "" {
-		r.SealedNotes = a.seal("invoice", r.ID, "notes", []byte(in.Notes))
-	}
+	r.SealedNotes = a.sealText("invoice", r.ID, "notes", in.Notes)
 	a.data.Invoices.insert(r)
 	t.put("invoice", r.ID)
 	t.emit(webhooks.EventInvoiceCreated, invoiceData(r))
@@ -284,11 +283,7 @@ func invoiceData(r *InvoiceRecord) *webhooks.InvoiceData {
 func (a *Account) openInvoice(r *InvoiceRecord) billing.Invoice {
 	out := r.Invoice
 	out.LineItems = slices.Clone(r.LineItems)
-	if r.SealedNotes != nil {
-		if b, err := a.open("invoice", r.ID, "notes", r.SealedNotes); err == nil {
-			out.Notes = string(b)
-		}
-	}
+	out.Notes = a.openText("invoice", r.ID, "notes", r.SealedNotes)
 	return out
 }
 
@@ -399,7 +394,7 @@ func checkPayment(in PaymentInput) (billing.PaymentCreateParams, error) {
 
 // CreatePayment validates in and runs the payment against its invoice, atomically: unknown
 // invoice → 422 /invoiceId not_found; other currency → 422 /currency invalid_value; paid
-// invoice → 409 invoice_not_payable; more than due → 422 amount_exceeds_balance. A declined
+// or void invoice → 409 invoice_not_payable; more than due → 422 amount_exceeds_balance. A declined
 // card records a failed payment and returns it with the card_declined error (402); a success
 // adds to the invoice's amountPaid.
 func (a *Account) CreatePayment(in PaymentInput, createdAt time.Time) (billing.Payment, error) {
@@ -427,8 +422,11 @@ func (a *Account) createPayment(in billing.PaymentCreateParams, createdAt time.T
 	if in.Currency != inv.Currency {
 		return billing.Payment{}, InvalidField("/currency", "invalid_value", "must equal the invoice's currency")
 	}
-	if inv.Status == billing.InvoicePaid {
+	switch inv.Status {
+	case billing.InvoicePaid:
 		return billing.Payment{}, breaks("invoice_not_payable", "the invoice is already paid", nil)
+	case billing.InvoiceVoid:
+		return billing.Payment{}, breaks("invoice_not_payable", "the invoice is void", nil)
 	}
 	if in.Amount > inv.AmountDue {
 		return billing.Payment{}, breaks("amount_exceeds_balance", "the amount exceeds the invoice's amount due", nil)
@@ -504,5 +502,5 @@ func (a *Account) PaymentsCreated(from, to time.Time) []billing.Payment {
 
 // InvoiceStatuses are the invoice statuses (docs/protocol.md §9 Invoice), for list filters.
 func InvoiceStatuses() []string {
-	return []string{string(billing.InvoiceOpen), string(billing.InvoicePartiallyPaid), string(billing.InvoicePaid)}
+	return []string{string(billing.InvoiceOpen), string(billing.InvoicePartiallyPaid), string(billing.InvoicePaid), string(billing.InvoiceVoid)}
 }

@@ -44,8 +44,9 @@ type Change struct {
 
 // Write names a record a change wrote.
 type Write struct {
-	// Kind is the record's kind: "patient", "appointment", "invoice", "payment", "product",
-	// "stock", "adjustment", "webhook" (the kind of its table, newTable), or "idempotency".
+	// Kind is the record's kind: "patient", "appointment", "invoice", "payment", "refund",
+	// "product", "stock", "adjustment", "webhook" (the kind of its table, newTable), or
+	// "idempotency".
 	Kind string
 	// ID is the record's id (for idempotency entries, the hex digest of the scoped key).
 	ID string

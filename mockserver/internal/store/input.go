@@ -45,15 +45,20 @@ func Given[T any](v T) Field[T] { return Field[T]{Value: v, State: Present} }
 // have), listed before anything validation finds in the object.
 type Members struct {
 	Unknown FieldErrors
+	// Extra are an outer validator's findings about the whole body (the OpenAPI document's, in
+	// strict mode), set on the body's own Members: validation lists them after its own, but
+	// none at or under a field it refused itself (JoinFindings), and a body with any is invalid.
+	Extra FieldErrors
 }
 
 // checker validates an input's members, recording every invalid one under a pointer prefix.
 type checker struct {
 	errs   *FieldErrors
-	prefix string // the JSON Pointer of the object checked ("" for the body)
+	extra  *FieldErrors // Members.Extra of the body, joined at done
+	prefix string       // the JSON Pointer of the object checked ("" for the body)
 }
 
-func newChecker() checker { return checker{errs: &FieldErrors{}} }
+func newChecker() checker { return checker{errs: &FieldErrors{}, extra: &FieldErrors{}} }
 
 // pointer is the JSON Pointer of a member.
 func (c checker) pointer(name string) string { return c.prefix + "/" + EscapePointer(name) }
@@ -62,7 +67,9 @@ func (c checker) pointer(name string) string { return c.prefix + "/" + EscapePoi
 func EscapePointer(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
 
 // in returns a checker for the object at member name (or item name/i).
-func (c checker) in(pointer string) checker { return checker{errs: c.errs, prefix: pointer} }
+func (c checker) in(pointer string) checker {
+	return checker{errs: c.errs, extra: c.extra, prefix: pointer}
+}
 
 func (c checker) fail(name, code, detail string) { c.errs.Add(c.pointer(name), code, detail) }
 
@@ -71,10 +78,30 @@ func (c checker) failItem(name string, i int, code, detail string) {
 }
 
 // members lists the decoder's findings about the object as a whole.
-func (c checker) members(m Members) { *c.errs = append(*c.errs, m.Unknown...) }
+func (c checker) members(m Members) {
+	*c.errs = append(*c.errs, m.Unknown...)
+	*c.extra = append(*c.extra, m.Extra...)
+}
 
-// done returns the ValidationError of everything recorded, or nil.
-func (c checker) done() error { return c.errs.Err() }
+// done returns the ValidationError of everything recorded, an outer validator's findings
+// joined (JoinFindings), or nil.
+func (c checker) done() error { return JoinFindings(*c.errs, *c.extra).Err() }
+
+// JoinFindings returns own followed by those of extra that name a field own does not name:
+// neither the same pointer nor one inside a field own refused (own's verdict on a field and
+// what is in it stands). Own and extra are not changed.
+func JoinFindings(own, extra FieldErrors) FieldErrors {
+	out := slices.Clip(own)
+	for _, e := range extra {
+		covered := slices.ContainsFunc(out, func(o FieldError) bool {
+			return o.Pointer == e.Pointer || strings.HasPrefix(e.Pointer, o.Pointer+"/")
+		})
+		if !covered {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // nonNull records "required" for required members sent as null in a merge patch
 // (docs/protocol.md §2: null on a required field is 422).
@@ -104,10 +131,57 @@ func (c checker) decoded(complaint *FieldError, p Presence) bool {
 	return true
 }
 
-// str checks a string member, trimmed, of minLen..maxLen characters (maxLen 0: no limit). A
-// required member that is absent or null is "required", and so is one that is empty after
-// trimming when minLen > 0.
+// str checks a one-line string member, trimmed, of minLen..maxLen characters (maxLen 0: no
+// limit). A required member that is absent or null is "required", and so is one that is empty
+// after trimming when minLen > 0; one holding a character no text holds (TextAllowed) is
+// invalid_format.
 func (c checker) str(name string, f Field[string], required bool, minLen, maxLen int) (string, Presence) {
+	return c.textField(name, f, required, minLen, maxLen, false)
+}
+
+// text is str for free text that may span lines (notes): tabs and line breaks are allowed.
+func (c checker) text(name string, f Field[string], required bool, minLen, maxLen int) (string, Presence) {
+	return c.textField(name, f, required, minLen, maxLen, true)
+}
+
+// TextAllowed reports whether s holds only characters a text field of the protocol may hold
+// (docs/protocol.md §2, "text"): no C0 control character (in multi-line text, tab, line feed
+// and carriage return are allowed), no DEL, no C1 control character, no bidirectional
+// embedding, override or isolate (U+202A–U+202E, U+2066–U+2069: they reorder what a reader
+// sees), and none of the invisible characters that hide or spoof text (U+200B zero-width
+// space, U+2060–U+2064, U+206A–U+206F, U+FEFF, U+FFF9–U+FFFB). Joiners (U+200C, U+200D),
+// directional marks (U+200E, U+200F, U+061C), the soft hyphen and tag characters stay:
+// scripts and emoji need them.
+func TextAllowed(s string, multiline bool) bool {
+	for _, r := range s {
+		if forbiddenRune(r, multiline) {
+			return false
+		}
+	}
+	return true
+}
+
+func forbiddenRune(r rune, multiline bool) bool {
+	switch {
+	case r < 0x20:
+		return !multiline || (r != '\t' && r != '\n' && r != '\r')
+	case r < 0x7f:
+		return false
+	case r <= 0x9f: // DEL and the C1 controls
+		return true
+	}
+	switch r {
+	case 0x200b, 0xfeff:
+		return true
+	}
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2060 && r <= 0x2064) || (r >= 0x2066 && r <= 0x206f) ||
+		(r >= 0xfff9 && r <= 0xfffb)
+}
+
+// controlDetail is the detail of a text member holding a character TextAllowed refuses.
+const controlDetail = "must not contain control, bidirectional-override or invisible characters"
+
+func (c checker) textField(name string, f Field[string], required bool, minLen, maxLen int, multiline bool) (string, Presence) {
 	if !c.decoded(f.Complaint, f.State) {
 		return "", Invalid
 	}
@@ -122,6 +196,9 @@ func (c checker) str(name string, f Field[string], required bool, minLen, maxLen
 	switch {
 	case n == 0 && minLen > 0:
 		c.fail(name, "required", "is required")
+		return s, Invalid
+	case !TextAllowed(s, multiline):
+		c.fail(name, "invalid_format", controlDetail)
 		return s, Invalid
 	case n < minLen:
 		c.fail(name, "too_short", "must be at least "+strconv.Itoa(minLen)+" characters")
@@ -192,6 +269,9 @@ func (c checker) strings(name string, f Field[[]string], maxItems, maxLen int) (
 		if n == 0 {
 			c.failItem(name, i, "too_short", "must not be empty")
 			ok = false
+		} else if !TextAllowed(s, false) {
+			c.failItem(name, i, "invalid_format", controlDetail)
+			ok = false
 		} else if n > maxLen {
 			c.failItem(name, i, "too_long", "must be at most "+strconv.Itoa(maxLen)+" characters")
 			ok = false
@@ -254,6 +334,16 @@ func optional(v string, p Presence) *string {
 		return &v
 	}
 	return nil
+}
+
+// changes returns the change that applies each of sets in order: what a checked merge patch
+// (or create) does to its record.
+func changes[T any](sets []func(*T)) func(*T) {
+	return func(x *T) {
+		for _, s := range sets {
+			s(x)
+		}
+	}
 }
 
 // item is an object of an array member, with its JSON Pointer.

@@ -74,6 +74,115 @@ func TestCheckerStr(t *testing.T) {
 	}
 }
 
+// TestTextAllowed: the characters no text field holds, one row per class, each beside a
+// neighbour that is allowed; multi-line text (notes) also takes tab and line breaks.
+func TestTextAllowed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		r         rune
+		oneLine   bool // allowed in a one-line field
+		multiline bool // allowed in multi-line text
+	}{
+		{"NUL", 0x00, false, false},
+		{"bell", 0x07, false, false},
+		{"backspace", 0x08, false, false},
+		{"tab", '\t', false, true},
+		{"line feed", '\n', false, true},
+		{"vertical tab", 0x0b, false, false},
+		{"form feed", 0x0c, false, false},
+		{"carriage return", '\r', false, true},
+		{"escape", 0x1b, false, false},
+		{"unit separator", 0x1f, false, false},
+		{"space", ' ', true, true},
+		{"tilde", '~', true, true},
+		{"DEL", 0x7f, false, false},
+		{"C1 padding", 0x80, false, false},
+		{"C1 next line", 0x85, false, false},
+		{"C1 CSI", 0x9b, false, false},
+		{"C1 APC", 0x9f, false, false},
+		{"no-break space", 0xa0, true, true},
+		{"soft hyphen", 0xad, true, true},
+		{"é", 'é', true, true},
+		{"zero-width space", 0x200b, false, false},
+		{"zero-width non-joiner (Persian)", 0x200c, true, true},
+		{"zero-width joiner (emoji)", 0x200d, true, true},
+		{"left-to-right mark", 0x200e, true, true},
+		{"right-to-left mark", 0x200f, true, true},
+		{"Arabic letter mark", 0x061c, true, true},
+		{"LRE", 0x202a, false, false},
+		{"RLE", 0x202b, false, false},
+		{"PDF", 0x202c, false, false},
+		{"LRO", 0x202d, false, false},
+		{"RLO", 0x202e, false, false},
+		{"narrow no-break space", 0x202f, true, true},
+		{"word joiner", 0x2060, false, false},
+		{"invisible plus", 0x2064, false, false},
+		{"LRI", 0x2066, false, false},
+		{"RLI", 0x2067, false, false},
+		{"FSI", 0x2068, false, false},
+		{"PDI", 0x2069, false, false},
+		{"nominal digit shapes", 0x206f, false, false},
+		{"BOM", 0xfeff, false, false},
+		{"interlinear annotation anchor", 0xfff9, false, false},
+		{"interlinear annotation terminator", 0xfffb, false, false},
+		{"object replacement", 0xfffc, true, true},
+		{"replacement character", 0xfffd, true, true},
+		{"tag letter (flag emoji)", 0xe0067, true, true},
+		{"Hebrew letter", 'א', true, true},
+	} {
+		s := "a" + string(tc.r) + "b"
+		if got := TextAllowed(s, false); got != tc.oneLine {
+			t.Errorf("%s (U+%04X) one-line: %t, want %t", tc.name, tc.r, got, tc.oneLine)
+		}
+		if got := TextAllowed(s, true); got != tc.multiline {
+			t.Errorf("%s (U+%04X) multi-line: %t, want %t", tc.name, tc.r, got, tc.multiline)
+		}
+	}
+}
+
+// TestCheckerControlCharacters: a one-line member holding a control character is
+// invalid_format (after trimming: surrounding blanks are not part of the value); text takes
+// line breaks; list items are checked one by one.
+func TestCheckerControlCharacters(t *testing.T) {
+	t.Parallel()
+	detail := "invalid_format must not contain control, bidirectional-override or invisible characters"
+	for _, tc := range []struct {
+		name string
+		in   string
+		text bool
+		errs []string
+	}{
+		{"NUL in a name", "Ada\x00", false, []string{"/x " + detail}},
+		{"newline in a name", "Ada\nLovelace", false, []string{"/x " + detail}},
+		{"tab inside a name", "Ada\tLovelace", false, []string{"/x " + detail}},
+		{"tabs around a name are trimmed", "\tAda\t", false, nil},
+		{"RLO in a name", "\u202eecilA", false, []string{"/x " + detail}},
+		{"DEL in a name", "Ad\x7fa", false, []string{"/x " + detail}},
+		{"C1 in a name", "Ad\u0090a", false, []string{"/x " + detail}},
+		{"Persian name with ZWNJ", "\u0639\u0644\u06cc\u200c\u0631\u0636\u0627", false, nil},
+		{"lines in notes", "line one\r\nline two\tindented", true, nil},
+		{"NUL in notes", "a\x00b", true, []string{"/x " + detail}},
+		{"escape sequence in notes", "\x1b[2Jcleared", true, []string{"/x " + detail}},
+		{"control and too long: one error", strings.Repeat("x", 10) + "\x00", false, []string{"/x " + detail}},
+	} {
+		c := newChecker()
+		if tc.text {
+			c.text("x", Given(tc.in), false, 0, 5000)
+		} else {
+			c.str("x", Given(tc.in), false, 0, 10)
+		}
+		if diff := cmp.Diff(tc.errs, fields(t, c.done())); diff != "" {
+			t.Errorf("%s: errors (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	c := newChecker()
+	c.strings("tags", Given([]string{"ok", "bad\x00", "\u2066x"}), 5, 10)
+	if diff := cmp.Diff([]string{"/tags/1 " + detail, "/tags/2 " + detail}, fields(t, c.done())); diff != "" {
+		t.Errorf("list items (-want +got):\n%s", diff)
+	}
+}
+
 func TestCheckerInteger(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -258,9 +367,37 @@ func TestCheckWebhookEventsAndURL(t *testing.T) {
 		{WebhookInput{URL: Given(""), Events: Given([]string{})}, []string{"/url required is required", "/events too_short must list at least one event type"}},
 		{WebhookInput{}, []string{"/url required is required", "/events required is required"}},
 	} {
-		_, err := a.checkWebhook(context.Background(), tc.in)
+		_, err := a.checkWebhook(context.Background(), tc.in, false)
 		if diff := cmp.Diff(tc.errs, fields(t, err)); diff != "" {
 			t.Errorf("%+v (-want +got):\n%s", tc.in, diff)
 		}
+	}
+}
+
+// TestJoinFindings: an outer validator's findings (strict mode's) join the store's own after
+// them, except at a field the store refused or inside it; a body with any is invalid.
+func TestJoinFindings(t *testing.T) {
+	t.Parallel()
+	own := FieldErrors{{"/email", "invalid_format", "own"}, {"/lineItems", "too_long", "own"}}
+	extra := FieldErrors{{"/email", "format", "doc"}, {"/lineItems/3/quantity", "out_of_range", "doc"},
+		{"/phone", "invalid_format", "doc"}, {"/emailAddress", "unknown_field", "doc"}}
+	got := JoinFindings(own, extra)
+	want := FieldErrors{own[0], own[1], extra[2], extra[3]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("JoinFindings (-want +got):\n%s", diff)
+	}
+	if len(own) != 2 {
+		t.Error("JoinFindings changed own")
+	}
+	// Through a check: findings of the document alone make a valid body invalid.
+	in := PatientInputOf(patients.Patient{FirstName: "Ada", LastName: "L", Email: "a@b.co"})
+	in.Extra = FieldErrors{{"/phone", "invalid_format", "does not match the OpenAPI document"}}
+	if _, err := checkPatient(in, false, client.DateOf(time.Now())); !cmp.Equal(fields(t, err), []string{"/phone invalid_format does not match the OpenAPI document"}) {
+		t.Errorf("extra only: %v", err)
+	}
+	in.FirstName = Given("")
+	in.Extra = FieldErrors{{"/firstName", "too_short", "doc"}, {"/phone", "invalid_format", "doc"}}
+	if _, err := checkPatient(in, false, client.DateOf(time.Now())); !cmp.Equal(fields(t, err), []string{"/firstName required is required", "/phone invalid_format doc"}) {
+		t.Errorf("own and extra: %v", fields(t, err))
 	}
 }

@@ -37,6 +37,9 @@ type AdjustmentRecord struct {
 	OnHandAfter int64            `json:"onHandAfter"`
 	CreatedAt   time.Time        `json:"createdAt"`
 	SealedNote  []byte           `json:"sealedNote,omitempty"`
+	// Drawn are the lots a removal of lot-tracked stock took from, and how much of each, so
+	// that a voided sale can put the stock back where it came from.
+	Drawn []inventory.Lot `json:"drawn,omitempty"`
 }
 
 func (r *AdjustmentRecord) sealedFields() []sealedField {
@@ -151,11 +154,7 @@ func checkProduct(in ProductInput, patch bool) (func(*inventory.Product), error)
 	if err := c.done(); err != nil {
 		return nil, err
 	}
-	return func(x *inventory.Product) {
-		for _, s := range sets {
-			s(x)
-		}
-	}, nil
+	return changes(sets), nil
 }
 
 // printable reports whether s has no control characters (identifiers such as SKUs and lot numbers).
@@ -427,7 +426,7 @@ func checkAdjustment(in AdjustmentInput) (inventory.AdjustParams, error) {
 		}
 		out.ExpiresOn = d
 	}
-	out.Note, _ = c.str("note", in.Note, false, 0, 10_000)
+	out.Note, _ = c.text("note", in.Note, false, 0, 10_000)
 	out.Reference, _ = c.str("reference", in.Reference, false, 0, 200)
 	return out, c.done()
 }
@@ -505,18 +504,18 @@ func insufficient(available int64) *RuleError {
 	return breaks("insufficient_stock", "not enough stock on hand", map[string]any{"available": available})
 }
 
-// planLots returns the lots after the delta, or the problem: a named lot gives or takes alone,
-// otherwise a removal takes first-expiring-first-out. Emptied lots are dropped. lots is not
-// modified.
-func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int64) ([]inventory.Lot, error) {
+// planLots returns the lots after the delta and, for a removal, what it drew from each lot; or
+// the problem: a named lot gives or takes alone, otherwise a removal takes
+// first-expiring-first-out. Emptied lots are dropped. lots is not modified.
+func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int64) (after, drawn []inventory.Lot, err error) {
 	out := slices.Clone(lots)
 	if delta > 0 {
 		if i := lotIndex(out, lot); i >= 0 {
 			if out[i].Quantity > math.MaxInt64-delta {
-				return nil, InvalidField("/delta", "out_of_range", "the lot would exceed the largest quantity")
+				return nil, nil, InvalidField("/delta", "out_of_range", "the lot would exceed the largest quantity")
 			}
 			out[i].Quantity += delta
-			return out, nil
+			return out, nil, nil
 		}
 		out = append(out, inventory.Lot{LotNumber: lot, ExpiresOn: expiresOn, Quantity: delta})
 		slices.SortStableFunc(out, func(x, y inventory.Lot) int {
@@ -525,30 +524,35 @@ func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int
 			}
 			return strings.Compare(x.LotNumber, y.LotNumber)
 		})
-		return out, nil
+		return out, nil, nil
 	}
 	need := -delta
+	take := func(i int, n int64) {
+		out[i].Quantity -= n
+		drawn = append(drawn, inventory.Lot{LotNumber: out[i].LotNumber, ExpiresOn: out[i].ExpiresOn, Quantity: n})
+	}
 	if lot != "" {
 		i := lotIndex(out, lot)
 		if out[i].Quantity < need {
-			return nil, insufficient(out[i].Quantity)
+			return nil, nil, insufficient(out[i].Quantity)
 		}
-		out[i].Quantity -= need
+		take(i, need)
 	} else {
 		var have int64
 		for _, l := range out {
 			have += l.Quantity
 		}
 		if have < need {
-			return nil, insufficient(have)
+			return nil, nil, insufficient(have)
 		}
 		for i := range out { // lots are ordered by expiry: FEFO
-			take := min(out[i].Quantity, need)
-			out[i].Quantity -= take
-			need -= take
+			if n := min(out[i].Quantity, need); n > 0 {
+				take(i, n)
+				need -= n
+			}
 		}
 	}
-	return slices.DeleteFunc(out, func(l inventory.Lot) bool { return l.Quantity == 0 }), nil
+	return slices.DeleteFunc(out, func(l inventory.Lot) bool { return l.Quantity == 0 }), drawn, nil
 }
 
 // applyAdjustment checks the stock and applies one valid adjustment within t, or changes
@@ -567,9 +571,10 @@ func (a *Account) applyAdjustment(t *tx, p *inventory.Product, in inventory.Adju
 	if in.Delta > 0 && onHand > math.MaxInt64-in.Delta {
 		return nil, nil, InvalidField("/delta", "out_of_range", "the stock would exceed the largest quantity")
 	}
+	var drawn []inventory.Lot
 	if p.TrackLots {
 		var err error
-		if lots, err = planLots(lots, in.LotNumber, in.ExpiresOn, in.Delta); err != nil {
+		if lots, drawn, err = planLots(lots, in.LotNumber, in.ExpiresOn, in.Delta); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -583,13 +588,12 @@ func (a *Account) applyAdjustment(t *tx, p *inventory.Product, in inventory.Adju
 	r := &AdjustmentRecord{
 		ID: a.store.ids.New("adj", at), ProductID: p.ID, StockID: s.ID, Location: in.Location, Delta: in.Delta,
 		Reason: in.Reason, LotNumber: in.LotNumber, Reference: in.Reference, OnHandAfter: s.OnHand, CreatedAt: at,
+		Drawn: drawn,
 	}
 	if in.Delta > 0 {
 		r.ExpiresOn = in.ExpiresOn
 	}
-	if in.Note != "" {
-		r.SealedNote = a.seal("adjustment", r.ID, "note", []byte(in.Note))
-	}
+	r.SealedNote = a.sealText("adjustment", r.ID, "note", in.Note)
 	a.data.Adjustments.insert(r)
 	t.put("stock", s.ID)
 	t.put("adjustment", r.ID)
@@ -615,11 +619,7 @@ func (a *Account) adjustmentOut(r *AdjustmentRecord, s *StockRecord) inventory.A
 		ID: r.ID, ProductID: r.ProductID, Location: r.Location, Delta: r.Delta, Reason: r.Reason,
 		LotNumber: r.LotNumber, ExpiresOn: r.ExpiresOn, Reference: r.Reference, OnHandAfter: r.OnHandAfter, CreatedAt: r.CreatedAt,
 	}
-	if r.SealedNote != nil {
-		if b, err := a.open("adjustment", r.ID, "note", r.SealedNote); err == nil {
-			out.Note = string(b)
-		}
-	}
+	out.Note = a.openText("adjustment", r.ID, "note", r.SealedNote)
 	if s != nil {
 		out.Inventory = stockOut(s)
 	}

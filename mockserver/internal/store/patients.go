@@ -172,25 +172,13 @@ func checkPatient(in PatientInput, patch bool, today client.Date) (func(*patient
 	case Invalid:
 		c.decoded(addr.Complaint, Invalid)
 	case Present:
-		ac := c.in(c.pointer("address"))
-		ac.members(addr.Value.Members)
-		var v patients.Address
-		v.Line1, _ = ac.str("line1", addr.Value.Line1, false, 0, 200)
-		v.Line2, _ = ac.str("line2", addr.Value.Line2, false, 0, 200)
-		v.City, _ = ac.str("city", addr.Value.City, false, 0, 100)
-		v.State, _ = ac.str("state", addr.Value.State, false, 0, 100)
-		v.PostalCode, _ = ac.str("postalCode", addr.Value.PostalCode, false, 0, 20)
-		if cc, p := ac.str("country", addr.Value.Country, false, 0, 2); p == Present && !countryCode.MatchString(cc) {
-			ac.fail("country", "invalid_format", "must be an ISO 3166-1 alpha-2 code such as US")
-		} else {
-			v.Country = cc
-		}
-		set(Present, func(x *patients.Patient) { x.Address = &v })
+		edits := checkAddress(c.in(c.pointer("address")), addr.Value)
+		set(Present, func(x *patients.Patient) { x.Address = mergeAddress(x.Address, edits) })
 	}
 	if v, p := c.strings("allergies", in.Allergies, 50, 200); p != Invalid {
 		set(p, func(x *patients.Patient) { x.Allergies = v })
 	}
-	if v, p := c.str("notes", in.Notes, false, 0, 10000); p != Invalid {
+	if v, p := c.text("notes", in.Notes, false, 0, 10000); p != Invalid {
 		set(p, func(x *patients.Patient) { x.Notes = v })
 	}
 	if v, p := c.strings("tags", in.Tags, 20, 50); p != Invalid {
@@ -199,11 +187,54 @@ func checkPatient(in PatientInput, patch bool, today client.Date) (func(*patient
 	if err := c.done(); err != nil {
 		return nil, err
 	}
-	return func(x *patients.Patient) {
-		for _, s := range sets {
-			s(x)
+	return changes(sets), nil
+}
+
+// checkAddress validates an address member and returns its edits, one per member sent: a
+// value sets the member, null clears it (RFC 7396 merges objects member by member).
+func checkAddress(c checker, in AddressInput) []func(*patients.Address) {
+	c.members(in.Members)
+	var edits []func(*patients.Address)
+	for _, m := range []struct {
+		name   string
+		f      Field[string]
+		maxLen int
+		member func(*patients.Address) *string
+	}{
+		{"line1", in.Line1, 200, func(a *patients.Address) *string { return &a.Line1 }},
+		{"line2", in.Line2, 200, func(a *patients.Address) *string { return &a.Line2 }},
+		{"city", in.City, 100, func(a *patients.Address) *string { return &a.City }},
+		{"state", in.State, 100, func(a *patients.Address) *string { return &a.State }},
+		{"postalCode", in.PostalCode, 20, func(a *patients.Address) *string { return &a.PostalCode }},
+		{"country", in.Country, 2, func(a *patients.Address) *string { return &a.Country }},
+	} {
+		v, p := c.str(m.name, m.f, false, 0, m.maxLen)
+		if m.name == "country" && p == Present && !countryCode.MatchString(v) {
+			c.fail("country", "invalid_format", "must be an ISO 3166-1 alpha-2 code such as US")
+			continue
 		}
-	}, nil
+		if p == Present || p == Null {
+			member := m.member
+			edits = append(edits, func(a *patients.Address) { *member(a) = v })
+		}
+	}
+	return edits
+}
+
+// mergeAddress applies edits to a copy of addr (nil: no address yet, as in a create) and
+// returns it; an address left without members is no address.
+func mergeAddress(addr *patients.Address, edits []func(*patients.Address)) *patients.Address {
+	var out patients.Address
+	if addr != nil {
+		out = *addr
+	}
+	for _, e := range edits {
+		e(&out)
+	}
+	if out == (patients.Address{}) {
+		return nil
+	}
+	return &out
 }
 
 // invisible reports control and format characters (zero-width spaces, bidi overrides).

@@ -38,9 +38,9 @@ type ReportRequest struct {
 
 // standardGroupBy lists each standard report's groupBy values, the default first.
 var standardGroupBy = map[string][]string{
-	reports.NameRevenue:      {"day", "week", "month", "provider", "service"},
-	reports.NameAppointments: {"status", "day", "week", "month", "provider", "service"},
-	reports.NamePatients:     {"month", "day", "week"},
+	string(reports.NameRevenue):      {"day", "week", "month", "provider", "service"},
+	string(reports.NameAppointments): {"status", "day", "week", "month", "provider", "service"},
+	string(reports.NamePatients):     {"month", "day", "week"},
 }
 
 // ParseReport validates q for report (revenue, appointments, patients or custom) with now as
@@ -82,7 +82,7 @@ func ParseReport(report string, q ReportQuery, now time.Time) (*ReportRequest, F
 			fail("to", "out_of_range", fmt.Sprintf("the window must be at most %d days", reportMaxDays))
 		}
 	}
-	if report == reports.NameCustom {
+	if report == string(reports.NameCustom) {
 		r.custom = parseCustom(q, fail)
 	} else {
 		allowed := standardGroupBy[report]
@@ -246,6 +246,23 @@ func revenueReport(src *reportSources, r *ReportRequest) *reports.RevenueReport 
 	var apt apptRow
 	// The last invoice's provider or service: an invoice's payments often come in a row.
 	var lastInvoice, lastDim string
+	// key is the bucket of a payment or refund: its time's, or its invoice's appointment's
+	// provider or service.
+	key := func(at time.Time, invoiceID string) string {
+		switch {
+		case byTime:
+			k, _ := b.key(at)
+			return k
+		case invoiceID == lastInvoice:
+			return lastDim
+		}
+		k := unassigned
+		if src.invoice != nil && src.invoice(invoiceID, &inv) {
+			k = apptDim(src, r.groupBy, inv.AppointmentID, &apt)
+		}
+		lastInvoice, lastDim = invoiceID, k
+		return k
+	}
 	if src.invoices != nil {
 		src.invoices(r.from, r.to, func(in *invoiceRow) bool {
 			var k string
@@ -267,19 +284,7 @@ func revenueReport(src *reportSources, r *ReportRequest) *reports.RevenueReport 
 			if p.Status != "succeeded" {
 				return true
 			}
-			var k string
-			if byTime {
-				k, _ = b.key(p.CreatedAt)
-			} else if p.InvoiceID == lastInvoice {
-				k = lastDim
-			} else {
-				k = unassigned
-				if src.invoice != nil && src.invoice(p.InvoiceID, &inv) {
-					k = apptDim(src, r.groupBy, inv.AppointmentID, &apt)
-				}
-				lastInvoice, lastDim = p.InvoiceID, k
-			}
-			m := g.at(k)
+			m := g.at(key(p.CreatedAt, p.InvoiceID))
 			m.Collected += p.Amount
 			m.Payments++
 			tot.Collected += p.Amount
@@ -287,6 +292,17 @@ func revenueReport(src *reportSources, r *ReportRequest) *reports.RevenueReport 
 			return true
 		})
 	}
+	if src.refunds != nil {
+		src.refunds(r.from, r.to, func(rf *refundRow) bool {
+			g.at(key(rf.CreatedAt, rf.InvoiceID)).Refunded += rf.Amount
+			tot.Refunded += rf.Amount
+			return true
+		})
+	}
+	for _, m := range g.m {
+		m.Net = m.Collected - m.Refunded
+	}
+	tot.Net = tot.Collected - tot.Refunded
 	out := &reports.RevenueReport{
 		Report: reports.NameRevenue, From: r.from, To: r.to, Timezone: r.tz, GroupBy: r.groupBy, Currency: "usd",
 		Data: []reports.RevenueRow{}, Totals: tot,

@@ -85,7 +85,7 @@ func fieldsOf[R any](k fieldKind, names ...string) []customField[R] {
 
 // customSources are the custom report's sources and their schemas.
 var customSources = map[string]customSchema{
-	reports.SourceAppointments: &customSource[apptRow]{
+	string(reports.SourceAppointments): &customSource[apptRow]{
 		fields: slices.Concat(
 			[]customField[apptRow]{
 				str("id", func(r *apptRow) string { return r.ID }),
@@ -102,7 +102,7 @@ var customSources = map[string]customSchema{
 		rows: func(s *reportSources) rowIter[apptRow] { return s.appointments },
 		when: func(r *apptRow) time.Time { return r.StartAt },
 	},
-	reports.SourcePayments: &customSource[paymentRow]{
+	string(reports.SourcePayments): &customSource[paymentRow]{
 		fields: slices.Concat(
 			[]customField[paymentRow]{
 				str("id", func(r *paymentRow) string { return r.ID }),
@@ -119,7 +119,7 @@ var customSources = map[string]customSchema{
 		rows: func(s *reportSources) rowIter[paymentRow] { return s.payments },
 		when: func(r *paymentRow) time.Time { return r.CreatedAt },
 	},
-	reports.SourceInvoices: &customSource[invoiceRow]{
+	string(reports.SourceInvoices): &customSource[invoiceRow]{
 		fields: slices.Concat(
 			[]customField[invoiceRow]{
 				str("id", func(r *invoiceRow) string { return r.ID }),
@@ -141,7 +141,7 @@ var customSources = map[string]customSchema{
 		rows: func(s *reportSources) rowIter[invoiceRow] { return s.invoices },
 		when: func(r *invoiceRow) time.Time { return r.CreatedAt },
 	},
-	reports.SourcePatients: &customSource[patientRow]{
+	string(reports.SourcePatients): &customSource[patientRow]{
 		fields: slices.Concat(
 			[]customField[patientRow]{str("id", func(r *patientRow) string { return r.ID })},
 			fieldsOf[patientRow](kindTime, "createdAt", "updatedAt"),
@@ -151,7 +151,7 @@ var customSources = map[string]customSchema{
 		rows: func(s *reportSources) rowIter[patientRow] { return s.patients },
 		when: func(r *patientRow) time.Time { return r.CreatedAt },
 	},
-	reports.SourceInventoryAdjustments: &customSource[adjustmentRow]{
+	string(reports.SourceInventoryAdjustments): &customSource[adjustmentRow]{
 		fields: slices.Concat(
 			[]customField[adjustmentRow]{
 				str("id", func(r *adjustmentRow) string { return r.ID }),
@@ -173,8 +173,8 @@ var customSources = map[string]customSchema{
 
 // customSourceNames are the sources in the protocol's order.
 var customSourceNames = []string{
-	reports.SourceAppointments, reports.SourcePayments, reports.SourceInvoices, reports.SourcePatients,
-	reports.SourceInventoryAdjustments,
+	string(reports.SourceAppointments), string(reports.SourcePayments), string(reports.SourceInvoices), string(reports.SourcePatients),
+	string(reports.SourceInventoryAdjustments),
 }
 
 // maxDimensions is the most groupBy dimensions a custom report takes.

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"slices"
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
@@ -32,6 +31,13 @@ type invoiceRow struct {
 	CreatedAt                                                   time.Time
 }
 
+// refundRow is a refund as reports see it.
+type refundRow struct {
+	ID, PaymentID, InvoiceID string
+	Amount                   int64
+	CreatedAt                time.Time
+}
+
 // patientRow is a patient's clear fields.
 type patientRow struct {
 	ID        string
@@ -54,6 +60,7 @@ type reportSources struct {
 	appointments rowIter[apptRow] // by startAt
 	payments     rowIter[paymentRow]
 	invoices     rowIter[invoiceRow]
+	refunds      rowIter[refundRow]
 	patients     rowIter[patientRow]
 	adjustments  rowIter[adjustmentRow]
 	// appointment and invoice look a record up by id into *into.
@@ -85,6 +92,9 @@ func (a *Account) sources() *reportSources {
 			if r.Card != nil {
 				row.CardBrand = r.Card.Brand
 			}
+		}),
+		refunds: tableRows(a.data.Refunds, func(r *RefundRecord, row *refundRow) {
+			*row = refundRow{ID: r.ID, PaymentID: r.PaymentID, InvoiceID: r.InvoiceID, Amount: r.Amount, CreatedAt: r.CreatedAt}
 		}),
 		adjustments: tableRows(a.data.Adjustments, func(r *AdjustmentRecord, row *adjustmentRow) {
 			*row = adjustmentRow{
@@ -118,18 +128,8 @@ func lookup[R, Row any](t *table[R], fill func(*R, *Row)) func(id string, into *
 // tableRows iterates the records of t in [from, to) of its sort time, converting each with fill.
 func tableRows[R, Row any](t *table[R], fill func(*R, *Row)) rowIter[Row] {
 	return func(from, to time.Time, yield func(*Row) bool) {
-		recs := t.all()
-		i := 0
-		if !from.IsZero() {
-			i, _ = slices.BinarySearchFunc(recs, from, func(r *R, from time.Time) int {
-				if t.key(r).t.Before(from) {
-					return -1
-				}
-				return 1
-			})
-		}
 		var row Row
-		for _, r := range recs[i:] {
+		for _, r := range t.since(from) {
 			if !t.key(r).t.Before(to) {
 				return
 			}

@@ -18,6 +18,7 @@ type memSources struct {
 	invoices []invoiceRow
 	patients []patientRow
 	adjs     []adjustmentRow
+	refunds  []refundRow
 }
 
 func memIter[R any](rows []R, when func(*R) time.Time) rowIter[R] {
@@ -39,6 +40,7 @@ func (m *memSources) sources() *reportSources {
 		invoices:     memIter(m.invoices, func(r *invoiceRow) time.Time { return r.CreatedAt }),
 		patients:     memIter(m.patients, func(r *patientRow) time.Time { return r.CreatedAt }),
 		adjustments:  memIter(m.adjs, func(r *adjustmentRow) time.Time { return r.CreatedAt }),
+		refunds:      memIter(m.refunds, func(r *refundRow) time.Time { return r.CreatedAt }),
 		appointment: func(id string, into *apptRow) bool {
 			i := slices.IndexFunc(m.appts, func(a apptRow) bool { return a.ID == id })
 			if i >= 0 {
@@ -56,9 +58,9 @@ func (m *memSources) sources() *reportSources {
 	}
 }
 
-func mustParse(t *testing.T, report string, q ReportQuery) *ReportRequest {
+func mustParse(t *testing.T, report reports.Name, q ReportQuery) *ReportRequest {
 	t.Helper()
-	r, errs := ParseReport(report, q, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	r, errs := ParseReport(string(report), q, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	if errs != nil {
 		t.Fatalf("ParseReport(%s, %+v): %+v", report, q, errs)
 	}
@@ -158,7 +160,7 @@ func TestParseReportWindow(t *testing.T) {
 		{"only to", ReportQuery{To: "2026-02-01"}, "2026-01-02T00:00:00Z", "2026-02-01T00:00:00Z", "UTC"},
 		{"366 days", ReportQuery{From: "2024-01-01", To: "2025-01-01"}, "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z", "UTC"},
 	} {
-		r, errs := ParseReport(reports.NameRevenue, c.q, now)
+		r, errs := ParseReport(string(reports.NameRevenue), c.q, now)
 		if errs != nil {
 			t.Errorf("%s: %+v", c.name, errs)
 			continue
@@ -180,7 +182,7 @@ func TestParseReportErrors(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		name   string
-		report string
+		report reports.Name
 		q      ReportQuery
 		want   FieldErrors
 	}{
@@ -215,7 +217,7 @@ func TestParseReportErrors(t *testing.T) {
 		{"duplicate dimension", reports.NameCustom, ReportQuery{Source: "appointments", GroupBy: "status,status"},
 			FieldErrors{{Pointer: "groupBy", Code: "invalid_value"}}},
 	} {
-		r, errs := ParseReport(c.report, c.q, now)
+		r, errs := ParseReport(string(c.report), c.q, now)
 		if r != nil {
 			t.Errorf("%s: got a request", c.name)
 		}
@@ -231,7 +233,7 @@ func TestParseReportErrors(t *testing.T) {
 func TestCustomErrorDetails(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	_, errs := ParseReport(reports.NameCustom, ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
+	_, errs := ParseReport(string(reports.NameCustom), ReportQuery{Source: "patients", GroupBy: "email", Filters: []string{"notes:x"}, Metrics: "avg:phone"}, now)
 	for _, e := range errs {
 		if !strings.Contains(e.Detail, "PHI") {
 			t.Errorf("%s: detail %q does not say PHI", e.Pointer, e.Detail)
@@ -240,7 +242,7 @@ func TestCustomErrorDetails(t *testing.T) {
 			t.Errorf("%s: detail %q names a PHI field", e.Pointer, e.Detail)
 		}
 	}
-	_, errs = ParseReport(reports.NameCustom, ReportQuery{Source: "inventory_adjustments", GroupBy: "sku", Metrics: "sum:qty"}, now)
+	_, errs = ParseReport(string(reports.NameCustom), ReportQuery{Source: "inventory_adjustments", GroupBy: "sku", Metrics: "sum:qty"}, now)
 	want := map[string]string{
 		"groupBy": "day, week, month, id, productId, location, reason, lotNumber, reference",
 		"metrics": "delta, onHandAfter",
@@ -256,7 +258,8 @@ func TestCustomErrorDetails(t *testing.T) {
 }
 
 // reportFixture is a small hand-made account: two providers, an invoice without appointment, a
-// failed payment, and records exactly at the window's end.
+// failed payment, refunds in and out of the window (one of a payment made before it), and
+// records exactly at the window's end.
 func reportFixture() *memSources {
 	return &memSources{
 		appts: []apptRow{
@@ -296,6 +299,12 @@ func reportFixture() *memSources {
 			{ID: "adj_3", ProductID: "prd_2", Location: "main", Reason: "received", Delta: 5, OnHandAfter: 5, CreatedAt: utc("2026-11-03T00:00:00Z")},
 			{ID: "adj_4", ProductID: "prd_1", Location: "east", Reason: "received", Delta: 4, OnHandAfter: 4, CreatedAt: utc("2026-11-04T00:00:00Z")},
 		},
+		refunds: []refundRow{
+			{ID: "ref_1", PaymentID: "pay_1", InvoiceID: "inv_1", Amount: 5000, CreatedAt: utc("2026-11-03T10:00:00Z")},
+			{ID: "ref_2", PaymentID: "pay_5", InvoiceID: "inv_4", Amount: 10000, CreatedAt: utc("2026-11-12T12:00:00Z")}, // of an October payment
+			{ID: "ref_3", PaymentID: "pay_3", InvoiceID: "inv_2", Amount: 3, CreatedAt: utc("2026-12-01T00:00:00Z")},     // at `to`
+			{ID: "ref_4", PaymentID: "pay_4", InvoiceID: "inv_3", Amount: 500, CreatedAt: utc("2026-10-31T23:00:00Z")},   // before `from`
+		},
 	}
 }
 
@@ -308,31 +317,32 @@ func TestRevenueReportEngine(t *testing.T) {
 	src := reportFixture().sources()
 	type row = reports.RevenueRow
 	type m = reports.RevenueTotals
-	total := m{Collected: 51000, Payments: 3, Invoiced: 82500, Invoices: 3}
+	total := m{Collected: 51000, Payments: 3, Invoiced: 82500, Invoices: 3, Refunded: 15000, Net: 36000}
 	for _, c := range []struct {
 		groupBy string
 		want    []row
 	}{
 		{"day", []row{
-			{Key: "2026-11-02", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "2026-11-10", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1}},
+			{Key: "2026-11-02", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Net: 30000}},
+			{Key: "2026-11-03", RevenueTotals: m{Refunded: 5000, Net: -5000}},
+			{Key: "2026-11-10", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1, Net: 20000}},
 			{Key: "2026-11-11", RevenueTotals: m{Invoiced: 2500, Invoices: 1}},
-			{Key: "2026-11-12", RevenueTotals: m{Collected: 1000, Payments: 1}},
+			{Key: "2026-11-12", RevenueTotals: m{Collected: 1000, Payments: 1, Refunded: 10000, Net: -9000}},
 		}},
 		{"week", []row{
-			{Key: "2026-W45", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "2026-W46", RevenueTotals: m{Collected: 21000, Payments: 2, Invoiced: 52500, Invoices: 2}},
+			{Key: "2026-W45", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Refunded: 5000, Net: 25000}},
+			{Key: "2026-W46", RevenueTotals: m{Collected: 21000, Payments: 2, Invoiced: 52500, Invoices: 2, Refunded: 10000, Net: 11000}},
 		}},
 		{"month", []row{{Key: "2026-11", RevenueTotals: total}}},
 		{"provider", []row{
-			{Key: "prv_x", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "prv_y", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "prv_x", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Refunded: 15000, Net: 15000}},
+			{Key: "prv_y", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 1000}},
 		}},
 		{"service", []row{
-			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1}},
-			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1}},
-			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1}},
+			{Key: "botox", RevenueTotals: m{Collected: 30000, Payments: 1, Invoiced: 30000, Invoices: 1, Refunded: 15000, Net: 15000}},
+			{Key: "filler", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 50000, Invoices: 1, Net: 20000}},
+			{Key: "unassigned", RevenueTotals: m{Collected: 1000, Payments: 1, Invoiced: 2500, Invoices: 1, Net: 1000}},
 		}},
 	} {
 		got := revenueReport(src, mustParse(t, reports.NameRevenue, withGroupBy(november, c.groupBy)))

@@ -125,3 +125,24 @@ func (a *Account) open(kind, id, field string, sealed []byte) ([]byte, error) {
 
 // index returns the account's blind index of a case-insensitive value.
 func (a *Account) index(v string) string { return blindIndex(a.indexKey, v) }
+
+// sealText seals free text (notes: PHI) for the field of the account's record kind/id; "" is
+// nothing to keep (nil).
+func (a *Account) sealText(kind, id, field, v string) []byte {
+	if v == "" {
+		return nil
+	}
+	return a.seal(kind, id, field, []byte(v))
+}
+
+// openText opens what sealText sealed: "" for nil, or for a value that does not open.
+func (a *Account) openText(kind, id, field string, sealed []byte) string {
+	if sealed == nil {
+		return ""
+	}
+	b, err := a.open(kind, id, field, sealed)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}

@@ -177,6 +177,7 @@ type data struct {
 
 	Invoices    *table[InvoiceRecord]     `json:"invoices"`
 	Payments    *table[billing.Payment]   `json:"payments"`
+	Refunds     *table[RefundRecord]      `json:"refunds"`
 	Products    *table[inventory.Product] `json:"products"`
 	SKUs        map[string]string         `json:"skus"` // lowercase SKU → product id
 	Stock       *table[StockRecord]       `json:"stock"`

@@ -123,6 +123,17 @@ func (t *table[R]) upsert(r *R) {
 // all returns every record in order.
 func (t *table[R]) all() []*R { return t.order }
 
+// since returns the records whose sort time is at or after from, in order.
+func (t *table[R]) since(from time.Time) []*R {
+	i, _ := slices.BinarySearchFunc(t.order, from, func(r *R, from time.Time) int {
+		if t.key(r).t.Before(from) {
+			return -1
+		}
+		return 1
+	})
+	return t.order[i:]
+}
+
 // MarshalJSON writes the records in list order (snapshots and persistence).
 func (t *table[R]) MarshalJSON() ([]byte, error) {
 	if t.order == nil {

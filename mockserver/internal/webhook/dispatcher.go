@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -626,7 +627,7 @@ func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.Webh
 	at := a.Clock().Now()
 	rec := Delivery{EventID: eventID, EventType: typ, EndpointID: t.ID, URL: displayURL(t.URL), Attempt: n, At: at.Truncate(time.Second)}
 	out := response{at: at}
-	h, err := webhooks.SignHeaders(t.Secret, eventID, at, body)
+	h, err := signHeaders(t.Secrets(at), eventID, at, body)
 	if err != nil {
 		rec.Error = ClassInvalidEndpoint
 		return rec, out
@@ -664,6 +665,26 @@ func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.Webh
 		rec.Error = ClassStatus
 	}
 	return rec, out
+}
+
+// signHeaders returns the Standard Webhooks headers of a delivery signed with each secret, in
+// order: during a rotation's overlap, webhook-signature holds the new secret's signature, then
+// the old one's, space-separated (docs/protocol.md §9), so receivers that know either accept it.
+func signHeaders(secrets []string, eventID string, at time.Time, body []byte) (http.Header, error) {
+	h, err := webhooks.SignHeaders(secrets[0], eventID, at, body)
+	if err != nil {
+		return nil, err
+	}
+	sigs := []string{h.Get(webhooks.HeaderSignature)}
+	for _, s := range secrets[1:] {
+		sig, err := webhooks.Sign(s, eventID, at, body)
+		if err != nil {
+			return nil, err
+		}
+		sigs = append(sigs, sig)
+	}
+	h.Set(webhooks.HeaderSignature, strings.Join(sigs, " "))
+	return h, nil
 }
 
 // TestResult is the answer of POST /webhooks/{id}/test.

@@ -1,4 +1,0 @@
-package client
-
-// WithClock exposes the client's clock option to the tests.
-var WithClock = withClock
