@@ -24,16 +24,18 @@ type Client struct {
 	Patients *patients.Service
 	// Appointments books, reschedules, moves through their states, cancels and lists appointments.
 	Appointments *appointments.Service
-	// Invoices creates, fetches and lists invoices.
+	// Invoices creates, fetches, lists and voids invoices.
 	Invoices *billing.InvoicesService
-	// Payments pays invoices and fetches payments.
+	// Payments pays invoices, fetches and lists payments.
 	Payments *billing.PaymentsService
+	// Refunds refunds payments, fetches and lists refunds.
+	Refunds *billing.RefundsService
 	// Products creates, fetches, updates and lists products.
 	Products *inventory.ProductsService
 	// Inventory lists stock records and adjusts stock.
 	Inventory *inventory.StockService
-	// Webhooks registers, lists, tests and removes webhook endpoints, and builds receivers on
-	// the client's clock.
+	// Webhooks registers, lists, updates, tests and removes webhook endpoints, rotates their
+	// signing secrets, and builds receivers on the client's clock.
 	Webhooks *webhooks.Service
 	// Reports runs revenue, appointments, patients and custom reports, as JSON or CSV.
 	Reports *reports.Service
@@ -54,6 +56,7 @@ func New(opts ...Option) (*Client, error) {
 		Appointments: appointments.NewService(e),
 		Invoices:     billing.NewInvoicesService(e),
 		Payments:     billing.NewPaymentsService(e),
+		Refunds:      billing.NewRefundsService(e),
 		Products:     inventory.NewProductsService(e),
 		Inventory:    inventory.NewStockService(e),
 		Webhooks:     webhooks.NewService(e),
@@ -68,8 +71,8 @@ func New(opts ...Option) (*Client, error) {
 // is not nil. Errors are as for every call: an *Error for a non-2xx answer, ErrInvalidArgument
 // before anything is sent. The *Response describes the last answer (nil when none arrived).
 //
-//	var refund struct{ ID string }
-//	resp, err := c.Do(ctx, http.MethodGet, medspa.Path("refunds", id), nil, &refund)
+//	var doc map[string]any // the API's own OpenAPI document, GET /api/v1/openapi.json
+//	resp, err := c.Do(ctx, http.MethodGet, medspa.Path("openapi.json"), nil, &doc)
 func (c *Client) Do(ctx context.Context, method string, path Route, params, out any, opts ...Option) (*Response, error) {
 	return c.engine.Do(ctx, method, path, params, out, opts...)
 }
@@ -358,32 +361,35 @@ const (
 // Error sentinels for errors.Is: one per error code of the API (an *Error matches the sentinel
 // of its code), and ErrAPI, which every *Error matches.
 var (
-	ErrAPI                    = client.ErrAPI
-	ErrMalformedJSON          = client.ErrMalformedJSON
-	ErrUnauthorized           = client.ErrUnauthorized
-	ErrTokenExpired           = client.ErrTokenExpired
-	ErrInvalidSignature       = client.ErrInvalidSignature
-	ErrCardDeclined           = client.ErrCardDeclined
-	ErrInsufficientScope      = client.ErrInsufficientScope
-	ErrIPNotAllowed           = client.ErrIPNotAllowed
-	ErrNotFound               = client.ErrNotFound
-	ErrMethodNotAllowed       = client.ErrMethodNotAllowed
-	ErrAppointmentConflict    = client.ErrAppointmentConflict
-	ErrInvalidStateTransition = client.ErrInvalidStateTransition
-	ErrAppointmentLocked      = client.ErrAppointmentLocked
-	ErrInsufficientStock      = client.ErrInsufficientStock
-	ErrDuplicateSKU           = client.ErrDuplicateSKU
-	ErrInvoiceNotPayable      = client.ErrInvoiceNotPayable
-	ErrIdempotencyKeyInUse    = client.ErrIdempotencyKeyInUse
-	ErrPayloadTooLarge        = client.ErrPayloadTooLarge
-	ErrUnsupportedMediaType   = client.ErrUnsupportedMediaType
-	ErrValidation             = client.ErrValidation
-	ErrIdempotencyKeyReused   = client.ErrIdempotencyKeyReused
-	ErrAmountExceedsBalance   = client.ErrAmountExceedsBalance
-	ErrRateLimited            = client.ErrRateLimited
-	ErrQuotaExceeded          = client.ErrQuotaExceeded
-	ErrInternal               = client.ErrInternal
-	ErrServiceUnavailable     = client.ErrServiceUnavailable
+	ErrAPI                     = client.ErrAPI
+	ErrMalformedJSON           = client.ErrMalformedJSON
+	ErrUnauthorized            = client.ErrUnauthorized
+	ErrTokenExpired            = client.ErrTokenExpired
+	ErrInvalidSignature        = client.ErrInvalidSignature
+	ErrCardDeclined            = client.ErrCardDeclined
+	ErrInsufficientScope       = client.ErrInsufficientScope
+	ErrIPNotAllowed            = client.ErrIPNotAllowed
+	ErrNotFound                = client.ErrNotFound
+	ErrMethodNotAllowed        = client.ErrMethodNotAllowed
+	ErrAppointmentConflict     = client.ErrAppointmentConflict
+	ErrInvalidStateTransition  = client.ErrInvalidStateTransition
+	ErrAppointmentLocked       = client.ErrAppointmentLocked
+	ErrInsufficientStock       = client.ErrInsufficientStock
+	ErrDuplicateSKU            = client.ErrDuplicateSKU
+	ErrInvoiceNotPayable       = client.ErrInvoiceNotPayable
+	ErrInvoiceNotVoidable      = client.ErrInvoiceNotVoidable
+	ErrPaymentNotRefundable    = client.ErrPaymentNotRefundable
+	ErrIdempotencyKeyInUse     = client.ErrIdempotencyKeyInUse
+	ErrPayloadTooLarge         = client.ErrPayloadTooLarge
+	ErrUnsupportedMediaType    = client.ErrUnsupportedMediaType
+	ErrValidation              = client.ErrValidation
+	ErrIdempotencyKeyReused    = client.ErrIdempotencyKeyReused
+	ErrAmountExceedsBalance    = client.ErrAmountExceedsBalance
+	ErrAmountExceedsRefundable = client.ErrAmountExceedsRefundable
+	ErrRateLimited             = client.ErrRateLimited
+	ErrQuotaExceeded           = client.ErrQuotaExceeded
+	ErrInternal                = client.ErrInternal
+	ErrServiceUnavailable      = client.ErrServiceUnavailable
 )
 
 // Sentinels of what the SDK refuses itself, for errors.Is.

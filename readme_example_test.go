@@ -106,6 +106,31 @@ func tour(t *testing.T, c *medspa.Client) {
 	if pay.Status != billing.PaymentSucceeded {
 		t.Fatalf("payment %+v", pay)
 	}
+	ref, _, err := c.Refunds.Create(ctx, &billing.RefundCreateParams{
+		PaymentID: pay.ID, Amount: medspa.Ptr[int64](5000), Reason: billing.RefundRequestedByCustomer, // Amount nil: all that is left
+	})
+	check(err)
+	_, _, err = c.Refunds.Create(ctx, &billing.RefundCreateParams{PaymentID: pay.ID, Amount: medspa.Ptr(pay.Amount)})
+	if !errors.Is(err, medspa.ErrAmountExceedsRefundable) {
+		t.Fatalf("over-refund: %v", err)
+	}
+	failed := 0
+	for p, err := range c.Payments.All(ctx, &billing.PaymentListParams{Status: []billing.PaymentStatus{billing.PaymentFailed}}) {
+		check(err)
+		if p.Status != billing.PaymentFailed {
+			t.Fatalf("payment %+v", p)
+		}
+		failed++
+	}
+	other, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
+		PatientID: p.ID, LineItems: []billing.LineItemParams{{Description: "Peel", Quantity: 1, UnitAmount: medspa.Ptr[int64](9900)}},
+	})
+	check(err)
+	inv, _, err = c.Invoices.Void(ctx, other.ID, &billing.InvoiceVoidParams{Reason: "raised in error"})
+	check(err)
+	if ref.Amount != 5000 || failed != 1 || inv.Status != billing.InvoiceVoid {
+		t.Fatalf("refund %+v, %d failed payments, void %+v", ref, failed, inv)
+	}
 	apt, _, err = c.Appointments.Cancel(ctx, apt.ID, "Patient asked to rebook")
 	check(err)
 	if apt.Status != appointments.StatusCancelled || apt.CancellationReason != "Patient asked to rebook" {
@@ -179,6 +204,15 @@ func tour(t *testing.T, c *medspa.Client) {
 	if ep.Secret == "" {
 		t.Fatal("no secret")
 	}
+	ep, _, err = c.Webhooks.Update(ctx, ep.ID, &webhooks.UpdateParams{
+		Events: []webhooks.EventType{webhooks.EventAll}, Description: medspa.Null[string](), // null clears it
+	})
+	check(err)
+	rot, _, err := c.Webhooks.RotateSecret(ctx, ep.ID, &webhooks.RotateSecretParams{PreviousSecretExpiresIn: medspa.Ptr(time.Hour)})
+	check(err)
+	if len(ep.Events) != 1 || rot.Secret == "" || rot.PreviousSecretExpiresAt == nil {
+		t.Fatalf("endpoint %+v, rotation %+v", ep, rot)
+	}
 
 	// Errors and retries
 	_, _, err = c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", Email: "not-an-email"})
@@ -187,11 +221,11 @@ func tour(t *testing.T, c *medspa.Client) {
 	}
 	_, _, err = c.Patients.Get(ctx, p.ID, medspa.WithMaxRetries(0))
 	check(err)
-	refundID := "ref_00000000000000000000000000000000" // none such: the answer is 404
-	var out map[string]any
-	_, err = c.Do(ctx, http.MethodGet, medspa.Path("refunds", refundID), nil, &out)
-	if !errors.Is(err, medspa.ErrNotFound) {
-		t.Fatalf("raw call: %v", err)
+	var doc map[string]any // the API's own OpenAPI document, GET /api/v1/openapi.json
+	resp, err := c.Do(ctx, http.MethodGet, medspa.Path("openapi.json"), nil, &doc)
+	check(err)
+	if resp.StatusCode != http.StatusOK || doc["openapi"] != "3.0.3" {
+		t.Fatalf("raw call: %d, openapi %v", resp.StatusCode, doc["openapi"])
 	}
 	if _, _, err := c.Patients.Get(ctx, ""); !errors.Is(err, medspa.ErrInvalidArgument) {
 		t.Fatalf("empty id: %v", err)
@@ -222,6 +256,14 @@ func TestREADMEMockServer(t *testing.T) {
 	if !p.CreatedAt.Equal(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) || !srv.Now(key.Account).Equal(p.CreatedAt.Add(25*time.Hour)) {
 		t.Fatalf("clock: created %v, now %v", p.CreatedAt, srv.Now(key.Account))
 	}
+}
+
+// The README's receiver during a secret rotation (compiled, not run).
+func Example_webhookReceiverRotation() {
+	handle := func(ctx context.Context, e *webhooks.Event) error { return nil }
+	h := webhooks.NewHandler(os.Getenv("MEDSPA_WEBHOOK_SECRET"), handle,
+		webhooks.WithSecrets(os.Getenv("MEDSPA_WEBHOOK_PREVIOUS_SECRET"))) // empty once the rotation is over: skipped
+	http.Handle("POST /medspa/webhooks", h)
 }
 
 // The README's webhook receiver (compiled, not run).

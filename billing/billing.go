@@ -1,6 +1,7 @@
-// Package billing is the billing area of the MedSpa API: invoices and the payments that settle
-// them. Amounts are integers in minor units (cents) of the record's currency. An invoice's Notes
-// are protected health information; the SDK never logs them.
+// Package billing is the billing area of the MedSpa API: invoices, the payments that settle
+// them, and the refunds that give payments back. An open invoice with nothing paid can be
+// voided. Amounts are integers in minor units (cents) of the record's currency. The Notes of
+// invoices and refunds are protected health information; the SDK never logs them.
 package billing
 
 import (
@@ -125,7 +126,14 @@ func (p InvoiceCreateParams) MarshalJSON() ([]byte, error) {
 	}{plain(p), due})
 }
 
-// Sort orders of an invoice list.
+// InvoiceVoidParams say why an invoice is voided; the body is optional, and a nil
+// *InvoiceVoidParams sends none.
+type InvoiceVoidParams struct {
+	// Reason is kept as the invoice's VoidReason; at most 500 characters.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Sort orders of invoice, payment and refund lists.
 const (
 	SortCreatedAsc  = client.SortCreatedAsc
 	SortCreatedDesc = client.SortCreatedDesc
@@ -214,6 +222,21 @@ type Payment struct {
 	CreatedAt      time.Time `json:"createdAt"`
 }
 
+// PaymentListParams filter and page a payment list; filters combine with AND.
+type PaymentListParams struct {
+	client.ListOptions
+	InvoiceID string `url:"invoiceId,omitempty"`
+	// Status keeps payments in any of the given statuses.
+	Status []PaymentStatus `url:"status,omitempty"`
+	// Method keeps payments made by any of the given methods.
+	Method []PaymentMethod `url:"method,omitempty"`
+	// CreatedFrom (inclusive) and CreatedTo (exclusive) bound createdAt.
+	CreatedFrom time.Time `url:"createdFrom,omitempty"`
+	CreatedTo   time.Time `url:"createdTo,omitempty"`
+	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	Sort client.Sort `url:"sort,omitempty"`
+}
+
 // PaymentCreateParams are the fields of a new payment. InvoiceID, Amount (> 0, ≤ the invoice's
 // AmountDue) and Method are required; CardToken is required for card payments.
 type PaymentCreateParams struct {
@@ -245,6 +268,16 @@ func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Opt
 	return client.Call[Invoice](ctx, s.e, http.MethodGet, client.Path("invoices", id), nil, opts...)
 }
 
+// Void voids an open invoice on which nothing was paid, and returns it: its Status becomes
+// InvoiceVoid and VoidedAt is set (VoidReason too, when params give one), and in the same step
+// the stock its product lines sold goes back to location "main" (to the lots it came from). A
+// void invoice takes no payments; its Total and AmountDue stay as they were. Any other invoice
+// is client.ErrInvoiceNotVoidable. params may be nil. Retries are safe: the call's
+// Idempotency-Key returns the stock once.
+func (s *InvoicesService) Void(ctx context.Context, id string, params *InvoiceVoidParams, opts ...client.Option) (*Invoice, *client.Response, error) {
+	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices", id, "void"), client.OptionalBody(params), opts...)
+}
+
 // List returns one page of invoices.
 func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], *client.Response, error) {
 	return client.List[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
@@ -257,8 +290,8 @@ func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, op
 }
 
 // PaymentsService calls the payment endpoints. Get one from medspa.New (the client's Payments
-// field). Every method also returns the metadata of the server's answer (*client.Response), as
-// InvoicesService's do.
+// field). Every method but All also returns the metadata of the server's answer
+// (*client.Response), as InvoicesService's do.
 type PaymentsService struct{ e *client.Engine }
 
 // NewPaymentsService returns a PaymentsService sending through e (medspa.New does this for you).
@@ -266,7 +299,8 @@ func NewPaymentsService(e *client.Engine) *PaymentsService { return &PaymentsSer
 
 // Create pays (part of) an invoice and returns the succeeded payment. A declined card is an
 // *client.Error matching client.ErrCardDeclined whose PaymentID names the recorded failed
-// payment and whose DeclineCode says why.
+// payment and whose DeclineCode says why. A paid or void invoice is
+// client.ErrInvoiceNotPayable; an amount above AmountDue is client.ErrAmountExceedsBalance.
 func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodPost, client.Path("payments"), params, opts...)
 }
@@ -274,4 +308,15 @@ func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParam
 // Get returns the payment with the given id (client.ErrNotFound if there is none).
 func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodGet, client.Path("payments", id), nil, opts...)
+}
+
+// List returns one page of payments, succeeded and failed.
+func (s *PaymentsService) List(ctx context.Context, params *PaymentListParams, opts ...client.Option) (*client.Page[Payment], *client.Response, error) {
+	return client.List[Payment](ctx, s.e, client.Path("payments"), params, opts...)
+}
+
+// All iterates over every payment matching params, fetching pages as needed; an error ends the
+// iteration.
+func (s *PaymentsService) All(ctx context.Context, params *PaymentListParams, opts ...client.Option) iter.Seq2[Payment, error] {
+	return client.All[Payment](ctx, s.e, client.Path("payments"), params, opts...)
 }

@@ -533,13 +533,7 @@ func TestInvoiceListFilters(t *testing.T) {
 		t.Helper()
 		return testenv.Collect(t, c.Invoices.All(ctx, p), func(inv billing.Invoice) string { return inv.ID })
 	}
-	pick := func(is ...int) []string {
-		var out []string
-		for _, i := range is {
-			out = append(out, ids[i])
-		}
-		return out
-	}
+	pick := func(is ...int) []string { return pickIDs(ids, is...) }
 	cases := []struct {
 		name string
 		p    *billing.InvoiceListParams
@@ -578,36 +572,49 @@ func TestConcurrentPaymentsNeverOverpay(t *testing.T) {
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	inv := mustInvoice(t, env.Client, billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr[int64](10_000)}}})
+	succeeded, refused, sum := raceCalls(t, 50, func(i int) (int64, error) {
+		p := &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: int64(300 + 10*(i%7)), Method: billing.MethodCash}
+		if i%5 == 0 {
+			p.Method, p.CardToken = billing.MethodCard, billing.TokenMastercard
+		}
+		pay, _, err := env.Client.Payments.Create(ctx, p)
+		if err != nil {
+			return 0, err
+		}
+		return pay.Amount, nil
+	}, client.ErrAmountExceedsBalance, client.ErrInvoiceNotPayable)
+	got, _, _ := env.Client.Invoices.Get(ctx, inv.ID)
+	if got.AmountPaid > got.Total || got.AmountPaid != sum || got.AmountDue != got.Total-got.AmountPaid {
+		t.Errorf("amountPaid %d amountDue %d total %d; succeeded sum %d", got.AmountPaid, got.AmountDue, got.Total, sum)
+	}
+	if succeeded+refused != 50 || refused == 0 {
+		t.Errorf("succeeded %d refused %d", succeeded, refused)
+	}
+}
+
+// raceCalls runs n calls at once; each returns the amount it moved, or an error. It counts the
+// calls that succeeded (and sums their amounts) and those refused with one of refusals; any
+// other error fails t.
+func raceCalls(t *testing.T, n int, call func(i int) (int64, error), refusals ...error) (succeeded, refused, sum int64) {
+	t.Helper()
 	var wg sync.WaitGroup
-	var succeeded, refused atomic.Int64
-	var sum atomic.Int64
-	for i := range 50 {
+	var ok, no, total atomic.Int64
+	for i := range n {
 		wg.Go(func() {
-			amount := int64(300 + 10*(i%7))
-			p := &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: amount, Method: billing.MethodCash}
-			if i%5 == 0 {
-				p.Method, p.CardToken = billing.MethodCard, billing.TokenMastercard
-			}
-			pay, _, err := env.Client.Payments.Create(ctx, p)
+			amount, err := call(i)
 			switch {
 			case err == nil:
-				succeeded.Add(1)
-				sum.Add(pay.Amount)
-			case errors.Is(err, client.ErrAmountExceedsBalance) || errors.Is(err, client.ErrInvoiceNotPayable):
-				refused.Add(1)
+				ok.Add(1)
+				total.Add(amount)
+			case slices.ContainsFunc(refusals, func(r error) bool { return errors.Is(err, r) }):
+				no.Add(1)
 			default:
-				t.Errorf("payment %d: %v", i, err)
+				t.Errorf("call %d: %v", i, err)
 			}
 		})
 	}
 	wg.Wait()
-	got, _, _ := env.Client.Invoices.Get(ctx, inv.ID)
-	if got.AmountPaid > got.Total || got.AmountPaid != sum.Load() || got.AmountDue != got.Total-got.AmountPaid {
-		t.Errorf("amountPaid %d amountDue %d total %d; succeeded sum %d", got.AmountPaid, got.AmountDue, got.Total, sum.Load())
-	}
-	if succeeded.Load()+refused.Load() != 50 || refused.Load() == 0 {
-		t.Errorf("succeeded %d refused %d", succeeded.Load(), refused.Load())
-	}
+	return ok.Load(), no.Load(), total.Load()
 }
 
 // lossyTransport commits the first request on the server, then loses its response: the
@@ -632,26 +639,36 @@ func (l *lossyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// lossyClient returns a client of env whose first answer is lost (see lossyTransport), and
+// its transport.
+func lossyClient(t *testing.T, env *testenv.Env) (*medspa.Client, *lossyTransport) {
+	lt := &lossyTransport{base: env.HTTP.Transport}
+	return env.ClientFor(t, env.Key.Key, medspa.WithHTTPClient(&http.Client{Transport: lt}), medspa.WithMaxRetries(2)), lt
+}
+
+// checkReplayed checks that a call through lt was sent twice with the same Idempotency-Key and
+// that its answer is the replay of status on the second attempt.
+func checkReplayed(t *testing.T, what string, lt *lossyTransport, resp *client.Response, status int) {
+	t.Helper()
+	if len(lt.keys) != 2 || lt.keys[0] == "" || lt.keys[0] != lt.keys[1] {
+		t.Errorf("%s: idempotency keys %q, want the same key twice", what, lt.keys)
+	}
+	if resp == nil || !resp.Replayed || resp.Attempts != 2 || resp.StatusCode != status {
+		t.Errorf("%s: response %+v, want a replayed %d on attempt 2", what, resp, status)
+	}
+}
+
 func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	pat := mustPatient(t, env.Client)
 	prod := mustProduct(t, env.Client, "R-1", 250, 10)
-	lossy := func() (*medspa.Client, *lossyTransport) {
-		lt := &lossyTransport{base: env.HTTP.Transport}
-		return env.ClientFor(t, env.Key.Key, medspa.WithHTTPClient(&http.Client{Transport: lt}), medspa.WithMaxRetries(2)), lt
-	}
 	check := func(what string, lt *lossyTransport, meta *client.Response) {
 		t.Helper()
-		if len(lt.keys) != 2 || lt.keys[0] == "" || lt.keys[0] != lt.keys[1] {
-			t.Errorf("%s: idempotency keys %q, want the same key twice", what, lt.keys)
-		}
-		if meta == nil || !meta.Replayed || meta.Attempts != 2 || meta.StatusCode != 201 {
-			t.Errorf("%s: response %+v, want a replayed 201 on attempt 2", what, meta)
-		}
+		checkReplayed(t, what, lt, meta, http.StatusCreated)
 	}
 
-	c, lt := lossy()
+	c, lt := lossyClient(t, env)
 	var meta *client.Response
 	inv, meta, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: pat.ID, LineItems: []billing.LineItemParams{{Description: "p", Quantity: 2, ProductID: prod.ID}}})
 	if err != nil {
@@ -665,7 +682,7 @@ func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
 		t.Errorf("on hand %d, want 8: the sale ran once", got)
 	}
 
-	c, lt = lossy()
+	c, lt = lossyClient(t, env)
 	meta = nil
 	pay, meta, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 100, Method: billing.MethodCash})
 	if err != nil {
@@ -677,7 +694,7 @@ func TestRetryAfterLostResponseCreatesOnce(t *testing.T) {
 		t.Errorf("amountPaid %d, want 100: the payment ran once", got.AmountPaid)
 	}
 
-	c, lt = lossy()
+	c, lt = lossyClient(t, env)
 	meta = nil
 	adj, meta, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: prod.ID, Delta: 5, Reason: inventory.ReasonReceived})
 	if err != nil {
@@ -761,6 +778,15 @@ func TestLotTrackedSaleIsFEFO(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// pickIDs returns ids[i] for each i, in that order.
+func pickIDs(ids []string, is ...int) []string {
+	var out []string
+	for _, i := range is {
+		out = append(out, ids[i])
+	}
+	return out
+}
 
 func medspaKey(account string, scopes ...string) mockserver.APIKeyParams {
 	return mockserver.APIKeyParams{Plan: "enterprise", Scopes: scopes, Account: account}

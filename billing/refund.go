@@ -1,8 +1,15 @@
 package billing
 
-import "time"
+import (
+	"context"
+	"iter"
+	"net/http"
+	"time"
 
-// The wire types of voided invoices and refunds (docs/protocol.md §9 "Invoice", "Refund").
+	"github.com/medspa/medspa-go/client"
+)
+
+// Refunds and the refunds service (docs/protocol.md §9 "Refund").
 
 // RefundReason says why a payment is refunded.
 type RefundReason string
@@ -15,11 +22,20 @@ const (
 	RefundOther               RefundReason = "other"
 )
 
+// Validate refuses a RefundReason other than the four above (client.ErrInvalidArgument): the
+// call path runs it before anything is sent.
+func (r RefundReason) Validate() error {
+	return client.CheckEnum(r, RefundRequestedByCustomer, RefundDuplicate, RefundFraudulent, RefundOther)
+}
+
 // RefundStatus is the outcome of a refund.
 type RefundStatus string
 
 // RefundSucceeded is the status of every refund: refunds succeed at once.
 const RefundSucceeded RefundStatus = "succeeded"
+
+// Validate refuses a RefundStatus other than RefundSucceeded (client.ErrInvalidArgument).
+func (s RefundStatus) Validate() error { return client.CheckEnum(s, RefundSucceeded) }
 
 // Refund gives back (part of) a succeeded payment. Amounts are in minor units of Currency
 // (the payment's).
@@ -40,10 +56,55 @@ type Refund struct {
 // RefundCreateParams refund a succeeded payment. PaymentID is required.
 type RefundCreateParams struct {
 	PaymentID string `json:"paymentId"`
-	// Amount (> 0) defaults to what is left to refund (the payment's Amount − AmountRefunded).
-	Amount int64 `json:"amount,omitempty"`
+	// Amount (> 0, medspa.Ptr sets one) is what to refund; nil refunds all that is left (the
+	// payment's Amount − AmountRefunded). A pointer, so that an amount computed as 0 is sent,
+	// and refused, instead of refunding the whole payment.
+	Amount *int64 `json:"amount,omitempty"`
 	// Reason defaults to RefundRequestedByCustomer.
 	Reason RefundReason `json:"reason,omitempty"`
 	// Notes are free text, at most 500 characters (PHI).
 	Notes string `json:"notes,omitempty"`
+}
+
+// RefundListParams filter and page a refund list; filters combine with AND.
+type RefundListParams struct {
+	client.ListOptions
+	PaymentID string `url:"paymentId,omitempty"`
+	InvoiceID string `url:"invoiceId,omitempty"`
+	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	Sort client.Sort `url:"sort,omitempty"`
+}
+
+// RefundsService calls the refund endpoints. Get one from medspa.New (the client's Refunds
+// field). Every method but All also returns the metadata of the server's answer
+// (*client.Response), as InvoicesService's do.
+type RefundsService struct{ e *client.Engine }
+
+// NewRefundsService returns a RefundsService sending through e (medspa.New does this for you).
+func NewRefundsService(e *client.Engine) *RefundsService { return &RefundsService{e: e} }
+
+// Create refunds (part of) a succeeded payment and returns the refund; the payment's and its
+// invoice's AmountRefunded grow by its amount, while the invoice's AmountPaid and Status stay.
+// A payment that failed or is refunded in full is client.ErrPaymentNotRefundable; an amount
+// above what is left to refund is client.ErrAmountExceedsRefundable; an unknown PaymentID is
+// client.ErrValidation (field code not_found). Retries are safe: the call's Idempotency-Key
+// refunds once.
+func (s *RefundsService) Create(ctx context.Context, params *RefundCreateParams, opts ...client.Option) (*Refund, *client.Response, error) {
+	return client.Call[Refund](ctx, s.e, http.MethodPost, client.Path("refunds"), params, opts...)
+}
+
+// Get returns the refund with the given id (client.ErrNotFound if there is none).
+func (s *RefundsService) Get(ctx context.Context, id string, opts ...client.Option) (*Refund, *client.Response, error) {
+	return client.Call[Refund](ctx, s.e, http.MethodGet, client.Path("refunds", id), nil, opts...)
+}
+
+// List returns one page of refunds.
+func (s *RefundsService) List(ctx context.Context, params *RefundListParams, opts ...client.Option) (*client.Page[Refund], *client.Response, error) {
+	return client.List[Refund](ctx, s.e, client.Path("refunds"), params, opts...)
+}
+
+// All iterates over every refund matching params, fetching pages as needed; an error ends the
+// iteration.
+func (s *RefundsService) All(ctx context.Context, params *RefundListParams, opts ...client.Option) iter.Seq2[Refund, error] {
+	return client.All[Refund](ctx, s.e, client.Path("refunds"), params, opts...)
 }

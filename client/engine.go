@@ -95,6 +95,16 @@ func Call[T any](ctx context.Context, e *Engine, method string, route Route, par
 	return &v, resp, nil
 }
 
+// OptionalBody is the params of a POST whose body the protocol makes optional (voiding an
+// invoice, rotating a webhook secret): p itself, or no params at all when p is nil, so that a nil
+// p sends a bare POST (no body, no Content-Type) instead of being refused as nil params.
+func OptionalBody[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
 // Now returns the time by the client's clock (WithClock; time.Now by default).
 func (e *Engine) Now() time.Time { return e.cfg.now() }
 

@@ -21,8 +21,17 @@
 //   - faults: InjectFault (status with the protocol's problem, Retry-After, delay, dropped
 //     connection, after commit), ClearFaults;
 //   - journal: Requests, a bounded, redacted log of what the server saw;
-//   - events and webhooks: RecordEvents, Deliveries; AuditEvents and VerifyAuditChain;
+//   - events and webhooks: RecordEvents, Deliveries;
+//   - audit log: AuditLog (the events kept in memory and the checkpoint of the rest),
+//     AuditEventsAfter (paging, through the audit file under WithDataDir), AuditEvents,
+//     VerifyAuditChain and VerifyAuditChainFrom;
 //   - Reset, SaveState and LoadState.
+//
+// For long-running shared use (docs/protocol.md §13) everything the server keeps for requests
+// is bounded (WithBounds, WithAuditRetention, WithJournalSize; RELIABILITY.md "Bounds"), and
+// HTTPServer, LimitListener and ListenAndServe serve it over a listener with the protocol's
+// timeouts and connection cap (WithConnLimits). WithTrustedProxy names the proxies whose
+// X-Forwarded-For it believes.
 //
 // WithSeed and WithStartTime make a server deterministic: the same test gives byte-identical
 // responses run after run. WithStrictValidation validates every request against the OpenAPI

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -463,11 +464,18 @@ func TestOAuthTokenExpiry(t *testing.T) {
 	}
 }
 
+// TestOAuthCredentialStuffingGuard: 20 failed client authentications of an address and tenant
+// within a minute of real time block that pair until the minute is over. The admin clock plays
+// no part (frozen here, it must not keep the lockout for ever); another tenant is not blocked.
 func TestOAuthCredentialStuffingGuard(t *testing.T) {
 	t.Parallel()
-	env := testenv.New(t, nil)
+	var mu sync.Mutex
+	realNow := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	advance := func(d time.Duration) { mu.Lock(); realNow = realNow.Add(d); mu.Unlock() }
+	env := testenv.New(t, []mockserver.Option{mockserver.WithRealTime(func() time.Time { mu.Lock(); defer mu.Unlock(); return realNow })})
 	c := newOAuthClient(t, env, mockserver.OAuthClientParams{})
-	env.Server.SetTime("", time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	other := newOAuthClient(t, env, mockserver.OAuthClientParams{})
+	env.Server.SetTime("", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)) // frozen, and never moved
 	cc := clientcredentials.Config{ClientID: c.ClientID, ClientSecret: "wrong", TokenURL: env.URL + "/oauth/token",
 		AuthStyle: oauth2.AuthStyleInHeader}
 	for i := range 20 {
@@ -493,11 +501,17 @@ func TestOAuthCredentialStuffingGuard(t *testing.T) {
 	if resp.StatusCode != 429 {
 		t.Errorf("authorize while blocked: %d", resp.StatusCode)
 	}
-	env.Server.AdvanceTime("", 59*time.Second)
+	// Another tenant from the same address is not blocked.
+	otherCC := clientcredentials.Config{ClientID: other.ClientID, ClientSecret: other.ClientSecret, TokenURL: env.URL + "/oauth/token",
+		AuthStyle: oauth2.AuthStyleInHeader}
+	if _, err := otherCC.Token(oauthCtx(env)); err != nil {
+		t.Fatalf("another client from the same address: %v", err)
+	}
+	advance(59 * time.Second)
 	if _, err := good.Token(oauthCtx(env)); !errors.As(err, &re) || re.Response.StatusCode != 429 || re.Response.Header.Get("Retry-After") != "1" {
 		t.Fatalf("second 59: %v", err)
 	}
-	env.Server.AdvanceTime("", time.Second)
+	advance(time.Second)
 	if _, err := good.Token(oauthCtx(env)); err != nil {
 		t.Fatalf("after the minute: %v", err)
 	}

@@ -18,9 +18,12 @@ import (
 // acknowledged (docs/protocol.md §13): records, API keys, OAuth clients, live tokens and
 // refresh-token families (by digest), idempotency keys, clocks, webhook endpoints with their
 // pending deliveries (those that fell due while the server was down run after start), named
-// snapshots. A write is durable before its response is sent; the Go methods that change state
-// return once their change is durable. The directory's layout is in docs/mock-server.md
-// ("Data directory"); one server at a time may use it. The PHI key is WithPHIKey's if given
+// snapshots, and every account's audit events — appended to its audit file,
+// dir/audit/<account>/, before the request that caused them is answered: memory keeps the
+// newest (WithAuditRetention), AuditEventsAfter pages through the rest. A write is durable
+// before its response is sent; the Go methods that change state return once their change is
+// durable. The directory's layout is in docs/mock-server.md ("Data directory"); one server at
+// a time may use it (New fails when another holds it). The PHI key is WithPHIKey's if given
 // (not written to the directory), else dir/phi.key, made on first use. WithStartTime applies
 // only to a directory that holds no state yet.
 func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }

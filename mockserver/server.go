@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
@@ -27,38 +31,106 @@ type Server struct {
 
 	closeMu sync.Mutex
 	closed  bool
-	closers []func() error // what the server started besides the dispatcher (NewTest's listener), in order
+	closers []func() error // what the server opened or started besides the dispatcher (audit files, NewTest's listener), in order
 }
 
 // Option configures a Server.
 type Option func(*options)
 
 type options struct {
-	logger     *slog.Logger
-	trustProxy bool
-	noAdmin    bool
-	seed       uint64
-	phiKey     []byte
-	listen     bool
-	journal    int
-	start      time.Time
-	strict     bool
-	accessTTL  time.Duration
-	refreshTTL time.Duration
-	webhooks   webhook.Options
-	adminToken string
-	adminHosts []string
-
+	logger       *slog.Logger
+	trustProxy   []string // nil: no proxy trusted
+	noAdmin      bool
+	seed         uint64
+	phiKey       []byte
+	listen       bool
+	journal      int
+	start        time.Time
+	strict       bool
+	accessTTL    time.Duration
+	refreshTTL   time.Duration
+	webhooks     webhook.Options
+	adminToken   string
+	adminHosts   []string
 	dataDir      string
 	compactEvery time.Duration
+	auditKeep    int
+	bounds       Bounds
+	conn         ConnLimits
+	realTime     func() time.Time // tests (export_test.go)
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithTrustedProxy takes the caller's address from X-Forwarded-For (for IP allowlists): the
-// last hop, the one the trusted proxy appended.
-func WithTrustedProxy() Option { return func(o *options) { o.trustProxy = true } }
+// WithTrustedProxy names the proxies whose X-Forwarded-For the server believes (for IP
+// allowlists; docs/protocol.md §5): CIDRs or addresses, such as "10.0.0.0/8" or "::1". A request
+// whose peer is one of them is from the last X-Forwarded-For hop that is not a trusted proxy
+// (read from the right: each hop is what the proxy before it appended; earlier hops can be
+// forged). From any other peer, X-Forwarded-For is ignored and the peer's address counts. With
+// no argument, the loopback addresses (127.0.0.0/8, ::1) are trusted: a proxy on the same
+// machine. New fails on a CIDR that does not parse.
+func WithTrustedProxy(cidrs ...string) Option {
+	return func(o *options) {
+		if len(cidrs) == 0 {
+			cidrs = []string{"127.0.0.0/8", "::1/128"}
+		}
+		o.trustProxy = append(o.trustProxy, cidrs...)
+	}
+}
+
+// parsePrefixes reads CIDRs or bare addresses.
+func parsePrefixes(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range list {
+		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err != nil {
+			ip, ierr := netip.ParseAddr(strings.TrimSpace(s))
+			if ierr != nil {
+				return nil, fmt.Errorf("mockserver: trusted proxy %q is neither a CIDR nor an address", s)
+			}
+			p = netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// Bounds are the limits on what the server keeps in memory for requests (docs/protocol.md §13;
+// RELIABILITY.md "Bounds" lists each with its default and what happens at it). A zero field keeps
+// its default. The journal's per-account size and the audit retention have options of their own
+// (WithJournalSize, WithAuditRetention).
+type Bounds struct {
+	// JournalAccounts is how many accounts' journals memory keeps (default 1,000): past it, the
+	// journal of the least recently active account goes.
+	JournalAccounts int
+	// JournalTotal bounds the journal entries of all accounts together (default 200,000): past
+	// it, the oldest entry of the least recently active account goes.
+	JournalTotal int
+	// NoncesPerCredential bounds the signature nonces remembered per credential within the
+	// 600 s replay window (default 100,000): past it, that credential's new signed requests are
+	// refused as replays (401 invalid_signature) until older nonces leave the window.
+	NoncesPerCredential int
+	// IdempotencyKeysPerAccount bounds an account's idempotency keys (default 100,000): past it,
+	// the oldest completed keys are forgotten before their 24 h (a retry with one runs anew).
+	IdempotencyKeysPerAccount int
+	// OAuthFamiliesPerClient bounds an OAuth client's live token families, one per
+	// authorization or client-credentials grant (default 10,000): past it, the client's oldest
+	// family is revoked.
+	OAuthFamiliesPerClient int
+	// OAuthCodesPerClient bounds an OAuth client's authorization codes (default 10,000): past it,
+	// the oldest is forgotten (redeeming it fails with invalid_grant).
+	OAuthCodesPerClient int
+	// StuffingPairs bounds the (client address, tenant) pairs the credential-stuffing guard
+	// counts in one minute (default 10,000): past it, new pairs share one counter (fail closed).
+	StuffingPairs int
+	// ArmedFaults bounds the faults armed at once (default 1,000): past it, InjectFault and
+	// POST /__admin/faults are refused (422) until faults are used up or cleared.
+	ArmedFaults int
+}
+
+// WithBounds sets the server's memory bounds (zero fields keep their defaults).
+func WithBounds(b Bounds) Option { return func(o *options) { o.bounds = b } }
 
 // WithoutAdmin turns the /__admin/ surface off (the Go methods still work).
 func WithoutAdmin() Option { return func(o *options) { o.noAdmin = true } }
@@ -108,6 +180,15 @@ func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t }
 // process, on first use.
 func WithStrictValidation() Option { return func(o *options) { o.strict = true } }
 
+// DefaultAuditRetention is how many of an account's newest audit events memory keeps unless
+// WithAuditRetention says otherwise.
+const DefaultAuditRetention = audit.DefaultRetention
+
+// WithAuditRetention keeps the newest n audit events of each account in memory (default
+// 100,000; n <= 0 keeps the default). Older events leave memory, stood for by the chain's
+// checkpoint (AuditLog); under a data directory they stay in the account's audit file.
+func WithAuditRetention(n int) Option { return func(o *options) { o.auditKeep = n } }
+
 // DefaultJournalSize is how many requests the journal keeps per account unless WithJournalSize
 // says otherwise.
 const DefaultJournalSize = 10_000
@@ -137,27 +218,44 @@ func New(opts ...Option) (*Server, error) {
 		}
 		o.phiKey = key
 	}
+	auditLog, err := audit.Open(audit.Options{Retention: o.auditKeep, Dir: auditDir(o.dataDir)})
+	if err != nil {
+		return nil, fmt.Errorf("mockserver: the data directory's audit files: %w", err)
+	}
+	proxies, err := parsePrefixes(o.trustProxy)
+	if err != nil {
+		auditLog.Close()
+		return nil, err
+	}
 	clk := clock.New()
 	if o.webhooks.Policy == nil {
 		o.webhooks.Policy = &webhook.Policy{}
 	}
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey),
-		WebhookURLs: o.webhooks.Policy.CheckURL})
+		WebhookURLs: o.webhooks.Policy.CheckURL, IdempotencyKeys: o.bounds.IdempotencyKeysPerAccount})
 	hooks := webhook.New(st, o.webhooks)
 	s := &Server{opts: o, clock: clk, store: st, hooks: hooks}
-	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustProxy: o.trustProxy,
+	b := o.bounds
+	api := httpapi.New(st, auth.NewRegistry(), httpapi.Options{Logger: o.logger, TrustedProxies: proxies,
+		Bounds: httpapi.Bounds{JournalAccounts: b.JournalAccounts, JournalTotal: b.JournalTotal, NoncesPerCredential: b.NoncesPerCredential,
+			StuffingPairs: b.StuffingPairs, OAuthFamilies: b.OAuthFamiliesPerClient, OAuthCodes: b.OAuthCodesPerClient,
+			ArmedFaults: b.ArmedFaults},
+		RealTime:       o.realTime,
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks,
-		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin,
+		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin, Audit: auditLog,
 		AdminToken: o.adminToken, AdminHosts: o.adminHosts})
 	s.api = api
+	s.closers = append(s.closers, auditLog.Close) // closed last: after NewTest's listener
 	fresh := true
 	if o.dataDir != "" {
 		if err := s.openData(); err != nil {
 			hooks.Close()
+			auditLog.Close()
 			return nil, err
 		}
 		fresh = s.data.Replayed().Fresh
 	}
+	s.startSweeper()
 	if !o.start.IsZero() && fresh {
 		s.SetTime("", o.start)
 	}
@@ -194,6 +292,40 @@ func (s *Server) Close() error {
 	}
 	s.hooks.Close()
 	return first
+}
+
+// startSweeper sweeps what expires (httpapi.API.Sweep: OAuth codes and tokens, nonces,
+// idempotency keys, idle rate-limit states, the stuffing guard's finished minute) every
+// httpapi.SweepInterval of real time, until Close.
+func (s *Server) startSweeper() {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(httpapi.SweepInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				s.api.Sweep()
+			case <-stop:
+				return
+			}
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		close(stop)
+		<-done
+		return nil
+	})
+}
+
+// auditDir is where the audit files are under a data directory ("" without one).
+func auditDir(dataDir string) string {
+	if dataDir == "" {
+		return ""
+	}
+	return filepath.Join(dataDir, "audit")
 }
 
 // onClose makes Close release what f releases; after Close, f runs at once.

@@ -81,6 +81,20 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := token(t, s.Server, cl.ClientID, cl.ClientSecret)
+	auditAt := func() string {
+		_, _, b := raw(t, s.Server, "", "GET", "/__admin/audit-events?account="+k.Account, "")
+		var a struct {
+			Events []struct {
+				Hash string `json:"hash"`
+			} `json:"events"`
+		}
+		_ = json.Unmarshal(b, &a)
+		if len(a.Events) == 0 {
+			return ""
+		}
+		return fmt.Sprint(len(a.Events), a.Events[len(a.Events)-1].Hash)
+	}
+	audited := auditAt()
 	if err := s.Snapshot(k.Account, "whole"); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +115,11 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 	}
 	if st, _, _ := raw(t, s.Server, after, "GET", "/api/v1/patients", ""); st != 401 {
 		t.Errorf("a token issued after the snapshot, after the restore: %d, want 401", st)
+	}
+	// The audit chain as it was (the restore's own requests above are audited after it).
+	raw(t, s.Server, "", "POST", "/__admin/snapshots/whole/restore", `{"account":"`+k.Account+`"}`)
+	if got := auditAt(); got != audited || audited == "" {
+		t.Errorf("the audit chain after the restore: %q, want %q", got, audited)
 	}
 	s.AdvanceTime(k.Account, 10*time.Second) // the restored retry falls due
 	restarttest.WaitFor(t, "the restored retry", func() bool { return deliveries(event) == 3 })

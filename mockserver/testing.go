@@ -45,7 +45,10 @@ func NewTest(t testing.TB, opts ...Option) *TestServer {
 	}
 	ts := &TestServer{Server: s, Key: key, Account: key.Account, BaseURL: InProcessBaseURL, hc: s.HTTPClient()}
 	if s.opts.listen {
-		hs := httptest.NewServer(s)
+		hs := httptest.NewUnstartedServer(s)
+		hs.Config = s.HTTPServer() // the timeouts and head limit of docs/protocol.md §13
+		hs.Listener = s.LimitListener(hs.Listener)
+		hs.Start()
 		s.onClose(func() error { hs.Close(); return nil })
 		ts.BaseURL, ts.hc = hs.URL, hs.Client()
 	}

@@ -44,23 +44,28 @@ func (s *Server) InjectFault(f Fault) error {
 // ClearFaults disarms every fault.
 func (s *Server) ClearFaults() { s.api.ClearFaults() }
 
-// JournalEntry is one journalled request (GET /__admin/requests): metadata only. Bodies, the
-// Authorization header and query values are never kept (they may carry credentials or PHI).
+// JournalEntry is one journalled request (GET /__admin/requests): metadata only, at most 4 KiB.
+// Bodies, the Authorization header, query values and idempotency keys are never kept (they may
+// carry credentials or PHI).
 type JournalEntry struct {
 	// At is when the request arrived, on its account's clock (millisecond precision).
 	At        time.Time `json:"at"`
 	RequestID string    `json:"requestId"`
 	Method    string    `json:"method"`
-	// Path keeps route words and well-formed ids; any other segment is "{redacted}".
+	// Path keeps route words and well-formed ids; any other segment is "{redacted}". Cut to
+	// 1,024 bytes.
 	Path string `json:"path"`
-	// QueryParams are the query parameter names, sorted.
+	// QueryParams are the names of the query parameters the route knows, sorted; "other" stands
+	// (once) for any name it does not know, which is not kept.
 	QueryParams []string `json:"queryParams"`
 	// Status is the answer's status; 0 when the connection was dropped.
 	Status     int     `json:"status"`
 	DurationMs float64 `json:"durationMs"`
 	// Account and CredentialID are empty for requests without a known credential.
-	Account        string `json:"account,omitempty"`
-	CredentialID   string `json:"credentialId,omitempty"`
+	Account      string `json:"account,omitempty"`
+	CredentialID string `json:"credentialId,omitempty"`
+	// IdempotencyKey is a digest of a POST's Idempotency-Key (16 hex digits, salted per server):
+	// the same key shows the same digest, the key itself is never kept.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 	// Fault says what an injected fault did: "status", "drop", "delay", or with afterCommit
 	// "status-after-commit", "drop-after-commit".
@@ -68,7 +73,8 @@ type JournalEntry struct {
 }
 
 // Requests returns the request journal of account ("" for every request), newest last. The
-// journal keeps the newest DefaultJournalSize requests per account (WithJournalSize).
+// journal keeps the newest DefaultJournalSize requests per account (WithJournalSize), of the
+// 1,000 most recently active accounts, 200,000 in all (Bounds).
 func (s *Server) Requests(account string) []JournalEntry {
 	entries := s.api.Requests(account)
 	out := make([]JournalEntry, len(entries))

@@ -25,34 +25,7 @@ import (
 // raw sends one request to s in-process with the bearer key; it returns the status, header and body.
 func raw(t testing.TB, s *mockserver.Server, key, method, path, body string, headers ...string) (int, http.Header, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, mockserver.InProcessBaseURL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for _, h := range headers {
-		k, v, _ := strings.Cut(h, ":")
-		req.Header.Set(k, strings.TrimSpace(v))
-	}
-	resp, err := s.HTTPClient().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	return sendRequest(t, s.HTTPClient(), mockserver.InProcessBaseURL, key, method, path, body, headers...)
 }
 
 func newKey(t testing.TB, s *mockserver.Server, account string) mockserver.APIKey {

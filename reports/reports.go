@@ -8,7 +8,9 @@
 package reports
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -104,6 +106,39 @@ type RevenueRow struct {
 	// when the invoice has no appointment).
 	Key string `json:"key"`
 	RevenueTotals
+}
+
+// UnmarshalJSON decodes the metrics. Refunded and Net are extensions of the protocol
+// (docs/protocol.md §9): a server without refunds sends neither, and Net is then Collected, as
+// nothing was refunded.
+func (t *RevenueTotals) UnmarshalJSON(b []byte) error {
+	var key string // totals have none
+	return decodeRevenue(b, &key, t)
+}
+
+// UnmarshalJSON decodes the bucket's key and metrics, as RevenueTotals.UnmarshalJSON does.
+func (r *RevenueRow) UnmarshalJSON(b []byte) error { return decodeRevenue(b, &r.Key, &r.RevenueTotals) }
+
+// decodeRevenue decodes a bucket's key and revenue metrics, telling an absent net from a zero
+// one; null changes nothing, as for any struct.
+func decodeRevenue(b []byte, key *string, t *RevenueTotals) error {
+	type metrics RevenueTotals // without the UnmarshalJSON method
+	w := struct {
+		Key string `json:"key"`
+		metrics
+		Net *int64 `json:"net"` // shadows metrics.Net
+	}{Key: *key, metrics: metrics(*t)}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*key, *t = w.Key, RevenueTotals(w.metrics)
+	switch {
+	case w.Net != nil:
+		t.Net = *w.Net
+	case !bytes.Equal(bytes.TrimSpace(b), []byte("null")):
+		t.Net = t.Collected
+	}
+	return nil
 }
 
 // RevenueReport is the revenue report.

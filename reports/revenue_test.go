@@ -146,6 +146,84 @@ func TestRevenueReportOverAPI(t *testing.T) {
 	}
 }
 
+// TestRevenueReportRefunds: refunds count by their own createdAt (a payment collected before
+// the window may be refunded in it), net = collected − refunded per bucket and in the totals
+// (negative where a bucket refunds more than it collects), a void invoice stays invoiced, and
+// the CSV has the same rows.
+func TestRevenueReportRefunds(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, nil)
+	c, acct := env.Client, env.Key.Account
+	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paid := func(when string, amount int64) *billing.Payment {
+		t.Helper()
+		env.Server.SetTime(acct, at(when))
+		inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
+			LineItems: []billing.LineItemParams{{Description: "x", Quantity: 1, UnitAmount: medspa.Ptr(amount)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pay, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: amount, Method: billing.MethodCash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pay
+	}
+	refund := func(when string, pay *billing.Payment, amount int64) {
+		t.Helper()
+		env.Server.SetTime(acct, at(when))
+		if _, _, err := c.Refunds.Create(ctx, &billing.RefundCreateParams{PaymentID: pay.ID, Amount: medspa.Ptr(amount)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := paid("2026-10-31T12:00:00Z", 40000) // collected before the window
+	first := paid("2026-11-01T09:00:00Z", 10000)
+	second := paid("2026-11-02T09:00:00Z", 20000)
+	refund("2026-11-01T10:00:00Z", first, 2500)
+	refund("2026-11-03T10:00:00Z", before, 40000) // nothing collected that day
+	refund("2026-11-03T11:00:00Z", second, 5000)
+	refund("2026-11-04T00:00:00Z", second, 1) // at `to`: outside
+	env.Server.SetTime(acct, at("2026-11-02T12:00:00Z"))
+	open, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{PatientID: p.ID,
+		LineItems: []billing.LineItemParams{{Description: "raised in error", Quantity: 1, UnitAmount: medspa.Ptr[int64](777)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Invoices.Void(ctx, open.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	env.Server.SetTime(acct, at("2026-12-01T00:00:00Z"))
+
+	type m = reports.RevenueTotals
+	window := reports.RevenueParams{From: at("2026-11-01T00:00:00Z"), To: at("2026-11-04T00:00:00Z")}
+	r, _, err := c.Reports.Revenue(ctx, &window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []reports.RevenueRow{
+		{Key: "2026-11-01", RevenueTotals: m{Collected: 10000, Payments: 1, Invoiced: 10000, Invoices: 1, Refunded: 2500, Net: 7500}},
+		{Key: "2026-11-02", RevenueTotals: m{Collected: 20000, Payments: 1, Invoiced: 20777, Invoices: 2, Net: 20000}},
+		{Key: "2026-11-03", RevenueTotals: m{Refunded: 45000, Net: -45000}},
+	}
+	totals := m{Collected: 30000, Payments: 2, Invoiced: 30777, Invoices: 3, Refunded: 47500, Net: -17500}
+	if diff := cmp.Diff(want, r.Data); diff != "" || r.Totals != totals {
+		t.Errorf("rows (-want +got):\n%s\ntotals %+v, want %+v", diff, r.Totals, totals)
+	}
+	got := readCSV(t, env, reports.NameRevenue, &window)
+	csv := [][]string{
+		{"key", "collected", "payments", "invoiced", "invoices", "refunded", "net"},
+		{"2026-11-01", "10000", "1", "10000", "1", "2500", "7500"},
+		{"2026-11-02", "20000", "1", "20777", "2", "0", "20000"},
+		{"2026-11-03", "0", "0", "0", "0", "45000", "-45000"},
+	}
+	if diff := cmp.Diff(csv, got); diff != "" {
+		t.Errorf("CSV (-want +got):\n%s", diff)
+	}
+}
+
 func TestCustomReportOverBilling(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, nil)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/internal/wiretest"
 	"github.com/medspa/medspa-go/reports"
@@ -37,6 +39,28 @@ func TestWire(t *testing.T) {
 			r := got.(*reports.RevenueReport)
 			if r.Report != reports.NameRevenue || len(r.Data) != 1 || r.Data[0].Key != "2026-W47" || r.Data[0].Collected != 15000 || r.Totals.Invoices != 1 {
 				t.Errorf("report %+v", r)
+			}
+			// The totals come from a server without refunds (no refunded, no net): net is collected.
+			if r.Data[0].Net != 15000 || r.Totals.Net != 15000 || r.Totals.Refunded != 0 {
+				t.Errorf("net: row %+v, totals %+v", r.Data[0], r.Totals)
+			}
+		},
+	}, {
+		Name: "Revenue with refunds: net as sent, even zero or negative",
+		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
+			return c.Reports.Revenue(ctx, &window)
+		},
+		Exchange: wiretest.Exchange{Want: wiretest.Want{Method: "GET", Path: base + "revenue", Query: windowQuery}, Answer: `{"report":"revenue",` +
+			`"groupBy":"week","data":[{"key":"2026-W47","collected":15000,"payments":1,"invoiced":0,"invoices":0,"refunded":15000,"net":0},` +
+			`{"key":"2026-W48","collected":0,"payments":0,"invoiced":0,"invoices":0,"refunded":500,"net":-500},{"key":"2026-W49"}],` +
+			`"totals":{"collected":15000,"payments":1,"invoiced":0,"invoices":0,"refunded":15500,"net":-500}}`},
+		Check: func(t *testing.T, got any) {
+			type m = reports.RevenueTotals
+			r := got.(*reports.RevenueReport)
+			want := []reports.RevenueRow{{Key: "2026-W47", RevenueTotals: m{Collected: 15000, Payments: 1, Refunded: 15000}},
+				{Key: "2026-W48", RevenueTotals: m{Refunded: 500, Net: -500}}, {Key: "2026-W49"}}
+			if diff := cmp.Diff(want, r.Data); diff != "" || r.Totals != (m{Collected: 15000, Payments: 1, Refunded: 15500, Net: -500}) {
+				t.Errorf("rows (-want +got):\n%s\ntotals %+v", diff, r.Totals)
 			}
 		},
 	}, {

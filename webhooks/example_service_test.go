@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"time"
 
 	medspa "github.com/medspa/medspa-go"
@@ -200,4 +202,145 @@ func ExampleService_Verify() {
 	// Output:
 	// webhook.test <nil>
 	// true
+}
+
+// Update is a merge patch: it changes what it names; medspa.Null clears the description, and
+// resets enabled to true.
+func ExampleService_Update() {
+	c, srv := exampleClient()
+	defer srv.Close()
+	ctx := context.Background()
+	e, _, err := c.Webhooks.Create(ctx, &webhooks.CreateParams{
+		URL: "https://hooks.example.com/medspa", Events: []webhooks.EventType{webhooks.EventPaymentSucceeded}, Description: "books",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	e, _, err = c.Webhooks.Update(ctx, e.ID, &webhooks.UpdateParams{
+		Events:  []webhooks.EventType{webhooks.EventPaymentSucceeded, webhooks.EventRefundCreated},
+		Enabled: medspa.Set(false), // pause deliveries
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(e.Events, e.Description, e.Enabled)
+
+	e, _, _ = c.Webhooks.Update(ctx, e.ID, &webhooks.UpdateParams{Description: medspa.Null[string](), Enabled: medspa.Null[bool]()})
+	fmt.Printf("%q %v\n", e.Description, e.Enabled)
+
+	_, _, err = c.Webhooks.Update(ctx, e.ID, &webhooks.UpdateParams{URL: "http://hooks.example.com/medspa"}) // plain http, not loopback
+	fmt.Println(errors.Is(err, medspa.ErrValidation))
+	// Output:
+	// [payment.succeeded refund.created] books false
+	// "" true
+	// true
+}
+
+// RotateSecret issues a new secret at once; until the previous one expires, every delivery
+// carries both signatures, the new one first, so a receiver that knows either accepts it.
+func ExampleService_RotateSecret() {
+	srv, err := mockserver.New(mockserver.WithStartTime(time.Date(2030, time.July, 1, 10, 0, 0, 0, time.UTC)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	c, _, err := srv.NewClient()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	var oldSecret, newSecret string
+	recv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		for _, s := range []struct{ name, secret string }{{"old", oldSecret}, {"new", newSecret}} {
+			if s.secret != "" {
+				_, err := c.Webhooks.Verify(s.secret, r.Header, body)
+				fmt.Printf("  verified with the %s secret: %t\n", s.name, err == nil)
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer recv.Close()
+	e := registerAll(c, "http://"+recv.Listener.Addr().String()+"/hooks")
+	oldSecret = e.Secret
+	recv.Start()
+
+	rot, _, err := c.Webhooks.RotateSecret(ctx, e.ID, &webhooks.RotateSecretParams{PreviousSecretExpiresIn: medspa.Ptr(time.Hour)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	newSecret = rot.Secret
+	fmt.Println("the previous secret signs until", rot.PreviousSecretExpiresAt.Format(time.RFC3339))
+	fmt.Println("a delivery in the overlap:")
+	if _, _, err := c.Webhooks.Test(ctx, e.ID); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// the previous secret signs until 2030-07-01T11:00:00Z
+	// a delivery in the overlap:
+	//   verified with the old secret: true
+	//   verified with the new secret: true
+}
+
+// A zero-downtime rotation, on the mock server's clock: the receiver takes the new secret
+// while the previous one still signs (keeping the previous one, WithSecrets), and lets the
+// previous one go once it has expired. Every delivery is verified throughout; only a receiver
+// still holding just the old secret after the expiry would refuse one.
+func Example_rotateSecret() {
+	srv, err := mockserver.New(mockserver.WithStartTime(time.Date(2030, time.July, 1, 10, 0, 0, 0, time.UTC)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	c, key, err := srv.NewClient()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	// The receiver's configuration, replaced as a deployment would replace it.
+	var handler atomic.Pointer[http.Handler]
+	configure := func(secret, previous string) {
+		h := c.Webhooks.NewHandler(secret, func(context.Context, *webhooks.Event) error { return nil },
+			webhooks.WithSecrets(previous)) // "" once there is no previous secret
+		handler.Store(&h)
+	}
+	recv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*handler.Load()).ServeHTTP(w, r)
+	}))
+	defer recv.Close()
+	e := registerAll(c, "http://"+recv.Listener.Addr().String()+"/hooks")
+	configure(e.Secret, "")
+	recv.Start()
+	deliver := func(when string) {
+		res, _, err := c.Webhooks.Test(ctx, e.ID) // a delivery, now; the answer says how the receiver took it
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%-44s %d\n", when+":", *res.StatusCode)
+	}
+
+	deliver("before the rotation")
+	rot, _, err := c.Webhooks.RotateSecret(ctx, e.ID, &webhooks.RotateSecretParams{PreviousSecretExpiresIn: medspa.Ptr(time.Hour)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	deliver("rotated, the receiver not yet told")
+	configure(rot.Secret, e.Secret)
+	deliver("the receiver holding both")
+	srv.AdvanceTime(key.Account, time.Hour)
+	deliver("the previous secret expired")
+	configure(rot.Secret, "")
+	deliver("the receiver holding the new one only")
+	configure(e.Secret, "")
+	deliver("(a receiver left with the old one only)")
+	// Output:
+	// before the rotation:                         204
+	// rotated, the receiver not yet told:          204
+	// the receiver holding both:                   204
+	// the previous secret expired:                 204
+	// the receiver holding the new one only:       204
+	// (a receiver left with the old one only):     400
 }

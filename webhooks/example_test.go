@@ -95,3 +95,27 @@ func ExampleNewHandler() {
 	// appointment apt_01 is now cancelled
 	// 204 No Content
 }
+
+// WithSecrets lets a receiver hold the previous secret beside the new one while an endpoint's
+// secret is rotated: a delivery signed with either is accepted.
+func ExampleWithSecrets() {
+	oldSecret, newSecret := webhooks.NewSecret(), webhooks.NewSecret()
+	sentAt := time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC)
+	clock := webhooks.WithNow(func() time.Time { return sentAt })
+	body := []byte(`{"id":"evt_01","type":"webhook.test","createdAt":"2026-11-22T14:03:00Z","data":{"object":"webhook","id":"whk_01"}}`)
+
+	// Signed before the rotation reached the sender: the previous secret only.
+	header, _ := webhooks.SignHeaders(oldSecret, "evt_01", sentAt, body)
+	_, err := webhooks.Verify(newSecret, header, body, clock)
+	fmt.Println("new secret alone:", errors.Is(err, webhooks.ErrInvalidSignature))
+	_, err = webhooks.Verify(newSecret, header, body, clock, webhooks.WithSecrets(oldSecret))
+	fmt.Println("new and previous:", err)
+
+	// Once the rotation is over, an empty previous-secret setting is skipped.
+	_, err = webhooks.Verify(newSecret, header, body, clock, webhooks.WithSecrets(""))
+	fmt.Println("previous setting emptied:", errors.Is(err, webhooks.ErrInvalidSignature))
+	// Output:
+	// new secret alone: true
+	// new and previous: <nil>
+	// previous setting emptied: true
+}

@@ -13,7 +13,7 @@ import (
 const DefaultMaxBodyBytes int64 = 1 << 20
 
 // HandlerOption configures NewHandler. Every VerifyOption (WithTolerance,
-// WithNow) is also a HandlerOption.
+// WithNow, WithSecrets) is also a HandlerOption.
 type HandlerOption interface {
 	applyHandler(*handlerConfig)
 }
@@ -54,15 +54,16 @@ func WithLogger(l *slog.Logger) HandlerOption {
 }
 
 // NewHandler returns an http.Handler that receives webhook deliveries signed
-// with secret and passes each verified event to fn with the request's
-// context. It answers:
+// with secret (or with one of those given by WithSecrets, such as the previous
+// secret during a rotation) and passes each verified event to fn with the
+// request's context. It answers:
 //
 //   - 405 with Allow: POST for any other method;
 //   - 413 when the body exceeds the cap (WithMaxBodyBytes);
 //   - 400 with a short plain-text reason when headers are missing, the
 //     signature doesn't match, the timestamp is outside the tolerance or
 //     the body is not an event;
-//   - 500 when secret is invalid or its key shorter than MinSecretBytes (a
+//   - 500 when a secret is invalid or its key shorter than MinSecretBytes (a
 //     configuration error on the receiver's side: the sender keeps retrying
 //     until it is fixed) or when fn returns an error, so the sender retries
 //     the delivery later;
@@ -93,7 +94,7 @@ func NewHandler(secret string, fn func(ctx context.Context, e *Event) error, opt
 	// Decoded once here rather than per request; an invalid secret is
 	// reported on every delivery instead of panicking at start-up, matching
 	// how the rest of the SDK reports configuration errors as errors.
-	h.key, h.keyErr = receiverKey(secret)
+	h.keys, h.keyErr = receiverKeys(secret, &h.cfg.verify)
 	return h
 }
 
@@ -102,7 +103,7 @@ func NewHandler(secret string, fn func(ctx context.Context, e *Event) error, opt
 type handler struct {
 	fn     func(ctx context.Context, e *Event) error
 	cfg    handlerConfig
-	key    []byte
+	keys   [][]byte
 	keyErr error
 }
 
@@ -136,7 +137,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusInternalServerError, "receiver misconfigured")
 		return
 	}
-	e, err := verifyAndDecode(h.key, &h.cfg.verify, r.Header, body)
+	e, err := verifyAndDecode(h.keys, &h.cfg.verify, r.Header, body)
 	if err != nil {
 		// The reply is the sentinel's fixed text only: the wrapped detail is
 		// for the caller of Verify, not for whoever sent this request.

@@ -252,14 +252,23 @@ func TestHandlerFnError(t *testing.T) {
 func TestHandlerInvalidSecret(t *testing.T) {
 	t.Parallel()
 	short := "whsec_" + base64.StdEncoding.EncodeToString([]byte("sixteen byte key"))
-	for _, secret := range []string{"whsec_not base64!", short} {
+	good := webhooks.NewSecret()
+	for _, tc := range []struct {
+		secret string
+		opts   []webhooks.HandlerOption
+	}{
+		{"whsec_not base64!", nil}, {short, nil},
+		{good, []webhooks.HandlerOption{webhooks.WithSecrets(webhooks.NewSecret(), "whsec_not base64!")}}, // one bad extra secret is enough
+		{good, []webhooks.HandlerOption{webhooks.WithSecrets(short)}},
+	} {
+		secret := tc.secret
 		var called atomic.Bool
 		srv := httptest.NewServer(webhooks.NewHandler(secret, func(context.Context, *webhooks.Event) error {
 			called.Store(true)
 			return nil
-		}))
+		}, tc.opts...))
 		defer srv.Close()
-		// Signed with the very secret the handler holds: only its length is wrong.
+		// Signed with the very (first) secret the handler holds: only a secret's form is wrong.
 		body := []byte(`{}`)
 		h, _ := webhooks.SignHeaders(secret, "evt_1", time.Now(), body)
 		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
@@ -270,7 +279,7 @@ func TestHandlerInvalidSecret(t *testing.T) {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusInternalServerError || called.Load() {
-			t.Fatalf("secret %q: status %d, called %v", secret, resp.StatusCode, called.Load())
+			t.Fatalf("secret %q, %d options: status %d, called %v", secret, len(tc.opts), resp.StatusCode, called.Load())
 		}
 	}
 }
@@ -359,4 +368,41 @@ func TestNewHandlerNilFnPanics(t *testing.T) {
 		}
 	}()
 	webhooks.NewHandler(webhooks.NewSecret(), nil)
+}
+
+// TestHandlerWithSecrets: a handler holding the new and the previous secret accepts deliveries
+// signed with either or both and refuses a stranger's (a malformed extra secret:
+// TestHandlerInvalidSecret).
+func TestHandlerWithSecrets(t *testing.T) {
+	t.Parallel()
+	oldSecret := webhooks.NewSecret()
+	r := newReceiver(t, webhooks.WithSecrets(oldSecret))
+	e := sampleEvents()[0]
+	body := mustMarshal(t, e)
+	now := time.Now()
+	sig := func(secret string) string {
+		s, err := webhooks.Sign(secret, e.ID, now, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name, sigs string
+		status     int
+	}{
+		{"previous secret only", sig(oldSecret), http.StatusNoContent},
+		{"both, new first", sig(r.secret) + " " + sig(oldSecret), http.StatusNoContent},
+		{"new secret only", sig(r.secret), http.StatusNoContent},
+		{"a stranger's", sig(webhooks.NewSecret()), http.StatusBadRequest},
+	} {
+		h, _ := r.signed(t, e, now)
+		h.Set(webhooks.HeaderSignature, tc.sigs)
+		if status, _, reply := r.deliver(t, http.MethodPost, h, body); status != tc.status {
+			t.Errorf("%s: %d %q, want %d", tc.name, status, reply, tc.status)
+		}
+	}
+	if r.calls.Load() != 3 {
+		t.Errorf("fn called %d times, want 3", r.calls.Load())
+	}
 }

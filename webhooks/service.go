@@ -2,6 +2,8 @@ package webhooks
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"iter"
 	"net/http"
 	"time"
@@ -31,6 +33,53 @@ type CreateParams struct {
 	Description string `json:"description,omitempty"`
 	// Enabled defaults to true.
 	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// UpdateParams are a merge patch of an endpoint: fields left zero are unchanged. URL and Events
+// are required fields of an endpoint, so they can be replaced but not cleared; Description can
+// be cleared (client.Null) and Enabled reset to its default, true (client.Null). The values are
+// checked as by Create: a URL the server refuses is client.ErrValidation.
+type UpdateParams struct {
+	// URL replaces the endpoint's URL: absolute https:// (http:// only to loopback hosts).
+	URL string `json:"url,omitzero"`
+	// Events replaces the subscribed types: without duplicates, or []EventType{EventAll}. A
+	// non-nil empty list is sent, and refused by the server.
+	Events []EventType `json:"events,omitzero"`
+	// Description is free text, at most 500 characters; client.Null clears it.
+	Description client.Optional[string] `json:"description,omitzero"`
+	// Enabled turns deliveries off or on; client.Null resets it to true. Re-enabling an endpoint
+	// does not replay the events it missed.
+	Enabled client.Optional[bool] `json:"enabled,omitzero"`
+}
+
+// RotateSecretParams say how long the previous secret keeps signing after a rotation.
+type RotateSecretParams struct {
+	// PreviousSecretExpiresIn is how long deliveries keep carrying the previous secret's
+	// signature: whole seconds, from 0 to 7 days (sent as expiresInSeconds). nil keeps the
+	// server's default, 24 hours; a pointer to 0 retires the previous secret at once.
+	PreviousSecretExpiresIn *time.Duration `json:"-"`
+}
+
+// Validate refuses a PreviousSecretExpiresIn that is not a whole number of seconds
+// (client.ErrInvalidArgument): the wire carries seconds, and rounding would move the moment the
+// previous secret stops signing. Out-of-range values go to the server, which names the field.
+func (p RotateSecretParams) Validate() error {
+	if p.PreviousSecretExpiresIn != nil && *p.PreviousSecretExpiresIn%time.Second != 0 {
+		return fmt.Errorf("%w: webhooks.RotateSecretParams.PreviousSecretExpiresIn is not a whole number of seconds", client.ErrInvalidArgument)
+	}
+	return nil
+}
+
+// MarshalJSON writes {"expiresInSeconds": n}, or {} when PreviousSecretExpiresIn is nil.
+func (p RotateSecretParams) MarshalJSON() ([]byte, error) {
+	var w struct {
+		ExpiresInSeconds *int64 `json:"expiresInSeconds,omitempty"`
+	}
+	if p.PreviousSecretExpiresIn != nil {
+		sec := int64(*p.PreviousSecretExpiresIn / time.Second)
+		w.ExpiresInSeconds = &sec
+	}
+	return json.Marshal(w)
 }
 
 // ListParams page an endpoint list.
@@ -84,6 +133,24 @@ func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Op
 	return client.All[Endpoint](ctx, s.e, client.Path("webhooks"), params, opts...)
 }
 
+// Update changes an endpoint (a merge patch: see UpdateParams) and returns it, without its
+// secret, which neither changes nor shows (see RotateSecret). A URL the server refuses is
+// client.ErrValidation, an unknown id client.ErrNotFound; a refused update changes nothing.
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Endpoint, *client.Response, error) {
+	return client.Call[Endpoint](ctx, s.e, http.MethodPatch, client.Path("webhooks", id), params, opts...)
+}
+
+// RotateSecret gives the endpoint a new signing secret at once and returns it (shown only this
+// once) with the moment the previous one stops signing, on the server's clock. Until then every
+// delivery carries both signatures, the new one first, so receivers that know either secret
+// keep accepting deliveries: that is the window to give them the new one (WithSecrets during
+// the change). Rotating again while a previous secret still signs replaces it: at most two
+// secrets sign. params may be nil (the server's default window, 24 hours). Retries are safe:
+// the call's Idempotency-Key returns the same secret and rotates once.
+func (s *Service) RotateSecret(ctx context.Context, id string, params *RotateSecretParams, opts ...client.Option) (*SecretRotation, *client.Response, error) {
+	return client.Call[SecretRotation](ctx, s.e, http.MethodPost, client.Path("webhooks", id, "rotate-secret"), client.OptionalBody(params), opts...)
+}
+
 // Delete removes the endpoint; its pending retries are dropped. The server answers 204 with no
 // body, so there is nothing to return but the answer's metadata.
 func (s *Service) Delete(ctx context.Context, id string, opts ...client.Option) (*client.Response, error) {
@@ -97,13 +164,14 @@ func (s *Service) Test(ctx context.Context, id string, opts ...client.Option) (*
 
 // NewHandler is the package's NewHandler with the client's clock (medspa.WithClock) as the
 // default now: against a mock server whose clock was moved, the client and its receivers then
-// agree on the time. A WithNow among opts still wins.
+// agree on the time. A WithNow among opts still wins; WithSecrets adds the previous secret
+// while a rotation's overlap lasts.
 func (s *Service) NewHandler(secret string, fn func(ctx context.Context, e *Event) error, opts ...HandlerOption) http.Handler {
 	return NewHandler(secret, fn, append([]HandlerOption{WithNow(s.e.Now)}, opts...)...)
 }
 
 // Verify is the package's Verify with the client's clock (medspa.WithClock) as the default now.
-// A WithNow among opts still wins.
+// A WithNow among opts still wins; WithSecrets adds secrets, as for NewHandler.
 func (s *Service) Verify(secret string, header http.Header, body []byte, opts ...VerifyOption) (*Event, error) {
 	return Verify(secret, header, body, append([]VerifyOption{WithNow(s.e.Now)}, opts...)...)
 }

@@ -41,7 +41,8 @@ var (
 	// (for Verify, VerifySignature and NewHandler) its key is shorter than
 	// MinSecretBytes.
 	ErrInvalidSecret = errors.New("webhooks: invalid secret")
-	// ErrInvalidSignature: no v1 signature in webhook-signature matches.
+	// ErrInvalidSignature: no v1 signature in webhook-signature matches any of
+	// the receiver's secrets.
 	ErrInvalidSignature = errors.New("webhooks: no matching signature")
 	// ErrTimestampTooOld: webhook-timestamp is older than the tolerance.
 	ErrTimestampTooOld = errors.New("webhooks: timestamp too old")
@@ -62,6 +63,7 @@ type VerifyOption func(*verifyConfig)
 type verifyConfig struct {
 	tolerance time.Duration
 	now       func() time.Time
+	secrets   []string // WithSecrets: accepted besides the first argument's
 }
 
 func newVerifyConfig(opts []VerifyOption) verifyConfig {
@@ -90,6 +92,24 @@ func WithNow(now func() time.Time) VerifyOption {
 	}
 }
 
+// WithSecrets adds secrets that a delivery may be signed with, besides the one
+// given to Verify, VerifySignature or NewHandler: a delivery is accepted when
+// any of its v1 signatures matches any of the secrets. A receiver passes the
+// previous secret here while an endpoint's secret is rotated
+// (Service.RotateSecret), or the secrets of several endpoints that deliver to
+// it. Each secret must be valid as the first one must (ErrInvalidSecret);
+// empty strings are skipped, so that a setting for the previous secret can be
+// left empty once a rotation is over. Several WithSecrets add up.
+func WithSecrets(secrets ...string) VerifyOption {
+	return func(c *verifyConfig) {
+		for _, s := range secrets {
+			if s != "" {
+				c.secrets = append(c.secrets, s)
+			}
+		}
+	}
+}
+
 // decodeSecret returns the HMAC key of a secret. The prefix is optional
 // because the Standard Webhooks reference libraries accept bare base64 too.
 func decodeSecret(secret string) ([]byte, error) {
@@ -105,17 +125,31 @@ func decodeSecret(secret string) ([]byte, error) {
 // and a shorter one could be guessed.
 const MinSecretBytes = 24
 
-// receiverKey is decodeSecret for the receiving side (Verify, VerifySignature,
-// NewHandler), which also refuses keys shorter than MinSecretBytes.
-func receiverKey(secret string) ([]byte, error) {
-	key, err := decodeSecret(secret)
-	if err != nil {
-		return nil, err
+// receiverKeys decodes the keys of a receiver (Verify, VerifySignature,
+// NewHandler): secret's, then those of c's WithSecrets. Unlike a sender, a
+// receiver also refuses keys shorter than MinSecretBytes.
+func receiverKeys(secret string, c *verifyConfig) ([][]byte, error) {
+	n := 1 + len(c.secrets)
+	keys := make([][]byte, n)
+	for i := range n {
+		s := secret
+		if i > 0 {
+			s = c.secrets[i-1]
+		}
+		which := "" // which secret is wrong, when there are several (never what it holds)
+		if n > 1 {
+			which = fmt.Sprintf(" (secret %d of %d)", i+1, n)
+		}
+		key, err := decodeSecret(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w%s", err, which)
+		}
+		if len(key) < MinSecretBytes {
+			return nil, fmt.Errorf("%w%s: the key has %d bytes, fewer than %d", ErrInvalidSecret, which, len(key), MinSecretBytes)
+		}
+		keys[i] = key
 	}
-	if len(key) < MinSecretBytes {
-		return nil, fmt.Errorf("%w: the key has %d bytes, fewer than %d", ErrInvalidSecret, len(key), MinSecretBytes)
-	}
-	return key, nil
+	return keys, nil
 }
 
 // mac computes HMAC-SHA256(key, "<id>.<timestamp>.<body>"), the Standard
@@ -130,24 +164,25 @@ func mac(key []byte, msgID, timestamp string, body []byte) []byte {
 	return h.Sum(nil)
 }
 
-// VerifySignature checks that body was signed with secret and that the
-// delivery is recent. It returns nil, or an error wrapping one of
-// ErrInvalidSecret, ErrMissingHeaders, ErrInvalidTimestamp,
-// ErrTimestampTooOld, ErrTimestampTooNew or ErrInvalidSignature, checked in
-// that order. webhook-signature may hold several space-separated signatures
-// (the sender signs with old and new secrets during rotation): any valid
-// "v1," one passes and other versions are ignored. It does not look at the
-// body's content; use Verify to also decode it.
+// VerifySignature checks that body was signed with secret (or one of those
+// given by WithSecrets) and that the delivery is recent. It returns nil, or an
+// error wrapping one of ErrInvalidSecret, ErrMissingHeaders,
+// ErrInvalidTimestamp, ErrTimestampTooOld, ErrTimestampTooNew or
+// ErrInvalidSignature, checked in that order. webhook-signature may hold
+// several space-separated signatures (during a secret rotation the sender
+// signs with the new and the previous secret): any valid "v1," one made with
+// any of the secrets passes, and other versions are ignored. It does not look
+// at the body's content; use Verify to also decode it.
 func VerifySignature(secret string, header http.Header, body []byte, opts ...VerifyOption) error {
-	key, err := receiverKey(secret)
+	c := newVerifyConfig(opts)
+	keys, err := receiverKeys(secret, &c)
 	if err != nil {
 		return err
 	}
-	c := newVerifyConfig(opts)
-	return verifyKey(key, &c, header, body)
+	return verifyKeys(keys, &c, header, body)
 }
 
-func verifyKey(key []byte, c *verifyConfig, header http.Header, body []byte) error {
+func verifyKeys(keys [][]byte, c *verifyConfig, header http.Header, body []byte) error {
 	msgID, ts, sigs := header.Get(HeaderID), header.Get(HeaderTimestamp), header.Get(HeaderSignature)
 	if msgID == "" || ts == "" || sigs == "" {
 		return ErrMissingHeaders
@@ -167,7 +202,11 @@ func verifyKey(key []byte, c *verifyConfig, header http.Header, body []byte) err
 	case sec > now && sec-now > tol:
 		return ErrTimestampTooNew
 	}
-	want := mac(key, msgID, ts, body)
+	var macs [2][]byte // the new and the previous secret's, without a heap allocation
+	want := macs[:0]
+	for _, key := range keys {
+		want = append(want, mac(key, msgID, ts, body))
+	}
 	for _, s := range strings.Fields(sigs) {
 		version, b64, ok := strings.Cut(s, ",")
 		if !ok || version != "v1" {
@@ -177,10 +216,12 @@ func verifyKey(key []byte, c *verifyConfig, header http.Header, body []byte) err
 		if err != nil {
 			continue
 		}
-		// Constant time, so response timing doesn't leak how much of a
-		// forged signature was right.
-		if hmac.Equal(got, want) {
-			return nil
+		for _, w := range want {
+			// Constant time, so response timing doesn't leak how much of a
+			// forged signature was right.
+			if hmac.Equal(got, w) {
+				return nil
+			}
 		}
 	}
 	return ErrInvalidSignature
@@ -206,16 +247,16 @@ func parseTimestamp(ts string) (int64, error) {
 // wrapping ErrInvalidPayload when the signature is valid but the body is not
 // an event. The returned error never quotes the body.
 func Verify(secret string, header http.Header, body []byte, opts ...VerifyOption) (*Event, error) {
-	key, err := receiverKey(secret)
+	c := newVerifyConfig(opts)
+	keys, err := receiverKeys(secret, &c)
 	if err != nil {
 		return nil, err
 	}
-	c := newVerifyConfig(opts)
-	return verifyAndDecode(key, &c, header, body)
+	return verifyAndDecode(keys, &c, header, body)
 }
 
-func verifyAndDecode(key []byte, c *verifyConfig, header http.Header, body []byte) (*Event, error) {
-	if err := verifyKey(key, c, header, body); err != nil {
+func verifyAndDecode(keys [][]byte, c *verifyConfig, header http.Header, body []byte) (*Event, error) {
+	if err := verifyKeys(keys, c, header, body); err != nil {
 		return nil, err
 	}
 	var e Event

@@ -332,3 +332,74 @@ func TestShortSecretsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyWithSecrets: a receiver holding several secrets (WithSecrets) accepts a delivery
+// when any of its signatures matches any of them — the previous secret's alone, the new one's
+// alone, both in either order — and nothing signed with a secret it does not hold. Empty
+// settings are skipped; a malformed or short extra secret is ErrInvalidSecret, named by its
+// place, never by what it holds.
+func TestVerifyWithSecrets(t *testing.T) {
+	t.Parallel()
+	oldSecret, newSecret, stranger := webhooks.NewSecret(), webhooks.NewSecret(), webhooks.NewSecret()
+	now := time.Date(2026, 11, 22, 14, 3, 0, 0, time.UTC)
+	body := mustMarshal(t, sampleEvents()[0])
+	sig := func(secret string) string {
+		s, err := webhooks.Sign(secret, "evt_1", now, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tests := []struct {
+		name, sigs string
+		ok         bool
+	}{
+		{"new then old (a delivery in the overlap)", sig(newSecret) + " " + sig(oldSecret), true},
+		{"old then new", sig(oldSecret) + " " + sig(newSecret), true},
+		{"old alone (signed before the rotation)", sig(oldSecret), true},
+		{"new alone (after the overlap)", sig(newSecret), true},
+		{"a stranger's", sig(stranger), false},
+		{"a stranger's and garbage", sig(stranger) + " v1,AAAA v2," + strings.TrimPrefix(sig(oldSecret), "v1,"), false},
+	}
+	receivers := map[string][]webhooks.VerifyOption{
+		"new, WithSecrets(old)":             {webhooks.WithSecrets(oldSecret)},
+		"new, WithSecrets(\"\", old)":       {webhooks.WithSecrets("", oldSecret)},
+		"new, WithSecrets() twice, adds up": {webhooks.WithSecrets(), webhooks.WithSecrets(oldSecret)},
+	}
+	for name, opts := range receivers {
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				h := signed(t, newSecret, "evt_1", now, body)
+				h.Set(webhooks.HeaderSignature, tt.sigs)
+				opts := append([]webhooks.VerifyOption{at(now)}, opts...)
+				err := webhooks.VerifySignature(newSecret, h, body, opts...)
+				if tt.ok != (err == nil) || (!tt.ok && !errors.Is(err, webhooks.ErrInvalidSignature)) {
+					t.Fatalf("VerifySignature = %v; want ok=%v", err, tt.ok)
+				}
+				e, err := webhooks.Verify(newSecret, h, body, opts...)
+				if tt.ok != (err == nil) || (tt.ok && e.ID != sampleEvents()[0].ID) {
+					t.Fatalf("Verify = %+v, %v; want ok=%v", e, err, tt.ok)
+				}
+			})
+		}
+	}
+	// Without WithSecrets, only the new secret's signature counts.
+	h := signed(t, oldSecret, "evt_1", now, body)
+	if err := webhooks.VerifySignature(newSecret, h, body, at(now)); !errors.Is(err, webhooks.ErrInvalidSignature) {
+		t.Errorf("a receiver without the previous secret: %v", err)
+	}
+
+	short := "whsec_" + base64.StdEncoding.EncodeToString([]byte("sixteen byte key"))
+	for _, bad := range []string{"whsec_not base64!", short, "whsec_"} {
+		err := webhooks.VerifySignature(newSecret, h, body, at(now), webhooks.WithSecrets(oldSecret, bad))
+		if !errors.Is(err, webhooks.ErrInvalidSecret) || !strings.Contains(err.Error(), "secret 3 of 3") {
+			t.Errorf("extra secret %q: %v, want ErrInvalidSecret naming secret 3 of 3", bad, err)
+		}
+		if strings.Contains(err.Error(), strings.TrimPrefix(bad, "whsec_")) && bad != "whsec_" {
+			t.Errorf("the error quotes the secret: %v", err)
+		}
+		if _, err := webhooks.Verify(newSecret, h, body, at(now), webhooks.WithSecrets(bad)); !errors.Is(err, webhooks.ErrInvalidSecret) {
+			t.Errorf("Verify with extra secret %q: %v", bad, err)
+		}
+	}
+}

@@ -22,6 +22,7 @@ const (
 	v1Format   = "medspa-mock-state/1"
 	migrating  = ".migrating" // suffix of the directory a migration builds
 	v1Backup   = ".v1.bak"    // suffix the migrated single file is kept under
+	v1Audit    = ".d"         // suffix of the directory the single file's audit files were in
 )
 
 // printedKey is the key the binary prints at start.
@@ -70,12 +71,14 @@ func startKey(srv *mockserver.Server, dir, account string) (k printedKey, fresh 
 type v1Data struct{ backup string }
 
 // migrateV1 turns a -data file of the single-file format (medspa-mock-state/1, with its PHI key
-// in <data>.key unless -phi-key gives it) into a data directory at the same path: the state is
-// loaded into a server on <data>.migrating — sealed values sealed again, bound to their account,
-// record and field; blind indexes per account — and a key is made for the file's account. Then
-// the file moves aside to <data>.v1.bak (its key file to <data>.v1.bak.key) and the directory
-// takes its place. A migration cut short redoes itself (before the file moved) or finishes (after).
-// It returns nil when there was nothing to migrate.
+// in <data>.key unless -phi-key gives it, and its audit files in <data>.d/audit/ if it had
+// them) into a data directory at the same path: the audit files are copied into
+// <data>.migrating, the state is loaded into a server on it — sealed values sealed again,
+// bound to their account, record and field; blind indexes per account — and a key is made for
+// the file's account. Then the file moves aside to <data>.v1.bak (its key file to
+// <data>.v1.bak.key), the directory takes its place, and <data>.d goes. A migration cut short
+// redoes itself (before the file moved) or finishes (after). It returns nil when there was
+// nothing to migrate.
 func migrateV1(c *config, opts []mockserver.Option) (*v1Data, error) {
 	path, work, backup := c.data, c.data+migrating, c.data+v1Backup
 	fi, err := os.Stat(path)
@@ -120,6 +123,11 @@ func migrateV1(c *config, opts []mockserver.Option) (*v1Data, error) {
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return nil, err
 	}
+	if audit := path + v1Audit + "/audit"; dirExists(audit) { // the chains go on where they were
+		if err := copyTree(filepath.Join(work, "audit"), audit); err != nil {
+			return nil, fmt.Errorf("copying the audit files of %s: %w", path, err)
+		}
+	}
 	if c.phiKey == "" { // the file's key moves into the directory
 		kb, err := os.ReadFile(path + ".key")
 		if err != nil {
@@ -156,7 +164,46 @@ func migrateV1(c *config, opts []mockserver.Option) (*v1Data, error) {
 	if err := os.Rename(work, path); err != nil {
 		return nil, err
 	}
-	return &v1Data{backup}, syncParent(path)
+	if err := syncParent(path); err != nil {
+		return nil, err
+	}
+	return &v1Data{backup}, os.RemoveAll(path + v1Audit) // copied: the directory has them
+}
+
+// copyTree copies the directory tree src to dst (directories 0700, files 0600, the LOCK files
+// of the logs left out: each server makes its own).
+func copyTree(dst, src string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o700)
+		case d.Name() == "LOCK":
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(b)
+		if err == nil {
+			err = f.Sync() // durable before the originals go
+		}
+		return errors.Join(err, f.Close())
+	})
+}
+
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // writeAtomic writes a file whole or not at all (mode 0600): a temporary file in the same

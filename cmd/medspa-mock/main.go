@@ -24,9 +24,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -46,10 +46,11 @@ func main() {
 type config struct {
 	addr, start, fixtures, tlsCertOut, data, phiKey string
 	adminToken, adminHosts                          string
+	trustProxy, pprof                               string
 	noAdmin                                         bool
 	seed                                            uint64
-	journal                                         int
-	admin, trustProxy, useTLS, version, quiet       bool
+	journal, maxConns, auditRetention, memoryLimit  int
+	admin, useTLS, version, quiet                   bool
 	strict, privateHooks                            bool
 	saveInterval                                    time.Duration
 }
@@ -68,7 +69,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.noAdmin, "no-admin", false, "do not serve the /__admin/ control surface (same as -admin=false)")
 	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token every /__admin/ request must carry (also MEDSPA_ADMIN_TOKEN); generated and printed when the listener is not loopback-only")
 	fs.StringVar(&c.adminHosts, "admin-host", "", "comma-separated host names (name or name:port) the /__admin/ surface answers to besides loopback and the listen address")
-	fs.BoolVar(&c.trustProxy, "trust-proxy", false, "take the caller address from X-Forwarded-For")
+	fs.StringVar(&c.trustProxy, "trust-proxy", "", "believe X-Forwarded-For from these proxies: CIDRs or addresses, comma-separated (true: loopback)")
+	fs.IntVar(&c.maxConns, "max-conns", mockserver.DefaultMaxConns, "connections open at once; beyond, new ones wait")
+	fs.IntVar(&c.auditRetention, "audit-retention", mockserver.DefaultAuditRetention, "audit events kept in memory per account (older ones: the audit file under -data)")
 	fs.BoolVar(&c.useTLS, "tls", false, "serve HTTPS (TLS 1.3 only) with a generated self-signed certificate")
 	fs.StringVar(&c.tlsCertOut, "tls-cert-out", "", "where -tls writes its certificate (PEM; default under the temp directory)")
 	fs.StringVar(&c.data, "data", "", "data directory: every acknowledged change survives a restart or a crash (an older single -data file is migrated into it)")
@@ -76,6 +79,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>/phi.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
+	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it (0: none; GOMEMLIMIT, when set, wins)")
+	fs.StringVar(&c.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, for finding what holds memory")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
 	fs.Usage = func() {
@@ -119,6 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, client.Version)
 		return nil
 	}
+	setMemoryLimit(c.memoryLimit)
 	opts := []mockserver.Option{mockserver.WithJournalSize(c.journal)}
 	if !c.quiet {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
@@ -138,9 +144,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts = append(opts, adminOpts...)
-	if c.trustProxy {
-		opts = append(opts, mockserver.WithTrustedProxy())
+	if proxies := trustedProxies(c.trustProxy); proxies != nil {
+		opts = append(opts, mockserver.WithTrustedProxy(proxies...))
 	}
+	opts = append(opts, mockserver.WithConnLimits(mockserver.ConnLimits{MaxConns: c.maxConns}),
+		mockserver.WithAuditRetention(c.auditRetention))
 	if c.strict {
 		opts = append(opts, mockserver.WithStrictValidation())
 	}
@@ -166,6 +174,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer srv.Close() // after a clean shutdown, Close below already ran: a no-op then
+	if c.pprof != "" {
+		stop, err := servePprof(c.pprof)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 
 	apiKey, fresh, err := startKey(srv, c.data, "")
 	if err != nil {
@@ -188,6 +203,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ln.Close()
 		return fmt.Errorf("-addr %s is not loopback-only: the admin surface needs -admin-token (or -no-admin)", c.addr)
 	}
+	ln = srv.LimitListener(ln) // -max-conns, below TLS
 	scheme := "http"
 	if c.useTLS {
 		cfg, certPath, err := newSelfSignedTLS(c.tlsCertOut)
@@ -206,7 +222,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "MEDSPA_API_KEY=%s\n", apiKey.Key)
 	fmt.Fprintf(stdout, "account=%s\n", apiKey.Account)
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer() // the timeouts and head limit of docs/protocol.md §13
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
@@ -295,6 +311,35 @@ func loopbackOnly(host string) (bool, error) {
 func loopbackAddr(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+// defaultMemoryLimitMiB is -memory-limit's default. What the server keeps is bounded (about
+// 70 MB under the memory benchmark's load, RELIABILITY.md "Bounds"); without a limit the garbage
+// collector lets the heap grow to twice what is live before it collects, so resident memory would
+// sit near 150 MB. The limit makes it collect sooner instead (BENCHMARKS.md, "Memory under
+// sustained load").
+const defaultMemoryLimitMiB = 128
+
+// setMemoryLimit sets the runtime's soft memory limit to mib MiB, unless GOMEMLIMIT set one (the
+// runtime read it at start) or mib <= 0. It is soft: a live heap larger than the limit still gets
+// its memory, the collector then running as often as it may.
+func setMemoryLimit(mib int) {
+	if _, ok := os.LookupEnv("GOMEMLIMIT"); ok || mib <= 0 {
+		return
+	}
+	debug.SetMemoryLimit(int64(mib) << 20)
+}
+
+// trustedProxies reads -trust-proxy: a comma-separated list of CIDRs or addresses; "true" (the
+// flag's old boolean form) is loopback, "false" or "" none (nil). New checks each entry.
+func trustedProxies(v string) []string {
+	switch strings.TrimSpace(v) {
+	case "", "false":
+		return nil
+	case "true":
+		return []string{} // WithTrustedProxy's default: loopback
+	}
+	return strings.Split(v, ",")
 }
 
 func decodeKey(s string) ([]byte, error) {

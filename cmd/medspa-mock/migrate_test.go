@@ -84,3 +84,45 @@ func TestMigratesSingleFileData(t *testing.T) {
 	}
 	check(t, restarttest.NewClient(t, restarttest.Target{BaseURL: again.base, Key: oldKey, Account: account}))
 }
+
+// A single -data file of the binary with the bounds work (testdata/v1-audit: its audit files
+// beside it, in <data>.d/audit/) migrates with them: the account's chain goes on, verified, with
+// its two events of before first.
+func TestMigratesSingleFileDataWithAuditFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "state.json")
+	src := filepath.Join("testdata", "v1-audit")
+	if err := copyTree(dir, src); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		key     = "msk_test_0OQDMjeaeAJJVap9Xc38ec2j0mtk9nDp"
+		account = "acct_019ca8a03e8070008e42d4cae8864908"
+	)
+	p := startBinary(t, "-data", data, "-start", "2026-03-01T09:30:00Z")
+	if p.account != account {
+		t.Fatalf("start-up: %q", p.lines)
+	}
+	if _, err := os.Stat(data + ".d"); !os.IsNotExist(err) {
+		t.Fatalf("the old audit directory is still there: %v", err)
+	}
+	c := restarttest.NewClient(t, restarttest.Target{BaseURL: p.base, Key: key, Account: account})
+	c.Must(t, 200, key, "GET", "/api/v1/patients", "") // a third event, after the two of before
+	var audit struct {
+		Events []struct {
+			Action string `json:"action"`
+		} `json:"events"`
+		Verified bool `json:"verified"`
+	}
+	_ = json.Unmarshal(c.Must(t, 200, "", "GET", "/__admin/audit-events?account="+account, ""), &audit)
+	var actions []string
+	for _, e := range audit.Events {
+		actions = append(actions, e.Action)
+	}
+	if !audit.Verified || len(actions) < 3 || actions[0] != "create" || actions[1] != "list" {
+		t.Fatalf("the audit chain after the migration: %v, verified %v", actions, audit.Verified)
+	}
+	p.stop(t, false)
+	noPlaintext(t, data, "Auditfirst", "Fixturelast", "audit.one", "synthetic audited note")
+}

@@ -1,7 +1,8 @@
 // Checkout starts the embedded mock server and walks a patient through checkout with the SDK:
 // an invoice with a product line (which sells stock) and a service line, tax and a discount;
 // a declined card (reading the failed payment's id and decline code from the error); a partial
-// cash payment; and a card payment that completes the invoice.
+// cash payment; a card payment that completes the invoice; and a refund of part of the card
+// payment when the patient brings a serum back (refunds never exceed the payment).
 //
 //	go run ./examples/checkout
 package main
@@ -124,5 +125,42 @@ func run(ctx context.Context, out io.Writer) error {
 	if errors.Is(err, medspa.ErrInvoiceNotPayable) {
 		fmt.Fprintln(out, "further payments refused: invoice already paid")
 	}
+
+	// The patient brings one serum back unopened: refund its price to the card and put it back
+	// on the shelf. The invoice stays paid; what was refunded shows on the payment and the invoice.
+	ref, _, err := c.Refunds.Create(ctx, &billing.RefundCreateParams{
+		PaymentID: card.ID, Amount: medspa.Ptr(serum.Price), Reason: billing.RefundRequestedByCustomer, Notes: "serum returned unopened",
+	})
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: serum.ID, Delta: 1, Reason: inventory.ReasonReturned, Reference: ref.ID}); err != nil {
+		return err
+	}
+	card, _, err = c.Payments.Get(ctx, card.ID)
+	if err != nil {
+		return err
+	}
+	inv, _, err = c.Invoices.Get(ctx, inv.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "refund %s: %s to the card (%s); card refunded %s of %s; invoice %s, refunded %s\n", ref.ID, money(ref.Amount, ref.Currency), ref.Reason,
+		money(card.AmountRefunded, card.Currency), money(card.Amount, card.Currency), inv.Status, money(inv.AmountRefunded, inv.Currency))
+
+	// More than is left on the payment is refused, and nothing changes.
+	_, _, err = c.Refunds.Create(ctx, &billing.RefundCreateParams{PaymentID: card.ID, Amount: medspa.Ptr(card.Amount - card.AmountRefunded + 1)})
+	if errors.Is(err, medspa.ErrAmountExceedsRefundable) {
+		fmt.Fprintf(out, "refund over the %s left refused\n", money(card.Amount-card.AmountRefunded, card.Currency))
+	}
+	refunds, _, err := c.Refunds.List(ctx, &billing.RefundListParams{InvoiceID: inv.ID})
+	if err != nil {
+		return err
+	}
+	stock, _, err = c.Inventory.List(ctx, &inventory.StockListParams{ProductID: serum.ID})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "refunds on the invoice: %d; serum on hand: %d\n", refunds.Meta.Total, stock.Data[0].OnHand)
 	return nil
 }

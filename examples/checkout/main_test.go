@@ -21,6 +21,9 @@ func TestRun(t *testing.T) {
 		"cash 100.00 usd: partially_paid, paid 100.00 usd, due 281.04 usd",
 		"card 281.04 usd (visa •••• 4242): paid, paid 381.04 usd, due 0.00 usd",
 		"further payments refused",
+		"refund ref_", ": 89.00 usd to the card (requested_by_customer); card refunded 89.00 usd of 281.04 usd; invoice paid, refunded 89.00 usd",
+		"refund over the 192.04 usd left refused",
+		"refunds on the invoice: 1; serum on hand: 11",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())

@@ -1,6 +1,7 @@
 package httpsig
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -34,7 +35,30 @@ type queued struct {
 // NewReplayCache returns a cache that remembers nonces for window, holding
 // at most DefaultReplayCapacity live entries.
 func NewReplayCache(window time.Duration) *ReplayCache {
-	return &ReplayCache{window: window, capacity: DefaultReplayCapacity, seen: make(map[string]time.Time)}
+	return NewBoundedReplayCache(window, DefaultReplayCapacity)
+}
+
+// NewBoundedReplayCache returns a cache that remembers nonces for window,
+// holding at most capacity live entries (<= 0: DefaultReplayCapacity); past
+// it, Seen fails closed.
+func NewBoundedReplayCache(window time.Duration, capacity int) *ReplayCache {
+	if capacity <= 0 {
+		capacity = DefaultReplayCapacity
+	}
+	return &ReplayCache{window: window, capacity: capacity, seen: make(map[string]time.Time)}
+}
+
+// Sweep drops the nonces whose window is over at now, as Seen does before
+// it records, and returns how many nonces are left. Callers that may stop
+// calling Seen (a credential no longer used) sweep so memory is given back.
+func (c *ReplayCache) Sweep(now time.Time) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sweep(now)
+	if len(c.seen) == 0 {
+		c.queue, c.head = nil, 0
+	}
+	return len(c.seen)
 }
 
 // Seen reports whether nonce was recorded within the window before now; if
@@ -50,6 +74,7 @@ func (c *ReplayCache) Seen(nonce string, now time.Time) bool {
 	if len(c.seen) >= c.capacity {
 		return true
 	}
+	nonce = strings.Clone(nonce) // not a piece of the request's header, which it would keep
 	c.seen[nonce] = now
 	c.queue = append(c.queue, queued{nonce, now})
 	return false

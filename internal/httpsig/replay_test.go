@@ -101,3 +101,32 @@ func TestReplayCacheConcurrent(t *testing.T) {
 		t.Fatalf("%d nonces accepted, want exactly 500", fresh.Load())
 	}
 }
+
+func TestReplayCacheSweepAndCapacity(t *testing.T) {
+	t.Parallel()
+	c := NewBoundedReplayCache(time.Minute, 3)
+	t0 := time.Unix(1763820180, 0)
+	for i := range 3 {
+		if c.Seen(fmt.Sprint(i), t0) {
+			t.Fatalf("fresh nonce %d", i)
+		}
+	}
+	if !c.Seen("new", t0) {
+		t.Fatal("a full cache admitted a fresh nonce")
+	}
+	if n := c.Sweep(t0.Add(59 * time.Second)); n != 3 {
+		t.Fatalf("Sweep within the window left %d", n)
+	}
+	if n := c.Sweep(t0.Add(time.Minute)); n != 0 {
+		t.Fatalf("Sweep after the window left %d", n)
+	}
+	c.mu.Lock()
+	q := len(c.queue)
+	c.mu.Unlock()
+	if q != 0 {
+		t.Fatalf("an empty cache keeps a queue of %d", q)
+	}
+	if c.Seen("new", t0.Add(time.Minute)) {
+		t.Fatal("after the sweep, a fresh nonce is refused")
+	}
+}

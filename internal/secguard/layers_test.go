@@ -153,8 +153,11 @@ func TestImportRules(t *testing.T) {
 			// The mock's support packages are leaves.
 			case slices.Contains([]string{"mockserver/internal/auth", "mockserver/internal/clock", "mockserver/internal/jsonx",
 				"mockserver/internal/problem", "mockserver/internal/audit"}, p.path) && inModule && under(rel, "mockserver") &&
-				rel != "mockserver/internal/jsonx":
-				refuse("auth, clock, jsonx, problem and audit use nothing else of the mock (audit: jsonx)")
+				rel != "mockserver/internal/jsonx" && (p.path != "mockserver/internal/audit" || rel != "mockserver/internal/durable"):
+				refuse("auth, clock, jsonx, problem and audit use nothing else of the mock (audit: jsonx, and durable for its files)")
+			// The durable log is a leaf: it knows nothing of the mock.
+			case p.path == "mockserver/internal/durable" && inModule:
+				refuse("durable imports nothing of the module")
 			// Webhook delivery sits beside the HTTP layer, not on it.
 			case p.path == "mockserver/internal/webhook" && inModule && (rel == "mockserver" || under(rel, "mockserver/internal/httpapi")):
 				refuse("the webhook dispatcher knows the store, not the HTTP layer")

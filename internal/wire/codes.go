@@ -21,8 +21,8 @@ type ErrorCode struct {
 const TypeBase = "https://docs.medspa.dev/errors/"
 
 // ErrorCodes is the one list of error codes. The mock server takes statuses and titles from it,
-// the SDK's sentinels are tested against it, and a test ties it to the code list of
-// api/openapi.yaml. Add a code here first.
+// the SDK's sentinels are tested against it (TestSentinelsMatchTheErrorTable, module root), and
+// a test ties it to the code list of api/openapi.yaml. Add a code here first.
 var ErrorCodes = []ErrorCode{
 	{Code: "malformed_json", Status: http.StatusBadRequest, Title: "Malformed JSON"},
 	{Code: "unauthorized", Status: http.StatusUnauthorized, Title: "Unauthorized"},

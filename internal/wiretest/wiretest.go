@@ -254,6 +254,7 @@ const (
 	AppointmentID = "apt_0193a1b2c3d4e5f60718293a4b5c6d7e"
 	InvoiceID     = "inv_0193a1b2c3d4e5f60718293a4b5c6d7e"
 	PaymentID     = "pay_0193a1b2c3d4e5f60718293a4b5c6d7e"
+	RefundID      = "ref_0193a1b2c3d4e5f60718293a4b5c6d7e"
 	ProductID     = "prd_0193a1b2c3d4e5f60718293a4b5c6d7e"
 	StockID       = "stk_0193a1b2c3d4e5f60718293a4b5c6d7e"
 	AdjustmentID  = "adj_0193a1b2c3d4e5f60718293a4b5c6d7e"

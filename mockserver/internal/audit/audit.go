@@ -1,15 +1,17 @@
 // Package audit is the mock server's audit log (docs/protocol.md §10): append-only, hash-chained per
-// account, so any edit, removal or reordering of an event breaks verification.
+// account, so any edit, removal or reordering of an event breaks verification. Memory keeps the
+// newest events of each chain (retention); the events that left memory are stood for by the
+// chain's checkpoint, and under a data directory every event is also in the account's audit file
+// (file.go), written before the request that caused it is answered.
 package audit
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
 )
 
@@ -19,8 +21,15 @@ const (
 	Denied  = "denied"
 )
 
+// Anonymous is the chain of denials of requests with no valid credential (they belong to no
+// account): a bounded ring, in memory only (docs/protocol.md §10).
+const Anonymous = "_anonymous"
+
 // GenesisHash is the prevHash of an account's first event.
 var GenesisHash = strings.Repeat("0", 64)
+
+// ZeroID is the id that pages from the start of a chain (GET /__admin/audit-events?after=).
+var ZeroID = "aud_" + strings.Repeat("0", 32)
 
 // Event is one audit record.
 type Event struct {
@@ -32,9 +41,32 @@ type Event struct {
 	ResourceID   string    `json:"resourceId"`
 	RequestID    string    `json:"requestId"`
 	IP           string    `json:"ip"`
-	Outcome      string    `json:"outcome"`
-	PrevHash     string    `json:"prevHash"`
-	Hash         string    `json:"hash"`
+	// Path is set on events of the Anonymous chain only: the request path (no query), at most
+	// MaxPathBytes. Such an event has no resource id: resourceId is null in its JSON.
+	Path     string `json:"path,omitempty"`
+	Outcome  string `json:"outcome"`
+	PrevHash string `json:"prevHash"`
+	Hash     string `json:"hash"`
+}
+
+// MaxPathBytes bounds an anonymous event's path (docs/protocol.md §10).
+const MaxPathBytes = 256
+
+// anonymous reports whether e is an event of the Anonymous chain (it carries a path).
+func (e *Event) anonymous() bool { return e.Path != "" }
+
+// MarshalJSON writes the event as the admin surface answers it: resourceId null on an anonymous
+// event, path only there.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	v := struct {
+		plain
+		ResourceID *string `json:"resourceId"`
+	}{plain: plain(e)}
+	if !e.anonymous() {
+		v.ResourceID = &e.ResourceID
+	}
+	return json.Marshal(v)
 }
 
 // ComputeHash is hex SHA-256 of e.PrevHash followed by the canonical JSON of e without hash:
@@ -63,12 +95,20 @@ func computeSum(e *Event, prevHash string) [sha256.Size]byte {
 	b = jsonx.String(b, e.IP)
 	b = append(b, `,"outcome":`...)
 	b = jsonx.String(b, e.Outcome)
+	if e.anonymous() {
+		b = append(b, `,"path":`...)
+		b = jsonx.String(b, e.Path)
+	}
 	b = append(b, `,"prevHash":`...)
 	b = jsonx.String(b, prevHash)
 	b = append(b, `,"requestId":`...)
 	b = jsonx.String(b, e.RequestID)
 	b = append(b, `,"resourceId":`...)
-	b = jsonx.String(b, e.ResourceID)
+	if e.anonymous() {
+		b = append(b, "null"...)
+	} else {
+		b = jsonx.String(b, e.ResourceID)
+	}
 	b = append(b, `,"resourceType":`...)
 	b = jsonx.String(b, e.ResourceType)
 	b = append(b, '}')
@@ -76,10 +116,13 @@ func computeSum(e *Event, prevHash string) [sha256.Size]byte {
 }
 
 // Verify reports whether events form an intact chain from the genesis hash.
-func Verify(events []Event) bool {
-	prev := GenesisHash
+func Verify(events []Event) bool { return VerifyFrom(GenesisHash, events) }
+
+// VerifyFrom reports whether events form an intact chain whose first event follows the event
+// with hash prev (a checkpoint's hash, or the event a page follows).
+func VerifyFrom(prev string, events []Event) bool {
 	for _, e := range events {
-		if e.PrevHash != prev || ComputeHash(e) != e.Hash {
+		if !follows(prev, e) {
 			return false
 		}
 		prev = e.Hash
@@ -87,139 +130,29 @@ func Verify(events []Event) bool {
 	return true
 }
 
-// Log holds one chain per account. It is safe for concurrent use.
-//
-// Its layout is a fenced optimisation (BENCHMARKS.md "Fenced optimisations") kept by
-// BenchmarkFenceAuditLog. Every event is kept (the chain is verifiable from the genesis hash), in a compact form that
-// holds no pointers, so the garbage collector never scans it however long the log grows: the
-// hash as 32 bytes rather than 64 hex digits, no prevHash (it is the previous event's hash),
-// the time as Unix seconds, ids of the server's form as their 16 bytes, and every other string
-// (actors, addresses, actions, resource types, outcomes, ids of another form) as an index into
-// the log's table of distinct strings. Events live in fixed-size chunks, so appending never
-// copies the events already stored. Events rebuilds the full records.
-type Log struct {
-	mu      sync.Mutex
-	chains  map[string]*chain
-	symbols []string          // distinct strings, by index
-	symbol  map[string]uint32 // string → index in symbols
+// follows reports whether e links to the event with hash prev and its own hash recomputes.
+func follows(prev string, e Event) bool {
+	if e.PrevHash != prev || ComputeHash(e) != e.Hash {
+		return false
+	}
+	return true
 }
 
-// chunkEvents is the number of events per chunk: 1,024 × 128 B = 128 KiB.
-const chunkEvents = 1024
-
-// chain is one account's events and the hex hash of the newest (the next event's prevHash).
-type chain struct {
-	chunks  []*[chunkEvents]entry
-	n       int // events in chain
-	lastHex string
+// Checkpoint stands for the events of a chain that left memory (docs/protocol.md §10): how many,
+// and the hash of the last of them, which the first event kept has as its prevHash. Nothing
+// dropped: 0 and GenesisHash.
+type Checkpoint struct {
+	Dropped int64  `json:"dropped"`
+	Hash    string `json:"hash"`
 }
 
-// entry is an event as the log stores it (no pointers).
-type entry struct {
-	id, requestID, resourceID                compactID
-	actor, action, resourceType, ip, outcome uint32 // indexes into Log.symbols
-	at                                       int64  // Unix seconds, UTC
-	hash                                     [sha256.Size]byte
-}
-
-// compactID holds an id of the server's form (wire.WellFormedID: a prefix, "_", 32 lowercase hex
-// digits) as the prefix's symbol and the 16 bytes the digits spell; any other id as the symbol
-// of the whole.
-type compactID struct {
-	raw   [16]byte
-	sym   uint32 // the prefix's symbol when isRaw, else the whole id's
-	isRaw bool
-}
-
-// compact returns id's compact form; the caller holds l.mu.
-func (l *Log) compact(id string) compactID {
-	var c compactID
-	if wire.WellFormedID(id) {
-		prefix, hexPart, _ := strings.Cut(id, "_")
-		if _, err := hex.Decode(c.raw[:], []byte(hexPart)); err == nil {
-			c.sym, c.isRaw = l.intern(prefix), true
-			return c
-		}
-	}
-	return compactID{sym: l.intern(id)}
-}
-
-// string rebuilds the id; the caller holds l.mu.
-func (l *Log) string(c compactID) string {
-	if !c.isRaw {
-		return l.symbols[c.sym]
-	}
-	var b [64]byte
-	out := append(b[:0], l.symbols[c.sym]...)
-	out = append(out, '_')
-	out = hex.AppendEncode(out, c.raw[:])
-	return string(out)
-}
-
-// NewLog returns an empty log.
-func NewLog() *Log { return &Log{chains: map[string]*chain{}, symbol: map[string]uint32{}} }
-
-// intern returns the index of s in the log's string table, adding it when new; the caller holds
-// l.mu. The table stays small for API traffic: credential ids, client addresses, a few
-// constants, and the odd id of another form from a denied request.
-func (l *Log) intern(s string) uint32 {
-	if i, ok := l.symbol[s]; ok {
-		return i
-	}
-	s = strings.Clone(s)
-	i := uint32(len(l.symbols))
-	l.symbols = append(l.symbols, s)
-	l.symbol[s] = i
-	return i
-}
-
-// Append links e into account's chain (setting PrevHash and Hash) and returns it.
-func (l *Log) Append(account string, e Event) Event {
-	e.At = wire.Time(e.At)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c := l.chains[account]
-	if c == nil {
-		c = &chain{lastHex: GenesisHash}
-		l.chains[account] = c
-	}
-	e.PrevHash = c.lastHex
-	sum := computeSum(&e, e.PrevHash)
-	var hx [2 * sha256.Size]byte
-	hex.Encode(hx[:], sum[:])
-	e.Hash = string(hx[:])
-	c.lastHex = e.Hash
-	if c.n%chunkEvents == 0 {
-		c.chunks = append(c.chunks, new([chunkEvents]entry))
-	}
-	c.chunks[c.n/chunkEvents][c.n%chunkEvents] = entry{
-		id: l.compact(e.ID), requestID: l.compact(e.RequestID), resourceID: l.compact(e.ResourceID),
-		actor: l.intern(e.Actor), action: l.intern(e.Action), resourceType: l.intern(e.ResourceType),
-		ip: l.intern(e.IP), outcome: l.intern(e.Outcome), at: e.At.Unix(), hash: sum,
-	}
-	c.n++
-	return e
-}
-
-// Events returns a copy of account's chain, oldest first.
-func (l *Log) Events(account string) []Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c := l.chains[account]
-	if c == nil {
-		return []Event{}
-	}
-	out := make([]Event, c.n)
-	prev := GenesisHash
-	for i := range out {
-		en := &c.chunks[i/chunkEvents][i%chunkEvents]
-		h := hex.EncodeToString(en.hash[:])
-		out[i] = Event{
-			ID: l.string(en.id), At: time.Unix(en.at, 0).UTC(), Actor: l.symbols[en.actor], Action: l.symbols[en.action],
-			ResourceType: l.symbols[en.resourceType], ResourceID: l.string(en.resourceID), RequestID: l.string(en.requestID),
-			IP: l.symbols[en.ip], Outcome: l.symbols[en.outcome], PrevHash: prev, Hash: h,
-		}
-		prev = h
-	}
-	return out
+// Page is a run of a chain's events, oldest first, as GET /__admin/audit-events answers it.
+type Page struct {
+	Events []Event `json:"events"`
+	// Verified says the events form an intact chain linked to their predecessor (the checkpoint,
+	// or the event the page follows).
+	Verified   bool       `json:"verified"`
+	Checkpoint Checkpoint `json:"checkpoint"`
+	// HasMore says events follow the last one (paging with After).
+	HasMore bool `json:"hasMore"`
 }

@@ -260,16 +260,19 @@ func (o *OAuth) ImportClients(b []byte) error {
 
 // OAuthRecord is one OAuth object as a data directory keeps it: a client, a code, a token or a
 // family (Kind), named by Key — the client id, the hex SHA-256 digest of the code's or token's
-// value, the family id. No value is kept, only digests.
+// value, the family id. No value is kept, only digests. Deleted says the object is gone (a
+// revoked token, a code past the client's bound).
 type OAuthRecord struct {
 	Kind    string `json:"kind"`
 	Key     string `json:"key"`
 	Deleted bool   `json:"deleted,omitempty"`
 
-	Client  *persistedClient `json:"client,omitempty"`
-	Code    *persistedCode   `json:"code,omitempty"`
-	Token   *persistedToken  `json:"token,omitempty"`
-	Revoked bool             `json:"revoked,omitempty"` // a family's
+	Client *persistedClient `json:"client,omitempty"`
+	Code   *persistedCode   `json:"code,omitempty"`
+	Token  *persistedToken  `json:"token,omitempty"`
+	// A family's client and whether it is revoked.
+	ClientID string `json:"clientId,omitempty"`
+	Revoked  bool   `json:"revoked,omitempty"`
 }
 
 // Kinds of OAuthRecord.
@@ -295,7 +298,6 @@ type persistedToken struct {
 	Scopes    []string  `json:"scopes"`
 	ExpiresAt time.Time `json:"expiresAt"`
 	Refresh   bool      `json:"refresh,omitempty"`
-	Revoked   bool      `json:"revoked,omitempty"`
 	Rotated   bool      `json:"rotated,omitempty"`
 	Family    string    `json:"family"`
 }
@@ -316,23 +318,31 @@ func codeRecord(d [32]byte, c *Code) OAuthRecord {
 
 func tokenRecord(d [32]byte, t *Token) OAuthRecord {
 	return OAuthRecord{Kind: oauthToken, Key: hex.EncodeToString(d[:]), Token: &persistedToken{ClientID: t.Client.Credential.ID,
-		Scopes: t.Scopes, ExpiresAt: t.ExpiresAt, Refresh: t.Refresh, Revoked: t.revoked, Rotated: t.rotated, Family: t.family.id}}
+		Scopes: t.Scopes, ExpiresAt: t.ExpiresAt, Refresh: t.Refresh, Rotated: t.rotated, Family: t.family.id}}
 }
 
 func familyRecord(f *family) OAuthRecord {
-	return OAuthRecord{Kind: oauthFamily, Key: f.id, Revoked: f.revoked}
+	r := OAuthRecord{Kind: oauthFamily, Key: f.id, Revoked: f.revoked}
+	if f.client != nil {
+		r.ClientID = f.client.Credential.ID
+	}
+	return r
+}
+
+func deletedRecord(kind string, d [32]byte) OAuthRecord {
+	return OAuthRecord{Kind: kind, Key: hex.EncodeToString(d[:]), Deleted: true}
 }
 
 // OnChange registers the change hook (one; a later call replaces it): f sees the records of
-// every mutation, together and in order, under the registry's lock (so it must not block or
-// call back).
+// every change, together and in order, under the registry's lock (so it must not block or call
+// back).
 func (o *OAuth) OnChange(f func([]OAuthRecord)) {
 	o.mu.Lock()
 	o.onChange = f
 	o.mu.Unlock()
 }
 
-// changedLocked hands one mutation's records to the change hook; the caller holds o.mu.
+// changedLocked hands one change's records to the change hook; the caller holds o.mu.
 func (o *OAuth) changedLocked(recs ...OAuthRecord) {
 	if o.onChange != nil && len(recs) > 0 {
 		o.onChange(recs)
@@ -348,7 +358,7 @@ func (o *OAuth) States() []OAuthRecord {
 }
 
 // statesLocked returns the records of the clients keep accepts (the clients' own with
-// withClients), and of their families, codes and tokens.
+// withClients), and of their live families, codes and tokens.
 func (o *OAuth) statesLocked(keep func(*OAuthClient) bool, withClients bool) []OAuthRecord {
 	var clients, families, rest []OAuthRecord
 	seen := map[*family]bool{}
@@ -378,13 +388,15 @@ func (o *OAuth) statesLocked(keep func(*OAuthClient) bool, withClients bool) []O
 	byKey := func(a, b OAuthRecord) int { return strings.Compare(a.Kind+a.Key, b.Kind+b.Key) }
 	slices.SortFunc(clients, byKey)
 	slices.SortFunc(families, byKey)
-	slices.SortFunc(rest, byKey)
+	slices.SortFunc(rest, byKey) // codes before tokens; within each, by digest
 	return append(append(clients, families...), rest...)
 }
 
 // Restore puts back records read from a data directory, in their order, replacing what the
-// registry holds under their keys. It does not call the change hook. Families are found by id
-// among those restored so far: FinishRestore forgets that index when the replay is over.
+// registry holds under their keys, as the changes that wrote them did (a token joins its
+// family; a revoked family takes its tokens with it). It does not call the change hook.
+// Families are found by id among those restored so far: FinishRestore forgets that index when
+// the replay is over.
 func (o *OAuth) Restore(recs []OAuthRecord) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -404,8 +416,9 @@ func (o *OAuth) FinishRestore() {
 	o.mu.Unlock()
 }
 
-// familyLocked returns the family with the id, made if the restore has not seen it yet.
-func (o *OAuth) familyLocked(id string) *family {
+// familyLocked returns the family with the id, made (for the client) if the restore has not
+// seen it yet.
+func (o *OAuth) familyLocked(id string, client *OAuthClient) *family {
 	if id == "" {
 		return nil
 	}
@@ -414,21 +427,27 @@ func (o *OAuth) familyLocked(id string) *family {
 	}
 	f := o.restoring[id]
 	if f == nil {
-		f = &family{id: id}
+		f = &family{id: id, client: client}
 		o.restoring[id] = f
 		if n, err := strconv.ParseUint(strings.TrimPrefix(id, "fam_"), 10, 64); err == nil && n > o.families {
 			o.families = n
 		}
 	}
+	if f.client == nil {
+		f.client = client
+	}
 	return f
 }
 
 func (o *OAuth) restoreLocked(r OAuthRecord) error {
-	if r.Kind == oauthFamily {
-		o.familyLocked(r.Key).revoked = r.Revoked
+	switch r.Kind {
+	case oauthFamily:
+		f := o.familyLocked(r.Key, o.clients[r.ClientID])
+		if r.Revoked && !f.revoked {
+			o.revokeFamily(f)
+		}
 		return nil
-	}
-	if r.Kind == oauthClient {
+	case oauthClient:
 		if r.Deleted {
 			delete(o.clients, r.Key)
 			return nil
@@ -440,6 +459,10 @@ func (o *OAuth) restoreLocked(r OAuthRecord) error {
 		}
 		c := &OAuthClient{Credential: p.Credential, RedirectURIs: p.RedirectURIs}
 		copy(c.secret[:], d)
+		if old, ok := o.clients[r.Key]; ok { // the same client again: keep its families and codes
+			old.Credential, old.RedirectURIs, old.secret = c.Credential, c.RedirectURIs, c.secret
+			return nil
+		}
 		o.clients[r.Key] = c
 		return nil
 	}
@@ -456,8 +479,13 @@ func (o *OAuth) restoreLocked(r OAuthRecord) error {
 			return nil
 		}
 		p := r.Code
-		o.codes[d] = &Code{ClientID: p.ClientID, RedirectURI: p.RedirectURI, Challenge: p.Challenge, Scopes: p.Scopes,
-			ExpiresAt: p.ExpiresAt, used: p.Used, family: o.familyLocked(p.Family)}
+		cl := o.clients[p.ClientID]
+		c := &Code{ClientID: p.ClientID, RedirectURI: p.RedirectURI, Challenge: p.Challenge, Scopes: p.Scopes,
+			ExpiresAt: p.ExpiresAt, used: p.Used, family: o.familyLocked(p.Family, cl)}
+		if _, known := o.codes[d]; !known && cl != nil {
+			cl.codes = append(cl.codes, d)
+		}
+		o.codes[d] = c
 	case oauthToken:
 		if r.Deleted || r.Token == nil {
 			delete(o.tokens, d)
@@ -468,8 +496,16 @@ func (o *OAuth) restoreLocked(r OAuthRecord) error {
 		if !ok || p.Family == "" {
 			return errors.New("names no known client or no family")
 		}
-		o.tokens[d] = &Token{Client: c, Scopes: p.Scopes, ExpiresAt: p.ExpiresAt, Refresh: p.Refresh, revoked: p.Revoked,
-			rotated: p.Rotated, family: o.familyLocked(p.Family)}
+		f := o.familyLocked(p.Family, c)
+		if f.revoked {
+			return nil // revoked with its family: gone
+		}
+		t := &Token{Client: c, Scopes: p.Scopes, ExpiresAt: p.ExpiresAt, Refresh: p.Refresh, rotated: p.Rotated, family: f}
+		if old, ok := o.tokens[d]; ok && old.family == f { // the same token again (rotated since)
+			old.rotated = t.rotated
+			return nil
+		}
+		o.addToken(d, t)
 	default:
 		return errors.New("unknown kind")
 	}
@@ -499,7 +535,7 @@ func (o *OAuth) ImportAccount(account string, recs []OAuthRecord) error {
 		case r.Kind == oauthToken && r.Token != nil:
 			client = r.Token.ClientID
 		case r.Kind == oauthFamily:
-			continue
+			client = r.ClientID
 		default:
 			return fmt.Errorf("auth: importing OAuth %s %q: not a code, token or family", r.Kind, r.Key)
 		}
@@ -511,20 +547,26 @@ func (o *OAuth) ImportAccount(account string, recs []OAuthRecord) error {
 	for d, c := range o.codes {
 		if cl, ok := o.clients[c.ClientID]; ok && cl.Credential.Account == account {
 			delete(o.codes, d)
-			changed = append(changed, OAuthRecord{Kind: oauthCode, Key: hex.EncodeToString(d[:]), Deleted: true})
+			changed = append(changed, deletedRecord(oauthCode, d))
 		}
 	}
 	for d, t := range o.tokens {
 		if t.Client.Credential.Account == account {
 			delete(o.tokens, d)
-			changed = append(changed, OAuthRecord{Kind: oauthToken, Key: hex.EncodeToString(d[:]), Deleted: true})
+			changed = append(changed, deletedRecord(oauthToken, d))
 		}
 	}
-	o.restoring = map[string]*family{} // the snapshot's families, fresh
+	for _, c := range o.clients {
+		if c.Credential.Account == account { // the snapshot's families and codes, afresh
+			c.families.Init()
+			c.codes = nil
+		}
+	}
+	o.restoring = map[string]*family{}
 	defer func() { o.restoring = nil }()
 	for _, r := range recs {
 		if err := o.restoreLocked(r); err != nil {
-			return fmt.Errorf("auth: importing OAuth %s %q: %w", r.Kind, r.Key, err) // unreachable after the checks but for malformed digests
+			return fmt.Errorf("auth: importing OAuth %s %q: %w", r.Kind, r.Key, err) // a malformed digest
 		}
 		changed = append(changed, r)
 	}

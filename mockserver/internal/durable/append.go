@@ -19,6 +19,8 @@ type Commit struct {
 	// active one is still empty) and sets seq to the active segment.
 	cut bool
 	seq uint64
+	// at is where the frame was written (set by the flusher before done is closed).
+	at Position
 }
 
 // Done is closed when the commit is done.
@@ -39,6 +41,14 @@ func (c *Commit) Wait(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// Position is where the commit's record number index (as EnqueueRecord returned it) is in the
+// log. It is valid once Wait returned nil.
+func (c *Commit) Position(index int) Position {
+	p := c.at
+	p.Index = index
+	return p
 }
 
 func newCommit() *Commit { return &Commit{done: make(chan struct{})} }
@@ -75,20 +85,30 @@ func (l *Log) AppendBatch(ctx context.Context, recs [][]byte) error {
 // callers still share fsyncs. recs are copied: the caller may reuse them at once. A batch over
 // MaxRecordSize (record lengths included) fails with ErrTooLarge.
 func (l *Log) Enqueue(recs ...[]byte) *Commit {
+	c, _ := l.enqueue(recs)
+	return c
+}
+
+// EnqueueRecord is Enqueue of one record that also returns the record's index in its Commit:
+// once the Commit is done, c.Position(index) is where the record is (for ReadFrom).
+func (l *Log) EnqueueRecord(rec []byte) (c *Commit, index int) { return l.enqueue([][]byte{rec}) }
+
+// enqueue queues recs and returns their commit and the index of the first of them in it.
+func (l *Log) enqueue(recs [][]byte) (*Commit, int) {
 	size := encodedSize(recs)
 	if size > MaxRecordSize {
-		return doneCommit(fmt.Errorf("durable: append %d bytes: %w", size, ErrTooLarge))
+		return doneCommit(fmt.Errorf("durable: append %d bytes: %w", size, ErrTooLarge)), 0
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return doneCommit(fmt.Errorf("durable: append: %w", ErrClosed))
+		return doneCommit(fmt.Errorf("durable: append: %w", ErrClosed)), 0
 	}
 	if l.err != nil {
-		return doneCommit(l.err)
+		return doneCommit(l.err), 0
 	}
 	if len(recs) == 0 {
-		return doneCommit(nil)
+		return doneCommit(nil), 0
 	}
 	c := l.open
 	if c == nil || (c.records > 0 && len(c.frame)-frameHeaderSize+size > groupLimit) {
@@ -101,6 +121,7 @@ func (l *Log) Enqueue(recs ...[]byte) *Commit {
 		l.queue = append(l.queue, c)
 		l.open = c
 	}
+	index := c.records
 	for _, r := range recs {
 		c.frame = appendRecord(c.frame, r)
 	}
@@ -108,7 +129,7 @@ func (l *Log) Enqueue(recs ...[]byte) *Commit {
 	l.stats.Appends++
 	l.stats.Records += uint64(len(recs))
 	l.startFlusher()
-	return c
+	return c, index
 }
 
 // startFlusher starts the flusher goroutine unless one runs. l.mu is held.
@@ -168,6 +189,7 @@ func (l *Log) flush() {
 // commit writes one frame to the active segment and syncs it, then rotates a full segment.
 func (l *Log) commit(c *Commit) error {
 	sealFrame(c.frame)
+	c.at = Position{Segment: l.active, Offset: l.size}
 	if err := l.step("write"); err != nil {
 		return err
 	}

@@ -168,11 +168,11 @@ func (l *Log) recover() error {
 	slices.Sort(segs)
 	slices.Sort(snaps)
 	var r fileReader
-	skip := func([]byte) error { return nil }
+	skip := func([]byte, int64, int) error { return nil }
 	if len(snaps) > 0 {
 		// The newest snapshot is checked before anything it covers is removed.
 		l.snapshot = snaps[len(snaps)-1]
-		_, n, err := r.read(l.dir, kindSnapshot, l.snapshot, -1, skip)
+		_, n, err := r.read(l.dir, kindSnapshot, l.snapshot, 0, -1, skip)
 		if err != nil {
 			return corrupt(filepath.Join(l.dir, snapshotName(l.snapshot)), err)
 		}
@@ -211,7 +211,7 @@ func (l *Log) recover() error {
 		return nil
 	}
 	for _, s := range live[:len(live)-1] {
-		_, n, err := r.read(l.dir, kindSegment, s, -1, skip)
+		_, n, err := r.read(l.dir, kindSegment, s, 0, -1, skip)
 		if err != nil {
 			return corrupt(filepath.Join(l.dir, segmentName(s)), err)
 		}
@@ -238,7 +238,7 @@ func (l *Log) openTail(r *fileReader) error {
 	good := int64(0) // a segment shorter than a header was being created: it is rewritten
 	if size >= headerSize {
 		var n int
-		good, n, err = r.read(l.dir, kindSegment, l.active, size, func([]byte) error { return nil })
+		good, n, err = r.read(l.dir, kindSegment, l.active, 0, size, func([]byte, int64, int) error { return nil })
 		l.recovery.Records += n
 		var fe *frameError
 		if errors.As(err, &fe) {

@@ -30,12 +30,13 @@ type fileReader struct {
 	buf []byte
 }
 
-// read reads the file of kind and seq in dir up to end (-1: all of it), calling fn for each
-// record in order. It returns the offset just past the last intact frame and the record count,
+// read reads the file of kind and seq in dir from the frame at offset from (0: the first) up to
+// end (-1: all of it), calling fn for each record in order with its frame's offset and its index
+// in the frame. It returns the offset just past the last intact frame and the record count,
 // and an error: *CorruptError for a bad header or a damaged snapshot; *frameError for a frame
 // that is cut short or damaged (the caller decides whether that is a torn tail); fn's error as
 // is; or an I/O error.
-func (r *fileReader) read(dir string, kind byte, seq uint64, end int64, fn func(rec []byte) error) (good int64, records int, err error) {
+func (r *fileReader) read(dir string, kind byte, seq uint64, from, end int64, fn func(rec []byte, at int64, i int) error) (good int64, records int, err error) {
 	name := segmentName(seq)
 	if kind == kindSnapshot {
 		name = snapshotName(seq)
@@ -68,7 +69,19 @@ func (r *fileReader) read(dir string, kind byte, seq uint64, end int64, fn func(
 	if why := checkHeader(h[:], kind, seq); why != "" {
 		return 0, 0, &CorruptError{path, 0, why}
 	}
-	fr := frameReader{r: r.br, off: headerSize, end: end, buf: r.buf}
+	start := int64(headerSize)
+	if from > start {
+		// A positioned read (ReadFrom): the frames before from are not read at all.
+		if from > end {
+			return 0, 0, &CorruptError{path, from, "position past the end of the segment"}
+		}
+		if _, err := f.Seek(from, io.SeekStart); err != nil {
+			return 0, 0, err
+		}
+		r.br.Reset(f)
+		start = from
+	}
+	fr := frameReader{r: r.br, off: start, end: end, buf: r.buf}
 	defer func() { r.buf = fr.buf }()
 	for {
 		at := fr.off
@@ -84,7 +97,12 @@ func (r *fileReader) read(dir string, kind byte, seq uint64, end int64, fn func(
 		}
 		switch {
 		case body[0] == bodyRecords:
-			n, err := eachRecord(body, fn)
+			i := 0
+			n, err := eachRecord(body, func(rec []byte) error {
+				err := fn(rec, at, i)
+				i++
+				return err
+			})
 			records += n
 			if errors.Is(err, errMalformed) {
 				return at, records, &CorruptError{path, at, err.Error()}
@@ -123,6 +141,34 @@ func corrupt(path string, err error) error {
 // An error from fn stops Replay and is returned as is; damage found on the way is a
 // *CorruptError.
 func (l *Log) Replay(fn func(rec []byte) error) error {
+	return l.replay(Position{}, true, func(rec []byte, _ Position) error { return fn(rec) })
+}
+
+// Position locates a record appended to a log: its segment, the offset of the frame (group
+// commit) that holds it, and its index among that frame's records. Commit.Position gives it once
+// the record is on disk; ReadFrom starts there. The zero Position is the start of the log.
+type Position struct {
+	Segment uint64
+	Offset  int64
+	Index   int
+}
+
+// ErrCompacted is returned by ReadFrom for a position in a segment a Compact has removed.
+var ErrCompacted = errors.New("position no longer in the log (compacted)")
+
+// ReadFrom calls fn, as Replay does, for the record at pos and every record after it, with each
+// record's position; it reads nothing before pos (the frames before it are skipped by seeking),
+// so a page read from a position costs that page, whatever the size of the log. The zero
+// Position starts at the first record after the snapshot (a snapshot's records have no
+// position). A position whose segment a Compact removed is ErrCompacted; one that names no
+// record of the log is a *CorruptError or reads nothing.
+func (l *Log) ReadFrom(pos Position, fn func(rec []byte, pos Position) error) error {
+	return l.replay(pos, false, fn)
+}
+
+// replay reads the snapshot (withSnapshot, from the zero position only), then the segments from
+// pos on.
+func (l *Log) replay(pos Position, withSnapshot bool, fn func(rec []byte, pos Position) error) error {
 	l.compactMu.Lock()
 	defer l.compactMu.Unlock()
 	l.mu.Lock()
@@ -131,14 +177,22 @@ func (l *Log) Replay(fn func(rec []byte) error) error {
 	if closed {
 		return fmt.Errorf("durable: replay: %w", ErrClosed)
 	}
+	if pos.Segment != 0 && pos.Segment < first {
+		return fmt.Errorf("durable: read from segment %d: %w", pos.Segment, ErrCompacted)
+	}
 	var fnErr error
-	call := func(rec []byte) error {
-		fnErr = fn(rec)
+	var seg uint64
+	call := func(rec []byte, at int64, i int) error {
+		if seg == pos.Segment && at == pos.Offset && i < pos.Index {
+			return nil // before pos in its frame
+		}
+		fnErr = fn(rec, Position{Segment: seg, Offset: at, Index: i})
 		return fnErr
 	}
 	var r fileReader
-	read := func(kind byte, seq uint64, name string, end int64) error {
-		_, _, err := r.read(l.dir, kind, seq, end, call)
+	read := func(kind byte, seq uint64, name string, from, end int64) error {
+		seg = seq
+		_, _, err := r.read(l.dir, kind, seq, from, end, call)
 		if err == nil || fnErr != nil {
 			return fnErr
 		}
@@ -148,17 +202,21 @@ func (l *Log) Replay(fn func(rec []byte) error) error {
 		}
 		return fmt.Errorf("durable: replay %s: %w", path, err)
 	}
-	if snapshot != 0 {
-		if err := read(kindSnapshot, snapshot, snapshotName(snapshot), -1); err != nil {
+	if withSnapshot && snapshot != 0 && pos == (Position{}) {
+		if err := read(kindSnapshot, snapshot, snapshotName(snapshot), 0, -1); err != nil {
 			return err
 		}
 	}
-	for s := first; s <= active; s++ {
+	for s := max(first, pos.Segment); s <= active; s++ {
 		end := int64(-1)
 		if s == active {
 			end = committed
 		}
-		if err := read(kindSegment, s, segmentName(s), end); err != nil {
+		from := int64(0)
+		if s == pos.Segment {
+			from = pos.Offset
+		}
+		if err := read(kindSegment, s, segmentName(s), from, end); err != nil {
 			return err
 		}
 	}

@@ -268,7 +268,9 @@ func (a *API) rotateAPIKey(id string, grace time.Duration, rq *request) (APIKeyR
 	if c, ok = a.keys.Rotate(id, bearer, retires); !ok {
 		return APIKeyRotation{}, problem.NotFound("API key") // revoked meanwhile
 	}
-	a.auditAdmin(c.Account, rq, auditInfo{action: "update", resourceType: "apiKey", resourceID: id})
+	if err := a.auditAdmin(c.Account, rq, auditInfo{action: "update", resourceType: "apiKey", resourceID: id}); err != nil {
+		return APIKeyRotation{}, err
+	}
 	out := APIKeyRotation{APIKey: apiKeyOf(c, bearer)}
 	if !retires.IsZero() {
 		out.PreviousKeyExpiresAt = &retires
@@ -288,8 +290,7 @@ func (a *API) revokeAPIKey(id string, rq *request) error {
 	if !ok || !a.keys.Revoke(id) {
 		return problem.NotFound("API key")
 	}
-	a.auditAdmin(c.Account, rq, auditInfo{action: "delete", resourceType: "apiKey", resourceID: id})
-	return nil
+	return a.auditAdmin(c.Account, rq, auditInfo{action: "delete", resourceType: "apiKey", resourceID: id})
 }
 
 // ceilSecond rounds t up to a whole second (the protocol's times have no fractions).

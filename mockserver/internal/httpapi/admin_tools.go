@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -55,7 +56,7 @@ func (m *memorySnapshots) Load(account, name string) ([]byte, string, bool, erro
 
 // Snapshot saves the account's whole state under name, replacing an earlier snapshot of that
 // name (docs/protocol.md §12): its records and idempotency keys, its own clock, its pending
-// webhook deliveries and retries, and its OAuth clients' codes and tokens.
+// webhook deliveries and retries, its OAuth clients' codes and tokens, and its audit chain.
 func (a *API) Snapshot(account, name string) error {
 	if p := checkSnapshotName(name); p != nil {
 		return p
@@ -64,7 +65,8 @@ func (a *API) Snapshot(account, name string) error {
 	if err != nil {
 		return err
 	}
-	snap := persist.AccountSnapshot{Format: persist.SnapshotFormat,
+	audited := a.audit.Export(account)
+	snap := persist.AccountSnapshot{Format: persist.SnapshotFormat, Audit: &audited,
 		Pending: a.opts.Webhooks.ExportPending(account), OAuth: a.oauth.ExportAccount(account)}
 	if snap.Store, err = acct.Export(); err != nil {
 		return err
@@ -96,7 +98,8 @@ func checkSnapshotName(name string) *problem.Problem {
 
 // Restore puts back the account's state saved under name — all that Snapshot saved: records
 // and keys, clock, pending deliveries (those due run at once), codes and tokens (those issued
-// since are gone). The snapshot stays for later restores.
+// since are gone), the audit chain (its file keeps every event, and the restore). The snapshot
+// stays for later restores.
 func (a *API) Restore(account, name string) error {
 	acct, err := a.account(account)
 	if err != nil {
@@ -124,6 +127,11 @@ func (a *API) Restore(account, name string) error {
 	}
 	if a.opts.RestoreClock != nil {
 		a.opts.RestoreClock(account, snap.Clock)
+	}
+	if snap.Audit != nil {
+		if err := a.audit.Import(context.Background(), account, *snap.Audit); err != nil {
+			return err
+		}
 	}
 	return a.opts.Webhooks.ImportPending(acct, snap.Pending)
 }

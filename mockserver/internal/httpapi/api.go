@@ -8,8 +8,10 @@
 package httpapi
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
@@ -32,8 +34,6 @@ const (
 type Options struct {
 	// Logger receives one metadata-only line per request (nil: none).
 	Logger *slog.Logger
-	// TrustProxy makes X-Forwarded-For the caller address (for IP allowlists).
-	TrustProxy bool
 	// Strict also validates every /api/v1 request against the OpenAPI document (mw_strict.go).
 	Strict bool
 	// NoAdmin turns the /__admin/ surface off.
@@ -61,6 +61,16 @@ type Options struct {
 	Durability Durability
 	// Snapshots keeps named account snapshots (default: in memory).
 	Snapshots SnapshotStore
+	// Audit is the audit log (default: in memory, with the default retention).
+	Audit *audit.Log
+	// Bounds are the limits on what the API keeps for requests (zero fields: defaults).
+	Bounds Bounds
+	// RealTime is the time for what must not follow the admin clock (the credential-stuffing
+	// guard); nil: time.Now. Tests replace it.
+	RealTime func() time.Time
+	// TrustedProxies are the peers whose X-Forwarded-For is believed (for IP allowlists):
+	// the caller is the last hop a trusted proxy appended. Empty: none (the peer is the caller).
+	TrustedProxies []netip.Prefix
 }
 
 // API is the whole HTTP surface: /api/v1 (and its /v1 alias), /oauth, the OpenAPI documents
@@ -79,6 +89,8 @@ type API struct {
 	requests  journal        // journal: the bounded request log
 	armed     faults         // faults: the armed faults
 	snapshots SnapshotStore  // admin: saved account states
+	// journalSalt keys the digests of idempotency keys in the journal (drawn once per server).
+	journalSalt [32]byte
 
 	// adminToken is the digest of Options.AdminToken (nil: none), for adminGuard.
 	adminToken *adminToken
@@ -101,10 +113,14 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	if opts.Snapshots == nil {
 		opts.Snapshots = &memorySnapshots{byName: map[string][]byte{}}
 	}
-	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: audit.NewLog(),
+	if opts.Audit == nil {
+		opts.Audit = audit.NewLog()
+	}
+	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: opts.Audit,
 		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: opts.Snapshots,
 		adminToken: newAdminToken(opts.AdminToken)}
-	a.oauth.Rand = st.IDs().Rand() // seeded servers: reproducible codes and tokens
+	a.oauth.Rand = st.IDs().Rand()     // seeded servers: reproducible codes and tokens
+	_, _ = rand.Read(a.journalSalt[:]) // never fails; not from the seeded source, which it would shift
 	if a.accessTTL <= 0 {
 		a.accessTTL = DefaultAccessTokenTTL
 	}
@@ -112,6 +128,12 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 		a.refreshTTL = DefaultRefreshTokenTTL
 	}
 	a.requests.size = opts.JournalSize
+	b := opts.Bounds
+	a.requests.accounts, a.requests.total = b.JournalAccounts, b.JournalTotal
+	a.replays.capacity = b.NoncesPerCredential
+	a.guard.limit, a.guard.now = b.StuffingPairs, opts.RealTime
+	a.oauth.MaxFamilies, a.oauth.MaxCodes = b.OAuthFamilies, b.OAuthCodes
+	a.armed.limit = b.ArmedFaults
 	a.buildPipeline()
 	return a
 }

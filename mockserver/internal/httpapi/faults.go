@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -81,6 +82,9 @@ func (f *Fault) validate() error {
 	if f.Path != "" && !strings.HasPrefix(f.Path, "/") {
 		errs.Add("/path", "invalid_format", "must start with /")
 	}
+	if len(f.Path) > MaxPathBytes {
+		errs.Add("/path", "too_long", "must be at most "+itoa(MaxPathBytes)+" bytes (no longer path reaches the server)")
+	}
 	return errs.Err()
 }
 
@@ -110,20 +114,36 @@ func (f *Fault) problem() *problem.Problem {
 	return p
 }
 
+// DefaultArmedFaults bounds the faults armed at once (RELIABILITY.md "Bounds"): every request
+// looks through them, so past it arming another is refused (422) until some are used up or
+// cleared.
+const DefaultArmedFaults = 1_000
+
 // faults are the armed faults, oldest first; the first match takes one of its times.
 type faults struct {
 	mu    sync.Mutex
+	limit int // 0: DefaultArmedFaults
 	armed []*Fault
 }
 
-func (fs *faults) add(f Fault) {
+func (fs *faults) add(f Fault) error {
 	if f.RetryAfter != nil { // the caller keeps its pointer; the armed fault its own value
 		ra := *f.RetryAfter
 		f.RetryAfter = &ra
 	}
 	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if limit := cmp.Or(fs.limit, DefaultArmedFaults); len(fs.armed) >= limit {
+		return problem.Field("/times", "out_of_range", "at most "+itoa(limit)+" faults may be armed at once; clear some first")
+	}
 	fs.armed = append(fs.armed, &f)
-	fs.mu.Unlock()
+	return nil
+}
+
+func (fs *faults) size() int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return len(fs.armed)
 }
 
 func (fs *faults) clear() {
@@ -154,8 +174,7 @@ func (a *API) InjectFault(f Fault) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	a.armed.add(f)
-	return nil
+	return a.armed.add(f)
 }
 
 // ClearFaults disarms every fault.

@@ -5,56 +5,120 @@ import (
 	"strings"
 	"time"
 
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
 // auditAccess appends the audit event of a request that read or wrote a record
-// (docs/protocol.md §10), once its answer is written: the handler (or an idempotent replay)
-// says what it touched in rq.audit. Requests that failed (4xx/5xx) read or wrote nothing and
-// are not audited as successes.
+// (docs/protocol.md §10) once the handler (or an idempotent replay) has said what it touched in
+// rq.audit, and before its answer leaves: the answer's status line is held until the event is in
+// the log (and, under a data directory, in the account's audit file). Requests that failed
+// (4xx/5xx) read or wrote nothing and are not audited as successes. An event that cannot be
+// written turns the answer into 503: no PHI is handed out unaudited.
 func (a *API) auditAccess(w http.ResponseWriter, rq *request, next handler) {
-	next(w, rq)
-	if rq.audit.action != "" && rq.status < 400 {
-		a.appendAudit(rq.cred.Account, rq, rq.cred.ID, rq.audit, audit.Success, a.accountNow(rq.cred.Account))
+	next(&auditWriter{ResponseWriter: w, api: a, rq: rq}, rq)
+}
+
+// auditWriter records a request's audit event when its answer's status is written.
+type auditWriter struct {
+	http.ResponseWriter
+	api     *API
+	rq      *request
+	decided bool // the status is known (and the event, if any, recorded)
+	failed  bool // the event could not be recorded: a 503 went out instead of the answer
+}
+
+func (w *auditWriter) WriteHeader(code int) {
+	if !w.decided {
+		w.decided = true
+		rq := w.rq
+		if rq.audit.action != "" && code < 400 {
+			err := w.api.appendAudit(rq, rq.cred.Account, rq.cred.ID, rq.audit, audit.Success, w.api.accountNow(rq.cred.Account))
+			if err != nil {
+				w.failed = true
+				w.unavailable()
+				return
+			}
+		}
+	}
+	if !w.failed {
+		w.ResponseWriter.WriteHeader(code)
 	}
 }
 
-// deny answers a denied request (401/403) with p and records it in the audit log: under the
-// credential's account when it is known, else in the server-level chain (account ""), so
-// anonymous probing is visible too (GET /__admin/audit-events without account).
+func (w *auditWriter) Write(b []byte) (int, error) {
+	if !w.decided {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.failed {
+		return len(b), nil // the answer is dropped: its 503 went out
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// unavailable answers 503 in place of an answer whose audit event could not be written.
+func (w *auditWriter) unavailable() {
+	h := w.Header()
+	for k := range h {
+		if k != "X-Request-Id" && !strings.HasPrefix(k, "Ratelimit") && !strings.HasPrefix(k, "X-Ratelimit") {
+			delete(h, k)
+		}
+	}
+	w.rq.status = http.StatusServiceUnavailable
+	problem.Write(w.ResponseWriter, w.rq.id, auditUnavailable())
+}
+
+func auditUnavailable() *problem.Problem {
+	return problem.New("service_unavailable", "the audit log could not be written; retry later")
+}
+
+// deny answers a denied request (401/403) with p and records it in the audit log first: under
+// the credential's account when it is known, else in the Anonymous ring (GET
+// /__admin/audit-events?account=_anonymous), so anonymous probing is visible too.
 func (a *API) deny(w http.ResponseWriter, rq *request, p *problem.Problem) {
-	account, actor := "", ""
+	account, actor := audit.Anonymous, ""
+	now := a.store.Clock().Now()
 	if rq.cred != nil {
 		account, actor = rq.cred.Account, rq.cred.ID
-	}
-	now := a.store.Clock().Now()
-	if account != "" {
 		now = a.accountNow(account)
 	}
-	a.appendAudit(account, rq, actor, describe(rq), audit.Denied, now)
+	if err := a.appendAudit(rq, account, actor, describe(rq), audit.Denied, now); err != nil {
+		p = auditUnavailable()
+	}
 	problem.Write(w, rq.id, p)
 }
 
-func (a *API) appendAudit(account string, rq *request, actor string, what auditInfo, outcome string, now time.Time) {
+// appendAudit records an event of rq in account's chain and returns once it is written.
+func (a *API) appendAudit(rq *request, account, actor string, what auditInfo, outcome string, now time.Time) error {
 	ip := ""
 	if rq.addr.IsValid() {
 		ip = rq.addr.String()
 	}
-	a.audit.Append(account, audit.Event{
+	e := audit.Event{
 		ID: a.store.IDs().New("aud", now), At: now, Actor: actor, Action: what.action,
 		ResourceType: what.resourceType, ResourceID: what.resourceID, RequestID: rq.id, IP: ip, Outcome: outcome,
-	})
+	}
+	if account == audit.Anonymous {
+		// No account, no resource: the path says what was tried, as the journal keeps it (route
+		// words and well-formed ids; anything else, which may be PHI, redacted), cut to 256 bytes.
+		e.ResourceID, e.Path = "", loggedPath(rq.URL.Path)
+	}
+	_, err := a.audit.Record(rq.Context(), account, e)
+	return err
 }
 
 // auditAdmin records an admin action on an account's credentials (a key revoked or rotated)
 // in the account's audit chain: actor "admin", the admin request's id and caller address, or
 // for a Go call of the in-process server a fresh request id and no address.
-func (a *API) auditAdmin(account string, rq *request, what auditInfo) {
+func (a *API) auditAdmin(account string, rq *request, what auditInfo) error {
 	if rq == nil {
-		rq = &request{id: a.newRequestID()}
+		r, _ := http.NewRequest(http.MethodPost, "/__admin/api-keys", nil)
+		rq = &request{id: a.newRequestID(), Request: r}
 	}
-	a.appendAudit(account, rq, "admin", what, audit.Success, a.accountNow(account))
+	return a.appendAudit(rq, account, "admin", what, audit.Success, a.accountNow(account))
 }
 
 // singular names the resource type of a path's first segment.
@@ -64,17 +128,19 @@ var singular = map[string]string{
 }
 
 // describe derives the audit action and resource of a request from its method and path (for
-// denials, which happen before any handler says what it touches).
+// denials, which happen before any handler says what it touches). A resource id is kept only
+// when it has the shape of a server id (wire.WellFormedID): a denied request's path segment may
+// be anything, an email or a name included, and PHI never lands in the audit log.
 func describe(rq *request) auditInfo {
 	var what auditInfo
 	rest := strings.TrimPrefix(rq.URL.Path, "/api/v1")
 	segs := strings.Split(strings.Trim(rest, "/"), "/")
 	if t, ok := singular[segs[0]]; ok {
 		what.resourceType = t
-	} else {
+	} else if !wire.WellFormedID(segs[0]) && len(segs[0]) <= 32 && keptSegment(segs[0]) {
 		what.resourceType = strings.TrimSuffix(segs[0], "s")
 	}
-	if len(segs) > 1 && strings.Contains(segs[1], "_") {
+	if len(segs) > 1 && wire.WellFormedID(segs[1]) {
 		what.resourceID = segs[1]
 	}
 	switch rq.Method {
@@ -86,13 +152,27 @@ func describe(rq *request) auditInfo {
 		what.action = "delete"
 	default:
 		what.action = "list"
-		if what.resourceID != "" {
+		if len(segs) > 1 && strings.Contains(segs[1], "_") { // an id, well-formed or not
 			what.action = "read"
 		}
 	}
 	return what
 }
 
-// AuditEvents returns account's audit chain, oldest first (account "" is the server-level
-// chain of denied requests whose credentials were unknown).
-func (a *API) AuditEvents(account string) []audit.Event { return a.audit.Events(account) }
+// anonymousAccount maps the account names of the anonymous chain ("" in the Go API,
+// "_anonymous" on the admin surface) to the log's.
+func anonymousAccount(account string) string {
+	if account == "" {
+		return audit.Anonymous
+	}
+	return account
+}
+
+// AuditEvents returns account's audit events kept in memory, oldest first (account "" or
+// "_anonymous" is the ring of denied requests without a valid credential).
+func (a *API) AuditEvents(account string) []audit.Event {
+	return a.audit.Events(anonymousAccount(account))
+}
+
+// Audit returns the audit log (for snapshots: Export, Import).
+func (a *API) Audit() *audit.Log { return a.audit }

@@ -83,21 +83,64 @@ func (a *API) credentialOf(secret string) caller {
 	return caller{cred: c, state: callerValid}
 }
 
-// clientAddr is the peer address, or the last X-Forwarded-For hop when the proxy is trusted.
+// clientAddr is the caller's address: the peer, unless the peer is a trusted proxy
+// (Options.TrustedProxies, docs/protocol.md §5 "IP allowlist", §14): then X-Forwarded-For is
+// read from the right, each hop being what the proxy before it appended, skipping the hops that
+// are trusted proxies themselves; the first hop that is not is the caller (earlier hops come
+// from the client and could be forged to pass an allowlist). A hop that does not parse ends the
+// walk at the last trusted address.
 func (a *API) clientAddr(r *http.Request) netip.Addr {
-	if a.opts.TrustProxy {
-		// The trusted proxy appends the address it saw; earlier hops come from the client and
-		// could be forged to pass an allowlist, so only the last one counts.
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			hops := strings.Split(xff[len(xff)-1], ",")
-			if ip, err := netip.ParseAddr(strings.TrimSpace(hops[len(hops)-1])); err == nil {
-				return ip.Unmap()
-			}
+	addr := peerAddr(r.RemoteAddr)
+	if !a.trustedProxy(addr) {
+		return addr
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := parseHop(strings.TrimSpace(hops[i]))
+		if !hop.IsValid() {
+			break
+		}
+		addr = hop
+		if !a.trustedProxy(addr) {
+			break
 		}
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	return addr
+}
+
+// trustedProxy reports whether addr is one of the trusted proxies.
+func (a *API) trustedProxy(addr netip.Addr) bool {
+	if !addr.IsValid() {
+		return false
+	}
+	for _, p := range a.opts.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseHop reads one X-Forwarded-For hop: an address, or an address and port (as some proxies
+// write it); the zero Addr when it is neither.
+func parseHop(s string) netip.Addr {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		return ip.Unmap()
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// peerAddr is the address of a RemoteAddr ("host:port", or a bare address in-process).
+func peerAddr(remote string) netip.Addr {
+	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
-		host = r.RemoteAddr
+		host = remote
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {

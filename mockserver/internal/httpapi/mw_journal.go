@@ -2,10 +2,15 @@ package httpapi
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // journal records every request that passes it in the journal (docs/protocol.md §12 "GET
@@ -15,19 +20,22 @@ import (
 func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 	start := time.Now()
 	r := rq.Request
-	e := JournalEntry{Method: r.Method, Path: loggedPath(r.URL.Path), QueryParams: queryNames(r), RequestID: rq.id}
+	// Strings of the request point into its request line, which a kept substring would keep
+	// whole (a 4 KiB path for a method): the entry holds copies.
+	e := JournalEntry{Method: methodName(r.Method), Path: strings.Clone(journalPath(r.URL.Path)), RequestID: rq.id}
 	clk := a.store.Clock()
 	if c := rq.caller.cred; c != nil {
 		e.Account, e.CredentialID = c.Account, c.ID
 		clk = a.store.Account(c.Account).Clock()
 	}
 	e.At = clk.Now().Truncate(time.Millisecond)
-	if r.Method == http.MethodPost {
-		e.IdempotencyKey = r.Header.Get("Idempotency-Key")
+	if k := r.Header.Get("Idempotency-Key"); k != "" && r.Method == http.MethodPost {
+		e.IdempotencyKey = a.keyDigest(k)
 	}
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() { // deferred: a dropped connection (a panic of http.ErrAbortHandler) is journalled too
 		e.Status, e.Fault = sw.status, rq.fault
+		e.QueryParams = queryNames(rq)
 		d := time.Since(start)
 		e.DurationMs = float64(d.Microseconds()) / 1000
 		a.requests.add(e)
@@ -83,13 +91,80 @@ func logAttrs(e JournalEntry, d time.Duration) []slog.Attr {
 	return attrs
 }
 
-// queryNames returns the query parameter names, sorted (values may be PHI: never kept).
-func queryNames(r *http.Request) []string {
-	q := r.URL.Query()
+// journalPath is a path as the journal keeps it: redacted (loggedPath) and cut to
+// MaxJournalPath bytes, before and after redaction (which may lengthen it).
+func journalPath(p string) string {
+	return cut(loggedPath(cut(p, MaxJournalPath)), MaxJournalPath)
+}
+
+// cut returns s cut to at most n bytes, on a UTF-8 boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// queryNames returns the names of the request's query parameters that its route knows, sorted
+// (values may be PHI: never kept; so may names the server does not know, which count as one
+// "other"). A route's handler names the parameters it knows (parseQuery); a request no handler
+// read is judged by every name the API knows.
+func queryNames(rq *request) []string {
+	q := rq.URL.Query()
 	names := make([]string, 0, len(q))
+	other := false
 	for k := range q {
-		names = append(names, k)
+		if known := rq.knownQuery; known != nil && slices.Contains(known, k) || known == nil && knownQueryNames[k] {
+			names = append(names, k)
+		} else {
+			other = true
+		}
+	}
+	if other {
+		names = append(names, "other")
 	}
 	slices.Sort(names)
+	for i, n := range names {
+		names[i] = strings.Clone(n) // not a piece of the request line
+	}
 	return names
+}
+
+// methodName is the method as the journal keeps it: the constant for a standard method, else a
+// copy cut to 32 bytes.
+func methodName(m string) string {
+	for _, std := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodPut,
+		http.MethodHead, http.MethodOptions} {
+		if m == std {
+			return std
+		}
+	}
+	return strings.Clone(cut(m, 32))
+}
+
+// knownQueryNames are the query parameters of every route, the OAuth endpoints and the admin
+// surface.
+var knownQueryNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range []string{
+		"page", "perPage", "sort", "q", "email", "createdFrom", "createdTo", "patientId", "providerId", "status", "from", "to",
+		"category", "active", "productId", "location", "lowStock", "expiringBefore", "timezone", "groupBy", "source", "metrics",
+		"filter", "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method",
+		"account", "after",
+	} {
+		m[n] = true
+	}
+	return m
+}()
+
+// keyDigest is what the journal keeps of an Idempotency-Key: 16 hex digits of an HMAC-SHA-256
+// under a key drawn once per server, so equal keys match within one server and the key cannot be
+// read back or tried against another server's journal.
+func (a *API) keyDigest(key string) string {
+	m := hmac.New(sha256.New, a.journalSalt[:])
+	m.Write([]byte(key))
+	return hex.EncodeToString(m.Sum(nil)[:8])
 }

@@ -1,9 +1,60 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+)
 
-// limits is the slot for the request-size limits of docs/protocol.md §13: request line and
-// path ≤ 8 KiB (414), headers ≤ 64 KiB (431). It comes first, before the request has an id or
-// a journal entry, so that an oversized request costs the server nothing it keeps. It passes
-// every request for now (the body limit, 413, is the mediaType step's).
-func (a *API) limits(w http.ResponseWriter, rq *request, next handler) { next(w, rq) }
+// Request-size limits of docs/protocol.md §13.
+const (
+	// MaxPathBytes bounds the request target (path and query) as sent: past it, 414.
+	MaxPathBytes = 8 << 10
+	// MaxHeaderBytes bounds the header section (names, values and line ends): past it, 431.
+	MaxHeaderBytes = 64 << 10
+)
+
+// limits answers requests over the size limits of docs/protocol.md §13: a request target (path
+// and query) over 8 KiB is 414, a header section over 64 KiB is 431 (the body limit, 413, is the
+// mediaType step's). It comes first, before the request has an id, a credential, a journal entry
+// or an audit event, so that an oversized request costs the server nothing it keeps: nothing is
+// copied from it, nothing consumed (no rate limit), and the answer is plain text (the protocol
+// leaves the body of 414 and 431 open: net/http itself answers 431 so when a head exceeds what a
+// listener reads, Server.HTTPServer's MaxHeaderBytes).
+func (a *API) limits(w http.ResponseWriter, rq *request, next handler) {
+	switch {
+	case len(requestTarget(rq.Request)) > MaxPathBytes:
+		refuse(w, http.StatusRequestURITooLong, "request target over 8 KiB")
+	case headerBytes(rq.Header) > MaxHeaderBytes:
+		refuse(w, http.StatusRequestHeaderFieldsTooLarge, "header section over 64 KiB")
+	default:
+		next(w, rq)
+	}
+}
+
+// requestTarget is the request's target as sent (RequestURI), or for requests made in-process
+// without one, its URL's.
+func requestTarget(r *http.Request) string {
+	if r.RequestURI != "" {
+		return r.RequestURI
+	}
+	return r.URL.RequestURI()
+}
+
+// headerBytes is the size of the header section as sent: "Name: value\r\n" per line.
+func headerBytes(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
+
+// refuse answers a request the server will not read, in plain text, and closes the connection.
+func refuse(w http.ResponseWriter, status int, why string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Connection", "close")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(http.StatusText(status) + ": " + why + "\n"))
+}

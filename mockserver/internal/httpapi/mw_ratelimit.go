@@ -19,11 +19,13 @@ type rateLimits struct{ byCredential sync.Map } // credential id → *limitState
 // limitState is one credential's token bucket and daily quota (docs/protocol.md §7), both evaluated on the
 // account's clock: the bucket is golang.org/x/time/rate driven with explicit times.
 type limitState struct {
-	mu   sync.Mutex
-	plan auth.Plan
-	lim  *rate.Limiter
-	day  time.Time // UTC midnight starting the counted day
-	used int       // requests admitted that day
+	mu      sync.Mutex
+	account string // whose clock the sweep reads
+	dead    bool   // dropped by the sweep: take looks the credential up again
+	plan    auth.Plan
+	lim     *rate.Limiter
+	day     time.Time // UTC midnight starting the counted day
+	used    int       // requests admitted that day
 	// policy and limit are the constant header values of the plan, made once: a fenced
 	// optimisation kept by BenchmarkFenceRateLimitHeaders (BENCHMARKS.md).
 	policy, limit []string
@@ -44,7 +46,7 @@ func (l *rateLimits) limitFor(c *auth.Credential) *limitState {
 		return v.(*limitState)
 	}
 	plan := c.Plan
-	st := &limitState{plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst)}
+	st := &limitState{account: c.Account, plan: plan, lim: rate.NewLimiter(rate.Limit(plan.RatePerMinute/60), plan.Burst)}
 	st.policy, st.limit = constantHeaders(plan)
 	v, _ := l.byCredential.LoadOrStore(c.ID, st)
 	return v.(*limitState)
@@ -69,9 +71,14 @@ func (a *API) rateLimit(w http.ResponseWriter, rq *request, next handler) {
 // take takes a token and a unit of quota for rq's credential, sets the headers, and returns the
 // 429 problem when either is spent.
 func (l *rateLimits) take(w http.ResponseWriter, rq *request) *problem.Problem {
-	st := l.limitFor(rq.cred)
 	now := rq.acct.Clock().Now()
+	st := l.limitFor(rq.cred)
 	st.mu.Lock()
+	for st.dead { // swept while at rest: a fresh state is the same state
+		st.mu.Unlock()
+		st = l.limitFor(rq.cred)
+		st.mu.Lock()
+	}
 	defer st.mu.Unlock()
 	plan := st.plan
 	day := now.UTC().Truncate(24 * time.Hour) // the zero time is a UTC midnight
@@ -110,4 +117,22 @@ func (l *rateLimits) take(w http.ResponseWriter, rq *request) *problem.Problem {
 	h["X-Ratelimit-Remaining"] = []string{remaining}
 	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(now.Unix()+full, 10)}
 	return p
+}
+
+// sweep drops the states that hold nothing a fresh one would not: a full bucket, and no request
+// counted today (on the credential's account clock); and every state of a credential that no
+// longer exists. So the states of idle and deleted credentials leave memory.
+func (l *rateLimits) sweep(now func(account string) time.Time, exists func(credentialID string) bool) {
+	l.byCredential.Range(func(k, v any) bool {
+		st := v.(*limitState)
+		st.mu.Lock()
+		t := now(st.account)
+		rest := st.lim.TokensAt(t) >= float64(st.plan.Burst) && (st.used == 0 || !t.UTC().Truncate(24*time.Hour).Equal(st.day))
+		if rest || !exists(k.(string)) {
+			st.dead = true
+			l.byCredential.CompareAndDelete(k, v)
+		}
+		st.mu.Unlock()
+		return true
+	})
 }

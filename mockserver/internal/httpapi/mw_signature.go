@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/internal/httpsig"
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -25,12 +27,65 @@ type signedRequest struct {
 	targetURI string
 }
 
-// nonceCaches are the nonces each credential signed with recently, for replay detection.
-type nonceCaches struct{ byCredential sync.Map } // credential id → *httpsig.ReplayCache
+// DefaultNoncesPerCredential bounds the nonces remembered per credential within the 600 s
+// window (RELIABILITY.md "Bounds"): past it, the credential's new signed requests are refused
+// as replays (fail closed) until older nonces leave the window.
+const DefaultNoncesPerCredential = 100_000
 
-func (n *nonceCaches) seen(credentialID, nonce string, now time.Time) bool {
-	rc, _ := n.byCredential.LoadOrStore(credentialID, httpsig.NewReplayCache(nonceWindow))
-	return rc.(*httpsig.ReplayCache).Seen(nonce, now)
+// nonceCaches are the nonces each credential signed with recently, for replay detection. A
+// credential's cache is dropped once the sweep finds it empty. The map's lock is held (shared)
+// across a lookup and its cache's Seen, and alone by the sweep, so a cache the sweep drops can
+// have no nonce on its way in.
+type nonceCaches struct {
+	capacity int // per credential (0: DefaultNoncesPerCredential)
+
+	mu           sync.RWMutex
+	byCredential map[string]*nonceCache
+}
+
+type nonceCache struct {
+	account string // whose clock sweeps it
+	*httpsig.ReplayCache
+}
+
+func (n *nonceCaches) seen(c *auth.Credential, nonce string, now time.Time) bool {
+	n.mu.RLock()
+	if rc := n.byCredential[c.ID]; rc != nil {
+		defer n.mu.RUnlock()
+		return rc.Seen(nonce, now)
+	}
+	n.mu.RUnlock()
+	n.mu.Lock() // the credential's first nonce (since its cache was swept): create and record at once
+	defer n.mu.Unlock()
+	rc := n.byCredential[c.ID]
+	if rc == nil {
+		if n.byCredential == nil {
+			n.byCredential = map[string]*nonceCache{}
+		}
+		rc = &nonceCache{account: c.Account,
+			ReplayCache: httpsig.NewBoundedReplayCache(nonceWindow, cmp.Or(n.capacity, DefaultNoncesPerCredential))}
+		n.byCredential[c.ID] = rc
+	}
+	return rc.Seen(nonce, now)
+}
+
+// sweep drops nonces past the window, on each credential's account clock, and the caches left
+// empty.
+func (n *nonceCaches) sweep(now func(account string) time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for id, rc := range n.byCredential {
+		if rc.Sweep(now(rc.account)) == 0 {
+			delete(n.byCredential, id)
+		}
+	}
+}
+
+// size is how many credentials have nonces remembered.
+func (n *nonceCaches) size() int {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return len(n.byCredential)
 }
 
 // verifySignature checks the RFC 9421 signature (docs/protocol.md §6) of a request whose
@@ -87,7 +142,7 @@ func (a *API) checkSignature(rq *request) *problem.Problem {
 	if p.Created.Sub(now).Abs() > signatureMaxSkew {
 		return invalid("the signature's created time is more than 300 seconds from the server clock")
 	}
-	if a.replays.seen(c.ID, p.Nonce, now) {
+	if a.replays.seen(c, p.Nonce, now) {
 		return invalid("the signature's nonce was already used")
 	}
 	rq.signed = signed

@@ -42,17 +42,12 @@ func badRequest(code, desc string) *oauthError {
 	return &oauthError{status: http.StatusBadRequest, code: code, desc: desc}
 }
 
-// serveOAuth serves /oauth/authorize, /oauth/token and /oauth/revoke.
+// serveOAuth serves /oauth/authorize, /oauth/token and /oauth/revoke. Every /oauth request of
+// an address and tenant that failed client authentication too often this minute gets 429
+// (oauth_guard.go).
 func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
-	now := a.store.Clock().Now()
-	if left := a.guard.blocked(rq.addr, now); left > 0 {
-		w.Header().Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
-		writeOAuthError(w, &oauthError{status: http.StatusTooManyRequests, code: "temporarily_unavailable",
-			desc: "too many failed client authentications from this address; retry later"})
-		return
-	}
 	var method string
-	var serve func(http.ResponseWriter, *request)
+	var serve func(http.ResponseWriter, *request, oauthForm)
 	switch rq.URL.Path {
 	case "/oauth/authorize":
 		method, serve = http.MethodGet, a.authorize
@@ -60,16 +55,59 @@ func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
 		method, serve = http.MethodPost, a.token
 	case "/oauth/revoke":
 		method, serve = http.MethodPost, a.revoke
+	}
+	var form oauthForm
+	switch {
+	case serve == nil || rq.Method != method:
+	case method == http.MethodGet:
+		form.values, form.err = singleValues(rq.URL.Query())
 	default:
-		problem.Write(w, rq.id, problem.NotFound("route"))
+		form.values, form.err = readForm(rq)
+	}
+	if left := a.guard.blocked(rq.addr, a.tenant(rq, form.values)); left > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
+		writeOAuthError(w, &oauthError{status: http.StatusTooManyRequests, code: "temporarily_unavailable",
+			desc: "too many failed client authentications from this address; retry later"})
 		return
 	}
-	if rq.Method != method {
+	switch {
+	case serve == nil:
+		problem.Write(w, rq.id, problem.NotFound("route"))
+	case rq.Method != method:
 		problem.Write(w, rq.id, problem.New("method_not_allowed", rq.Method+" is not allowed here").
 			WithHeader("Allow", method))
-		return
+	case form.err != nil:
+		writeOAuthError(w, form.err)
+	default: // each endpoint writes (a code, tokens, a revocation): answered once durable
+		a.synced(w, rq, func(w http.ResponseWriter, rq *request) { serve(w, rq, form) })
 	}
-	a.synced(w, rq, serve) // each endpoint writes: a code, tokens, a revocation
+}
+
+// oauthForm is an OAuth request's parameters: the query of /oauth/authorize, the form body of
+// /oauth/token and /oauth/revoke; err when they could not be read.
+type oauthForm struct {
+	values map[string]string
+	err    *oauthError
+}
+
+// presentedClient is the client id a request presents: HTTP Basic's user (form-urlencoded,
+// RFC 6749 §2.3.1), else the client_id parameter.
+func presentedClient(rq *request, params map[string]string) string {
+	if user, _, ok := rq.BasicAuth(); ok {
+		if uid, err := url.QueryUnescape(user); err == nil {
+			return uid
+		}
+	}
+	return params["client_id"]
+}
+
+// tenant is the stuffing guard's tenant of a request: the client it presents when registered,
+// else "" (made-up ids share one tenant, so they cannot multiply the guard's counters).
+func (a *API) tenant(rq *request, params map[string]string) string {
+	if c, ok := a.oauth.Client(presentedClient(rq, params)); ok {
+		return c.Credential.ID // the client's own string, not a piece of the request
+	}
+	return ""
 }
 
 // singleValues returns the parameters as single values; a repeated one is invalid_request
@@ -96,12 +134,8 @@ func parseScope(v string, present bool, def []string) []string {
 // authorize auto-approves a PKCE (S256) authorization request (RFC 6749 §4.1.1, RFC 7636).
 // Errors about the client or redirect URI are answered here (400 JSON); every other error is
 // sent to the redirect URI (RFC 6749 §4.1.2.1).
-func (a *API) authorize(w http.ResponseWriter, rq *request) {
-	q, oe := singleValues(rq.URL.Query())
-	if oe != nil {
-		writeOAuthError(w, oe)
-		return
-	}
+func (a *API) authorize(w http.ResponseWriter, rq *request, form oauthForm) {
+	q := form.values
 	c, ok := a.oauth.Client(q["client_id"])
 	if !ok {
 		writeOAuthError(w, badRequest("invalid_request", "client_id is missing or unknown"))
@@ -189,7 +223,11 @@ func (a *API) clientAuth(rq *request, form map[string]string) (*auth.OAuthClient
 	}
 	c, ok := a.oauth.Client(id)
 	if !ok || !c.CheckSecret(secret) {
-		a.guard.fail(rq.addr, a.store.Clock().Now())
+		tenant := ""
+		if ok {
+			tenant = c.Credential.ID
+		}
+		a.guard.fail(rq.addr, tenant)
 		return nil, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
 			desc: "client authentication failed", basic: basic || rq.Header.Get("Authorization") != ""}
 	}
@@ -207,12 +245,8 @@ type tokenResponse struct {
 
 // token serves the token endpoint (RFC 6749 §3.2): client_credentials, authorization_code
 // (with PKCE) and refresh_token (with rotation and reuse detection).
-func (a *API) token(w http.ResponseWriter, rq *request) {
-	form, oe := readForm(rq)
-	if oe != nil {
-		writeOAuthError(w, oe)
-		return
-	}
+func (a *API) token(w http.ResponseWriter, rq *request, f oauthForm) {
+	form := f.values
 	c, oe := a.clientAuth(rq, form)
 	if oe != nil {
 		writeOAuthError(w, oe)
@@ -282,12 +316,8 @@ func (a *API) token(w http.ResponseWriter, rq *request) {
 // revoke serves RFC 7009 revocation: 200 for any token, known or not. A client that presents
 // credentials must authenticate, and then only revokes its own tokens; holding a token is
 // otherwise enough to revoke it.
-func (a *API) revoke(w http.ResponseWriter, rq *request) {
-	form, oe := readForm(rq)
-	if oe != nil {
-		writeOAuthError(w, oe)
-		return
-	}
+func (a *API) revoke(w http.ResponseWriter, rq *request, f oauthForm) {
+	form := f.values
 	var client *auth.OAuthClient
 	if _, basic := rq.Header["Authorization"]; basic || form["client_id"] != "" {
 		c, oe := a.clientAuth(rq, form)

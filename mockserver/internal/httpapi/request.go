@@ -45,6 +45,9 @@ type request struct {
 	fault string
 	// status is the status of the answer the route's steps wrote (audit).
 	status int
+	// knownQuery are the query parameters the route's handler knows (parseQuery), for the
+	// journal; nil when no handler read the query.
+	knownQuery []string
 }
 
 // auditInfo is what a request did, as the audit log records it.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -70,19 +71,16 @@ type record struct {
 
 // AccountSnapshot is an account's whole state as a named snapshot holds it (docs/protocol.md
 // §12, §13: "snapshots carry the whole account"): the store's state (data and idempotency
-// entries), the account's own clock, its pending webhook deliveries and retries, and the codes
-// and tokens of its OAuth clients. The audit log is not in it yet (its files are the bounds
-// work's; see Audit).
+// entries), the account's own clock, its pending webhook deliveries and retries, the codes and
+// tokens of its OAuth clients, and its audit chain (the events in memory and the checkpoint
+// standing for the rest).
 type AccountSnapshot struct {
 	Format  string             `json:"format"`
 	Store   json.RawMessage    `json:"store"`
 	Clock   *clock.State       `json:"clock,omitempty"` // nil: the account follows the server's clock
 	Pending []webhook.Pending  `json:"pending"`
 	OAuth   []auth.OAuthRecord `json:"oauth"`
-	// Audit is the account's audit log, as the audit package exports it.
-	// TODO(bounds): fill it from the per-account audit files' export once the audit package
-	// offers one (the bounds helper's DIR/audit/<account>/ files), and restore it.
-	Audit json.RawMessage `json:"audit,omitempty"`
+	Audit   *audit.State       `json:"audit,omitempty"`
 }
 
 // SnapshotFormat names the layout of AccountSnapshot.

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -52,36 +54,82 @@ type idemEntry struct {
 	answer      arenaRef
 }
 
+// expired reports whether the entry is past its retention: a completed key after 24 h; a claim
+// still in flight after 24 h too (its request can no longer be running: it ended without an
+// answer, a panic say, and must not hold the key, or memory, for ever).
 func (e *idemEntry) expired(now time.Time) bool {
-	return !e.inFlight && now.UnixNano()-e.storedAt >= int64(IdempotencyRetention)
+	return now.UnixNano()-e.storedAt >= int64(IdempotencyRetention)
 }
+
+// DefaultIdempotencyKeys bounds the idempotency keys an account keeps (RELIABILITY.md "Bounds"):
+// past it, the oldest completed keys are forgotten before their 24 h (a retry with one of them
+// runs anew).
+const DefaultIdempotencyKeys = 100_000
 
 // idemStore is an account's idempotency keys; the caller holds Account.idemMu.
 type idemStore struct {
 	entries map[digest]idemEntry
 	arena   arena
 	sweepAt int // sweep expired keys when entries reaches this size
+	limit   int // keys kept at most (0: DefaultIdempotencyKeys)
 }
 
-func newIdemStore() *idemStore { return &idemStore{entries: map[digest]idemEntry{}} }
+func newIdemStore(limit int) *idemStore {
+	return &idemStore{entries: map[digest]idemEntry{}, limit: limit}
+}
 
-// sweep drops expired entries once the map has doubled since the last sweep: amortized
-// constant time per key (a sweep every 1,024 keys made seeding a million keyed POSTs
-// quadratic), and at most twice the live entries in memory. The arena is compacted with it
-// when more than half of it is dead.
+// sweep drops expired entries once the map has doubled since the last sweep (or holds more
+// than its limit): amortized constant time per key (a sweep every 1,024 keys made seeding a
+// million keyed POSTs quadratic), and at most twice the live entries in memory.
 func (s *idemStore) sweep(now time.Time) {
-	if len(s.entries) < max(4096, s.sweepAt) {
+	limit := cmp.Or(s.limit, DefaultIdempotencyKeys)
+	if len(s.entries) < min(max(4096, s.sweepAt), limit) {
 		return
 	}
-	live := 0
+	s.sweepNow(now)
+	if len(s.entries) >= limit {
+		s.dropOldest(len(s.entries) - limit*9/10)
+	}
+	s.sweepAt = 2 * len(s.entries)
+}
+
+// dropOldest forgets the n oldest completed entries (at the limit: a tenth of it at once, so
+// the cost is amortized).
+func (s *idemStore) dropOldest(n int) {
+	type aged struct {
+		k  digest
+		at int64
+	}
+	var done []aged
+	for k, e := range s.entries {
+		if !e.inFlight {
+			done = append(done, aged{k, e.storedAt})
+		}
+	}
+	slices.SortFunc(done, func(a, b aged) int { return cmp.Compare(a.at, b.at) })
+	for _, d := range done[:min(n, len(done))] {
+		delete(s.entries, d.k)
+	}
+	s.compact()
+}
+
+// sweepNow drops every expired entry, then compacts the arena when more than half of it is
+// dead.
+func (s *idemStore) sweepNow(now time.Time) {
 	for k, e := range s.entries {
 		if e.expired(now) {
 			delete(s.entries, k)
-			continue
 		}
+	}
+	s.compact()
+}
+
+// compact copies the live answers to a fresh arena when more than half of the arena is dead.
+func (s *idemStore) compact() {
+	live := 0
+	for _, e := range s.entries {
 		live += int(e.answer.n)
 	}
-	s.sweepAt = 2 * len(s.entries)
 	if 2*live < s.arena.size {
 		var fresh arena
 		for k, e := range s.entries {
@@ -92,6 +140,22 @@ func (s *idemStore) sweep(now time.Time) {
 		}
 		s.arena = fresh
 	}
+}
+
+// SweepIdempotency drops the account's expired idempotency keys (24 h on the account's clock)
+// and compacts their arena. The server runs it periodically; claims sweep as they go too.
+func (a *Account) SweepIdempotency() {
+	now := a.Clock().Now()
+	a.idemMu.Lock()
+	defer a.idemMu.Unlock()
+	a.idem.sweepNow(now)
+}
+
+// IdempotencyKeys returns how many idempotency keys the account holds (tests, bounds).
+func (a *Account) IdempotencyKeys() int {
+	a.idemMu.Lock()
+	defer a.idemMu.Unlock()
+	return len(a.idem.entries)
 }
 
 // BeginIdempotent claims key (already scoped to the credential) for fp, a digest of the request

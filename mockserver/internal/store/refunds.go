@@ -68,12 +68,14 @@ var refundReasons = []string{
 // maxRefundNotes bounds a refund's notes (docs/protocol.md §9 Refund).
 const maxRefundNotes = 500
 
-// checkRefund validates the shape of a refund body. Amount 0 means "what is left".
+// checkRefund validates the shape of a refund body. No amount means "what is left".
 func checkRefund(in RefundInput) (billing.RefundCreateParams, error) {
 	c := newChecker()
 	c.members(in.Members)
 	out := billing.RefundCreateParams{PaymentID: c.id("paymentId", in.PaymentID, "pay", true)}
-	out.Amount, _ = c.integer("amount", in.Amount, false, 1, math.MaxInt64)
+	if amount, p := c.integer("amount", in.Amount, false, 1, math.MaxInt64); p == Present {
+		out.Amount = &amount
+	}
 	reason, p := c.enum("reason", in.Reason, false, refundReasons...)
 	out.Reason = billing.RefundRequestedByCustomer
 	if p == Present {
@@ -110,12 +112,12 @@ func (a *Account) CreateRefund(in RefundInput, createdAt time.Time) (billing.Ref
 		return billing.Refund{}, breaks("payment_not_refundable", "only a succeeded payment can be refunded", nil)
 	case left == 0:
 		return billing.Refund{}, breaks("payment_not_refundable", "the payment is refunded in full", nil)
-	case params.Amount > left:
+	case params.Amount != nil && *params.Amount > left:
 		return billing.Refund{}, breaks("amount_exceeds_refundable", "the amount exceeds what is left to refund on the payment", nil)
 	}
-	amount := params.Amount
-	if amount == 0 {
-		amount = left
+	amount := left
+	if params.Amount != nil {
+		amount = *params.Amount
 	}
 	inv, _ := a.data.Invoices.get(p.InvoiceID) // a payment's invoice always exists
 	r := &RefundRecord{Refund: billing.Refund{

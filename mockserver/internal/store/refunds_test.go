@@ -68,7 +68,7 @@ func TestCheckRefund(t *testing.T) {
 	}{
 		{RefundInput{PaymentID: id}, billing.RefundCreateParams{PaymentID: id.Value, Reason: billing.RefundRequestedByCustomer}, nil},
 		{RefundInput{PaymentID: id, Amount: number("5"), Reason: Given("fraudulent"), Notes: Given("  x  ")},
-			billing.RefundCreateParams{PaymentID: id.Value, Amount: 5, Reason: billing.RefundFraudulent, Notes: "x"}, nil},
+			billing.RefundCreateParams{PaymentID: id.Value, Amount: client.Ptr[int64](5), Reason: billing.RefundFraudulent, Notes: "x"}, nil},
 		{RefundInput{}, billing.RefundCreateParams{}, []string{"/paymentId required is required"}},
 		{RefundInput{PaymentID: Given("inv_0193a1b2c3d4e5f60718293a4b5c6d7e"), Amount: number("0"), Reason: Given("chargeback")}, billing.RefundCreateParams{},
 			[]string{"/paymentId invalid_format must be a pay_ id", "/amount out_of_range must be between 1 and 9223372036854775807",
@@ -79,7 +79,7 @@ func TestCheckRefund(t *testing.T) {
 		if diff := cmp.Diff(tc.errs, fields(t, err)); diff != "" {
 			t.Errorf("%+v (-want +got):\n%s", tc.in, diff)
 		}
-		if err == nil && got != tc.want {
+		if err == nil && !cmp.Equal(got, tc.want) {
 			t.Errorf("%+v = %+v, want %+v", tc.in, got, tc.want)
 		}
 	}

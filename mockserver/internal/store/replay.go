@@ -215,10 +215,10 @@ func (a *Account) replayWriteLocked(w LoggedWrite) error {
 // what Export wrote, or nil for an empty account. Like ReplayChange, it skips a change the
 // account holds already.
 func (a *Account) ReplayReplace(seq uint64, state []byte) (bool, error) {
-	d, idem := newData(), newIdemStore()
+	d, idem := newData(), newIdemStore(a.store.idemLimit)
 	if state != nil {
 		var err error
-		if d, idem, err = decodeState(state); err != nil {
+		if d, idem, err = decodeState(state, a.store.idemLimit); err != nil {
 			return false, err
 		}
 	}

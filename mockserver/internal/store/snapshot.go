@@ -45,7 +45,7 @@ func (a *Account) Import(b []byte) error { return a.ImportFrom(b, "") }
 // ImportFrom is Import of a state the caller keeps under the name source (a snapshot file):
 // the commit hook sees the name (Change.Source), so a log records the name, not the state.
 func (a *Account) ImportFrom(b []byte, source string) error {
-	d, idem, err := decodeState(b)
+	d, idem, err := decodeState(b, a.store.idemLimit)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (a *Account) ImportUnbound(b []byte) error {
 // was sealed and sealed again bound to this account, record and field, and blind indexes are
 // rebuilt with the account's key. It fails when a value does not open (another PHI key).
 func (a *Account) MigrateUnbound(b []byte) ([]byte, error) {
-	d, idem, err := decodeState(b)
+	d, idem, err := decodeState(b, a.store.idemLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (a *Account) MigrateUnbound(b []byte) ([]byte, error) {
 }
 
 // decodeState decodes an exported state.
-func decodeState(b []byte) (*data, *idemStore, error) {
+func decodeState(b []byte, limit int) (*data, *idemStore, error) {
 	st := accountState{Data: newData()}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, nil, fmt.Errorf("store: importing account: %w", err)
@@ -127,7 +127,7 @@ func decodeState(b []byte) (*data, *idemStore, error) {
 		return nil, nil, errors.New("store: importing account: no data")
 	}
 	st.Data.reindex()
-	idem := newIdemStore()
+	idem := newIdemStore(limit)
 	for k, r := range st.Idempotency {
 		if r.Key == "" {
 			r.Key = k // states written before records named their key

@@ -24,6 +24,8 @@ type Store struct {
 	ids      *IDGen
 	sealer   *Sealer
 	checkURL URLCheck
+	// idemLimit bounds each account's idempotency keys (0: DefaultIdempotencyKeys).
+	idemLimit int
 
 	mu       sync.RWMutex
 	accounts map[string]*Account
@@ -47,6 +49,8 @@ type Options struct {
 	// WebhookURLs judges webhook endpoint URLs (the network policy: SSRF guard); nil allows
 	// every absolute URL.
 	WebhookURLs URLCheck
+	// IdempotencyKeys bounds each account's idempotency keys (0: DefaultIdempotencyKeys).
+	IdempotencyKeys int
 }
 
 // New returns an empty store.
@@ -60,7 +64,8 @@ func New(o Options) *Store {
 	if o.Sealer == nil {
 		o.Sealer = NewSealer(nil)
 	}
-	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, accounts: map[string]*Account{}}
+	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, idemLimit: o.IdempotencyKeys,
+		accounts: map[string]*Account{}}
 }
 
 // Clock returns the server-wide clock.
@@ -197,7 +202,7 @@ func newData() *data {
 }
 
 func newAccount(s *Store, id string) *Account {
-	t := &tenant{ID: id, store: s, indexKey: s.sealer.accountIndexKey(id), data: newData(), idem: newIdemStore()}
+	t := &tenant{ID: id, store: s, indexKey: s.sealer.accountIndexKey(id), data: newData(), idem: newIdemStore(s.idemLimit)}
 	t.claimIdle.L = &t.claimMu
 	t.self = &Account{tenant: t}
 	return t.self
@@ -224,7 +229,7 @@ func (a *Account) SetClock(c *clock.Clock) {
 func (a *Account) Now() time.Time { return wire.Time(a.Clock().Now()) }
 
 // Reset empties the account's data and idempotency keys; credentials survive.
-func (a *Account) Reset() { a.replace(newData(), newIdemStore(), nil, "") }
+func (a *Account) Reset() { a.replace(newData(), newIdemStore(a.store.idemLimit), nil, "") }
 
 // replace puts d and idem in place of the account's state, as one change (Replaced, with
 // state and source as Change says).
