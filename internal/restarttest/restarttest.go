@@ -194,6 +194,7 @@ func Items() []Item {
 	return []Item{
 		{"records", records},
 		{"api key", apiKey},
+		{"revoked and rotated api keys", revokedAndRotatedKeys},
 		{"oauth client", oauthClient},
 		{"live access token", accessToken},
 		{"refresh family", refreshFamily},
@@ -216,6 +217,8 @@ func records(t *testing.T, c *Client) func(*testing.T, *Client) {
 	invID := decode(t, inv)["id"].(string)
 	pay := c.Must(t, 201, c.Key, "POST", "/api/v1/payments", `{"invoiceId":"`+invID+`","amount":2000,"method":"cash"}`)
 	payID := decode(t, pay)["id"].(string)
+	ref := c.Must(t, 201, c.Key, "POST", "/api/v1/refunds", `{"paymentId":"`+payID+`","amount":500,"notes":"refund notes"}`)
+	refID := decode(t, ref)["id"].(string)
 	upd := c.Must(t, 200, c.Key, "PATCH", "/api/v1/patients/"+id, `{"notes":"updated notes"}`)
 	prod := c.Must(t, 201, c.Key, "POST", "/api/v1/products", `{"sku":"RST-1","name":"Restart serum","category":"skincare","price":1500,"currency":"usd"}`)
 	prodID := decode(t, prod)["id"].(string)
@@ -224,7 +227,8 @@ func records(t *testing.T, c *Client) func(*testing.T, *Client) {
 		"/api/v1/patients/" + id:                upd,
 		"/api/v1/appointments/" + apID:          ap,
 		"/api/v1/invoices/" + invID:             c.Must(t, 200, c.Key, "GET", "/api/v1/invoices/"+invID, ""),
-		"/api/v1/payments/" + payID:             pay,
+		"/api/v1/payments/" + payID:             c.Must(t, 200, c.Key, "GET", "/api/v1/payments/"+payID, ""),
+		"/api/v1/refunds/" + refID:              ref,
 		"/api/v1/products/" + prodID:            c.Must(t, 200, c.Key, "GET", "/api/v1/products/"+prodID, ""),
 		"/api/v1/inventory?productId=" + prodID: c.Must(t, 200, c.Key, "GET", "/api/v1/inventory?productId="+prodID, ""),
 		"/api/v1/patients?email=" + strings.ToLower("Recordia") + "@example.org": c.Must(t, 200, c.Key, "GET",
@@ -251,6 +255,21 @@ func apiKey(t *testing.T, c *Client) func(*testing.T, *Client) {
 		if lim := h.Get("RateLimit-Policy"); lim != "" && !strings.Contains(lim, "50") {
 			t.Errorf("the key's custom plan did not survive: RateLimit-Policy %q", lim)
 		}
+	}
+}
+
+func revokedAndRotatedKeys(t *testing.T, c *Client) func(*testing.T, *Client) {
+	mk := func() map[string]any {
+		return decode(t, c.Must(t, 201, "", "POST", "/__admin/api-keys", `{"plan":"enterprise","scopes":["*"],"account":"`+c.Account+`"}`))
+	}
+	revoked, rotated := mk(), mk()
+	c.Must(t, 204, "", "DELETE", "/__admin/api-keys/"+revoked["id"].(string), "")
+	next := decode(t, c.Must(t, 200, "", "POST", "/__admin/api-keys/"+rotated["id"].(string)+"/rotate", `{"graceSeconds":86400}`))
+	return func(t *testing.T, c *Client) {
+		c.Must(t, 401, revoked["key"].(string), "GET", "/api/v1/patients", "")
+		c.Must(t, 200, rotated["key"].(string), "GET", "/api/v1/patients", "") // in its grace period
+		c.Must(t, 200, next["key"].(string), "GET", "/api/v1/patients", "")
+		c.Must(t, 404, "", "DELETE", "/__admin/api-keys/"+revoked["id"].(string), "") // revoked, still
 	}
 }
 

@@ -121,10 +121,12 @@ func (e *Engine) apply(st *replayState, b []byte) error {
 		}
 		return err
 	case recCred:
-		if r.Cred == nil || r.Cred.Credential == nil {
-			return errors.New("persist: a cred record without a credential")
+		if r.Cred == nil {
+			return errors.New("persist: a cred record without its state")
 		}
-		p.Store.Account(r.Cred.Credential.Account)
+		if r.Cred.Credential != nil { // nil: revoked
+			p.Store.Account(r.Cred.Credential.Account)
+		}
 		return p.Keys.Restore(*r.Cred)
 	case recOAuth:
 		for _, o := range r.OAuth {
