@@ -233,7 +233,15 @@ func (e *Engine) ClockChanged(account string, st *clock.State) {
 // Close compacts the log one last time (so a restart replays a snapshot only, pending webhook
 // deliveries and retries included), then closes it. Changes after Close fail. It returns the
 // first error met.
-func (e *Engine) Close() error {
+func (e *Engine) Close() error { return e.release(true) }
+
+// Abandon releases the data directory without the last compaction, as a crash would leave it
+// (every logged change is on disk; none is compacted): for tests of the replay.
+func (e *Engine) Abandon() error { return e.release(false) }
+
+// release stops the background compactions, compacts when asked, and closes the log; the second
+// call does nothing.
+func (e *Engine) release(compact bool) error {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -243,21 +251,9 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	close(e.stop)
 	e.bg.Wait() // a running compaction ends first
-	err := e.Compact()
-	return errors.Join(err, e.log.Close())
-}
-
-// Abandon releases the data directory without the last compaction, as a crash would leave it
-// (every logged change is on disk; none is compacted): for tests of the replay.
-func (e *Engine) Abandon() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil
+	var err error
+	if compact {
+		err = e.Compact()
 	}
-	e.closed = true
-	e.mu.Unlock()
-	close(e.stop)
-	e.bg.Wait()
-	return e.log.Close()
+	return errors.Join(err, e.log.Close())
 }
