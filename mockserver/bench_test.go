@@ -31,9 +31,9 @@ type benchServer struct {
 	first  string
 }
 
-func newBenchServer(b *testing.B, n int) *benchServer {
+func newBenchServer(b *testing.B, n int, opts ...mockserver.Option) *benchServer {
 	b.Helper()
-	srv, err := mockserver.New()
+	srv, err := mockserver.New(opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

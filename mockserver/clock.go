@@ -36,18 +36,25 @@ func (s *Server) Frozen(account string) bool { return s.clockFor(account, false)
 
 // SetTime freezes account's clock ("" for the server-wide clock) at t. Every time-based rule
 // follows: timestamps, expiry, rate limits, no-show, reports, signatures, retries.
-func (s *Server) SetTime(account string, t time.Time) { s.clockFor(account, true).Set(t) }
+func (s *Server) SetTime(account string, t time.Time) {
+	s.clockFor(account, true).Set(t)
+	s.clockChanged(account)
+}
 
 // AdvanceTime moves account's clock ("" for the server-wide clock) forward by d; work that
 // falls due (webhook retries) runs.
-func (s *Server) AdvanceTime(account string, d time.Duration) { s.clockFor(account, true).Advance(d) }
+func (s *Server) AdvanceTime(account string, d time.Duration) {
+	s.clockFor(account, true).Advance(d)
+	s.clockChanged(account)
+}
 
 // RealTime returns account's clock ("" for the server-wide clock) to real time.
 func (s *Server) RealTime(account string) {
 	if account == "" {
 		s.clock.Real()
-		return
+	} else {
+		s.store.Account(account).SetClock(nil)
+		s.hooks.Poke()
 	}
-	s.store.Account(account).SetClock(nil)
-	s.hooks.Poke()
+	s.clockChanged(account)
 }

@@ -55,7 +55,7 @@ type APIKey struct {
 // p is refused with the problem POST /__admin/api-keys answers, every invalid field named.
 func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	k, err := s.api.CreateAPIKey(httpapi.APIKeyParams(p))
-	return APIKey(k), httpapi.AsProblem(err)
+	return APIKey(k), s.durableAfter(httpapi.AsProblem(err))
 }
 
 // RevokeAPIKey ends the key with the given id (key_…) at once, every secret of it: its next
@@ -118,11 +118,21 @@ type OAuthClient struct {
 // An invalid p is refused with the problem POST /__admin/oauth-clients answers.
 func (s *Server) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	c, err := s.api.CreateOAuthClient(httpapi.OAuthClientParams(p))
-	return OAuthClient(c), httpapi.AsProblem(err)
+	return OAuthClient(c), s.durableAfter(httpapi.AsProblem(err))
 }
 
 // WithTokenLifetimes sets the OAuth access and refresh token lifetimes (defaults 1 h and 30
 // days; zero keeps a default). Expiry follows the client's account clock.
 func WithTokenLifetimes(access, refresh time.Duration) Option {
 	return func(o *options) { o.accessTTL, o.refreshTTL = access, refresh }
+}
+
+// APIKeyAccount reports the account of an API key that would authenticate now: known, not
+// revoked, not expired on the server clock.
+func (s *Server) APIKeyAccount(key string) (account string, ok bool) {
+	c, found := s.api.Keys().Lookup(key, s.Now)
+	if !found || !c.ExpiresAt.IsZero() && !s.clock.Now().Before(c.ExpiresAt) {
+		return "", false
+	}
+	return c.Account, true
 }

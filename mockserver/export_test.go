@@ -2,6 +2,23 @@ package mockserver
 
 import "time"
 
+// CrashForTest stops s as a crash would, for the data directory's tests: its directory is
+// released without the last compaction (what was logged stays as logged), the webhook
+// dispatcher stops.
+func CrashForTest(s *Server) error {
+	s.closeMu.Lock()
+	s.closed = true
+	closers := s.closers
+	s.closers = nil
+	s.closeMu.Unlock()
+	err := s.data.Abandon()
+	for i := len(closers) - 1; i >= 0; i-- {
+		_ = closers[i]() // the sweeper, the audit files
+	}
+	s.hooks.Close()
+	return err
+}
+
 // WithRealTime replaces the real time the server reads where the admin clock does not apply
 // (the credential-stuffing guard), so tests can move it.
 func WithRealTime(now func() time.Time) Option { return func(o *options) { o.realTime = now } }

@@ -15,6 +15,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
@@ -26,6 +27,7 @@ type Server struct {
 	store *store.Store
 	api   *httpapi.API
 	hooks *webhook.Dispatcher
+	data  *persist.Engine // the data directory (WithDataDir), or nil
 
 	closeMu sync.Mutex
 	closed  bool
@@ -36,25 +38,26 @@ type Server struct {
 type Option func(*options)
 
 type options struct {
-	logger     *slog.Logger
-	trustProxy []string // nil: no proxy trusted
-	noAdmin    bool
-	seed       uint64
-	phiKey     []byte
-	listen     bool
-	journal    int
-	start      time.Time
-	strict     bool
-	accessTTL  time.Duration
-	refreshTTL time.Duration
-	webhooks   webhook.Options
-	adminToken string
-	adminHosts []string
-	dataDir    string
-	auditKeep  int
-	bounds     Bounds
-	conn       ConnLimits
-	realTime   func() time.Time // tests (export_test.go)
+	logger       *slog.Logger
+	trustProxy   []string // nil: no proxy trusted
+	noAdmin      bool
+	seed         uint64
+	phiKey       []byte
+	listen       bool
+	journal      int
+	start        time.Time
+	strict       bool
+	accessTTL    time.Duration
+	refreshTTL   time.Duration
+	webhooks     webhook.Options
+	adminToken   string
+	adminHosts   []string
+	dataDir      string
+	compactEvery time.Duration
+	auditKeep    int
+	bounds       Bounds
+	conn         ConnLimits
+	realTime     func() time.Time // tests (export_test.go)
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials).
@@ -189,13 +192,6 @@ func WithStartTime(t time.Time) Option { return func(o *options) { o.start = t }
 // process, on first use.
 func WithStrictValidation() Option { return func(o *options) { o.strict = true } }
 
-// WithDataDir sets the server's data directory (docs/protocol.md §13). Every account's audit
-// events are appended to its audit file there, DIR/audit/<account>/, before the request that
-// caused them is answered, so none is ever lost: memory keeps the newest (WithAuditRetention),
-// AuditEventsAfter pages through the rest, and a server started on the same directory loads
-// them back. New fails when the directory cannot be used (another server holds it, say).
-func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
-
 // DefaultAuditRetention is how many of an account's newest audit events memory keeps unless
 // WithAuditRetention says otherwise.
 const DefaultAuditRetention = audit.DefaultRetention
@@ -212,9 +208,10 @@ const DefaultJournalSize = 10_000
 // WithLoopbackListener makes NewTest serve over a real 127.0.0.1 listener instead of in-process.
 func WithLoopbackListener() Option { return func(o *options) { o.listen = true } }
 
-// New returns a server with no accounts; create keys with CreateAPIKey or POST /__admin/api-keys.
-// It fails only on an invalid option (a PHI key that is not 32 bytes, say). Close the server
-// when done with it.
+// New returns a server with no accounts (or, with WithDataDir, the accounts its directory
+// holds); create keys with CreateAPIKey or POST /__admin/api-keys. It fails on an invalid
+// option (a PHI key that is not 32 bytes, say) and on a data directory it cannot use. Close the
+// server when done with it.
 func New(opts ...Option) (*Server, error) {
 	var o options
 	for _, f := range opts {
@@ -226,12 +223,20 @@ func New(opts ...Option) (*Server, error) {
 	if !headerSafe(o.adminToken) {
 		return nil, errors.New("mockserver: the admin token must be printable ASCII without spaces")
 	}
+	if o.dataDir != "" {
+		key, err := persist.Key(o.dataDir, o.phiKey)
+		if err != nil {
+			return nil, fmt.Errorf("mockserver: data directory: %w", err)
+		}
+		o.phiKey = key
+	}
 	auditLog, err := audit.Open(audit.Options{Retention: o.auditKeep, Dir: auditDir(o.dataDir)})
 	if err != nil {
 		return nil, fmt.Errorf("mockserver: the data directory's audit files: %w", err)
 	}
 	proxies, err := parsePrefixes(o.trustProxy)
 	if err != nil {
+		auditLog.Close()
 		return nil, err
 	}
 	clk := clock.New()
@@ -251,21 +256,32 @@ func New(opts ...Option) (*Server, error) {
 			StuffingPairs: b.StuffingPairs, OAuthFamilies: b.OAuthFamiliesPerClient, OAuthCodes: b.OAuthCodesPerClient,
 			ArmedFaults: b.ArmedFaults},
 		RealTime:       o.realTime,
-		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, Webhooks: hooks,
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks,
 		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin, Audit: auditLog,
 		AdminToken: o.adminToken, AdminHosts: o.adminHosts})
 	s.api = api
 	s.closers = append(s.closers, auditLog.Close) // closed last: after NewTest's listener
+	fresh := true
+	if o.dataDir != "" {
+		if err := s.openData(); err != nil {
+			hooks.Close()
+			auditLog.Close()
+			return nil, err
+		}
+		fresh = s.data.Replayed().Fresh
+	}
 	s.startSweeper()
-	if !o.start.IsZero() {
+	if !o.start.IsZero() && fresh {
 		s.SetTime("", o.start)
 	}
 	return s, nil
 }
 
-// Close releases everything the server started: webhook delivery stops (workers end, in-flight
-// attempts are cancelled, pending deliveries and retries are abandoned, idle connections to
-// receivers close), and a listener NewTest started closes. No goroutine of the server is left.
+// Close releases everything the server started: a listener NewTest started closes, the data
+// directory (WithDataDir) is compacted and released, webhook delivery stops (workers end,
+// in-flight attempts are cancelled, pending deliveries and retries are abandoned — kept in the
+// data directory, if any — idle connections to receivers close). No goroutine of the server is
+// left.
 // The handler still answers requests made to it directly. Close is safe to call twice; it
 // returns the first error met.
 func (s *Server) Close() error {
@@ -281,6 +297,11 @@ func (s *Server) Close() error {
 	var first error
 	for i := len(closers) - 1; i >= 0; i-- {
 		if err := closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	if s.data != nil { // a last compaction, pending deliveries included, while they are pending
+		if err := s.data.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -358,4 +379,6 @@ func journalSize(n int) int {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.api.ServeHTTP(w, r) }
 
 // Reset empties an account's data (every account's when account is ""); keys survive.
-func (s *Server) Reset(account string) error { return httpapi.AsProblem(s.api.Reset(account)) }
+func (s *Server) Reset(account string) error {
+	return s.durableAfter(httpapi.AsProblem(s.api.Reset(account)))
+}

@@ -122,16 +122,19 @@ type FixtureIDs struct {
 func (s *Server) LoadFixtures(account string, fx Fixtures) (FixtureIDs, error) {
 	fx.Account = account
 	ids, err := s.api.LoadFixtures(httpapi.Fixtures(fx))
-	return FixtureIDs(ids), httpapi.AsProblem(err)
+	return FixtureIDs(ids), s.durableAfter(httpapi.AsProblem(err))
 }
 
-// Snapshot saves account's whole state (data and idempotency keys) under name, replacing an
-// earlier snapshot of that name.
+// Snapshot saves account's whole state under name, replacing an earlier snapshot of that name:
+// its records and idempotency keys, its own clock, its pending webhook deliveries and retries,
+// and the codes and tokens of its OAuth clients.
 func (s *Server) Snapshot(account, name string) error {
-	return httpapi.AsProblem(s.api.Snapshot(account, name))
+	return s.durableAfter(httpapi.AsProblem(s.api.Snapshot(account, name)))
 }
 
-// Restore puts back account's state saved under name (the snapshot stays, for more restores).
+// Restore puts back account's whole state saved under name (the snapshot stays, for more
+// restores): records and keys, clock, pending deliveries (those due run at once), OAuth codes
+// and tokens (those issued since the snapshot no longer work).
 func (s *Server) Restore(account, name string) error {
-	return httpapi.AsProblem(s.api.Restore(account, name))
+	return s.durableAfter(httpapi.AsProblem(s.api.Restore(account, name)))
 }

@@ -4,7 +4,8 @@
 //	go run ./bench/load -duration 10s -c 32
 //
 // It starts two child processes of itself: the mock server (every feature on: auth, scopes, rate
-// limiting with an unlimited custom plan, audit, PHI sealing, journal) seeded with data, and a
+// limiting with an unlimited custom plan, audit, PHI sealing, journal; with -data DIR, a data
+// directory in a fresh directory under DIR, removed at the end) seeded with data, and a
 // baseline handler serving the same JSON from a plain map behind a mutex. It drives both with the
 // same client and prints requests/s, p50/p99 latency and the ratio ours/baseline per scenario,
 // plus the mock server's RSS at rest (after seeding) and after the runs.
@@ -37,6 +38,7 @@ func main() {
 	patients := flag.Int("patients", 100_000, "patients seeded before the runs")
 	only := flag.String("only", "", "comma list of scenarios to run (default all)")
 	payments := flag.Int("payments", reportPayments, "internal: payments the child seeds for the revenue report")
+	flag.StringVar(&dataDir, "data", "", "run the mock with a data directory: a fresh one under this directory (writes answer once durable)")
 	flag.Parse()
 	if *serve != "" {
 		if err := runServer(*serve, *patients, *payments); err != nil {
@@ -49,6 +51,9 @@ func main() {
 	}
 }
 
+// dataDir, with -data, is where the mock child makes its data directory.
+var dataDir string
+
 // child is a server process started by the driver.
 type child struct {
 	stopOnce sync.Once
@@ -58,7 +63,7 @@ type child struct {
 }
 
 func startChild(kind string, patients, payments int) (*child, error) {
-	cmd := exec.Command(os.Args[0], "-serve", kind, "-patients", fmt.Sprint(patients), "-payments", fmt.Sprint(payments))
+	cmd := exec.Command(os.Args[0], "-serve", kind, "-patients", fmt.Sprint(patients), "-payments", fmt.Sprint(payments), "-data", dataDir)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -232,6 +237,9 @@ func runDriver(d time.Duration, conc, patients int, only string) error {
 	}
 	fmt.Printf("seeded the mock in-process in %s (%d patients: %s; %d invoices and %d payments: %s); servers up after %s\n",
 		mock.info["seeded"], patients, mock.info["seed.patients"], loadInvoices+reportInvoices, reportPayments, mock.info["seed.billing"], time.Since(start).Round(time.Millisecond))
+	if r := mock.info["restarted"]; r != "" {
+		fmt.Printf("with a data directory: the seeded mock restarted on it in %s\n", r)
+	}
 	fmt.Printf("RSS at rest: mock %s MiB empty, %.1f MiB seeded; baseline %.1f MiB seeded\n", mock.info["rss.empty"], rssMiB(mock.cmd.Process.Pid), rssMiB(base.cmd.Process.Pid))
 
 	getRSS := -1.0

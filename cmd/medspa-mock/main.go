@@ -22,12 +22,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -65,7 +63,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets (0: random)")
 	fs.StringVar(&c.start, "start", "", "freeze the server clock at this RFC 3339 time")
-	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data restored a state)")
+	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data holds a state)")
 	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
 	fs.BoolVar(&c.admin, "admin", true, "serve the /__admin/ control surface")
 	fs.BoolVar(&c.noAdmin, "no-admin", false, "do not serve the /__admin/ control surface (same as -admin=false)")
@@ -76,9 +74,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.auditRetention, "audit-retention", mockserver.DefaultAuditRetention, "audit events kept in memory per account (older ones: the audit file under -data)")
 	fs.BoolVar(&c.useTLS, "tls", false, "serve HTTPS (TLS 1.3 only) with a generated self-signed certificate")
 	fs.StringVar(&c.tlsCertOut, "tls-cert-out", "", "where -tls writes its certificate (PEM; default under the temp directory)")
-	fs.StringVar(&c.data, "data", "", "persist state in this file: loaded at start, written on shutdown and every -save-interval")
-	fs.DurationVar(&c.saveInterval, "save-interval", 30*time.Second, "how often -data is written (0: only on shutdown)")
-	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>.key")
+	fs.StringVar(&c.data, "data", "", "data directory: every acknowledged change survives a restart or a crash (an older single -data file is migrated into it)")
+	fs.DurationVar(&c.saveInterval, "save-interval", 5*time.Minute, "with -data: compact the data directory at least this often while changes arrive (0: by its size only)")
+	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>/phi.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
 	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it (0: none; GOMEMLIMIT, when set, wins)")
@@ -113,7 +111,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 }
 
 // run parses flags, serves until ctx is done or SIGINT/SIGTERM arrives, then shuts down
-// gracefully, finishing in-flight requests, and saves -data.
+// gracefully, finishing in-flight requests, and closes the data directory (-data).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := parse(args, stderr)
 	if err != nil {
@@ -151,29 +149,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	opts = append(opts, mockserver.WithConnLimits(mockserver.ConnLimits{MaxConns: c.maxConns}),
 		mockserver.WithAuditRetention(c.auditRetention))
-	if c.data != "" {
-		// TODO(persist): -data becomes the data directory itself (the persist work); until then
-		// the audit files live beside the state file, in <data>.d/audit/.
-		opts = append(opts, mockserver.WithDataDir(c.data+".d"))
-	}
 	if c.strict {
 		opts = append(opts, mockserver.WithStrictValidation())
 	}
 	if c.privateHooks {
 		opts = append(opts, mockserver.WithPrivateWebhookURLs())
 	}
-	key, err := phiKey(c)
-	if err != nil {
-		return err
-	}
-	if key != nil {
+	if c.phiKey != "" {
+		key, err := decodeKey(c.phiKey)
+		if err != nil {
+			return err
+		}
 		opts = append(opts, mockserver.WithPHIKey(key))
+	}
+	var migrated *v1Data
+	if c.data != "" {
+		if migrated, err = migrateV1(c, opts); err != nil {
+			return fmt.Errorf("-data %s: %w", c.data, err)
+		}
+		opts = append(opts, mockserver.WithDataDir(c.data), mockserver.WithCompactInterval(c.saveInterval))
 	}
 	srv, err := mockserver.New(opts...)
 	if err != nil {
 		return err
 	}
-	defer srv.Close() // stops webhook delivery
+	defer srv.Close() // after a clean shutdown, Close below already ran: a no-op then
 	if c.pprof != "" {
 		stop, err := servePprof(c.pprof)
 		if err != nil {
@@ -182,15 +182,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer stop()
 	}
 
-	account, restored, err := loadData(srv, c.data)
+	apiKey, fresh, err := startKey(srv, c.data, "")
 	if err != nil {
 		return err
 	}
-	apiKey, err := srv.CreateAPIKey(mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}, Account: account})
-	if err != nil {
-		return err
+	if migrated != nil {
+		fmt.Fprintf(stdout, "medspa-mock: migrated %s (medspa-mock-state/1) into the data directory; the old file is %s\n", c.data, migrated.backup)
 	}
-	if c.fixtures != "" && !restored {
+	if c.fixtures != "" && fresh {
 		if err := loadFixtures(srv, apiKey.Account, c.fixtures); err != nil {
 			return err
 		}
@@ -223,45 +222,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "MEDSPA_API_KEY=%s\n", apiKey.Key)
 	fmt.Fprintf(stdout, "account=%s\n", apiKey.Account)
 
-	save := func() error { return nil }
-	if c.data != "" {
-		save = func() error { return saveData(srv, c.data, apiKey.Account) }
-		if err := save(); err != nil { // the file exists from the start, with the printed key
-			ln.Close()
-			return err
-		}
-	}
-
 	hs := srv.HTTPServer() // the timeouts and head limit of docs/protocol.md §13
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	var tick <-chan time.Time
-	if c.data != "" && c.saveInterval > 0 {
-		t := time.NewTicker(c.saveInterval)
-		defer t.Stop()
-		tick = t.C
-	}
-	for done := false; !done; {
-		select {
-		case err := <-errc:
-			return err
-		case <-tick:
-			if err := save(); err != nil {
-				fmt.Fprintln(stderr, "medspa-mock: saving state:", err)
-			}
-		case <-ctx.Done():
-			done = true
-		}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return err
 	}
-	if err := save(); err != nil {
-		return fmt.Errorf("saving state: %w", err)
+	if err := srv.Close(); err != nil { // with -data: the last compaction
+		return fmt.Errorf("closing: %w", err)
 	}
 	fmt.Fprintln(stdout, "medspa-mock: stopped")
 	return nil
@@ -365,33 +342,6 @@ func trustedProxies(v string) []string {
 	return strings.Split(v, ",")
 }
 
-// phiKey returns the PHI key: -phi-key, else with -data the key kept in <data>.key (made on
-// first use, mode 0600), else nil (a random key per process).
-func phiKey(c *config) ([]byte, error) {
-	if c.phiKey != "" {
-		return decodeKey(c.phiKey)
-	}
-	if c.data == "" {
-		return nil, nil
-	}
-	path := c.data + ".key"
-	b, err := os.ReadFile(path)
-	if err == nil {
-		return decodeKey(strings.TrimSpace(string(b)))
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	if err := writeAtomic(path, []byte(hex.EncodeToString(key)+"\n")); err != nil {
-		return nil, err
-	}
-	return key, nil
-}
-
 func decodeKey(s string) ([]byte, error) {
 	if b, err := hex.DecodeString(s); err == nil && len(b) == 32 {
 		return b, nil
@@ -402,71 +352,6 @@ func decodeKey(s string) ([]byte, error) {
 		}
 	}
 	return nil, errors.New("the PHI key must be 32 bytes: 64 hex digits or base64")
-}
-
-// dataFile is the -data file: the printed key's account and the server's state.
-type dataFile struct {
-	Account string          `json:"account"`
-	State   json.RawMessage `json:"state"`
-}
-
-// loadData restores -data when the file exists; it returns the account to print a key for.
-func loadData(srv *mockserver.Server, path string) (account string, restored bool, err error) {
-	if path == "" {
-		return "", false, nil
-	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	var f dataFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return "", false, fmt.Errorf("-data %s: %w", path, err)
-	}
-	if err := srv.LoadState(bytes.NewReader(f.State)); err != nil {
-		return "", false, fmt.Errorf("-data %s: %w", path, err)
-	}
-	return f.Account, true, nil
-}
-
-// saveData writes -data atomically: a temporary file in the same directory, then a rename.
-func saveData(srv *mockserver.Server, path, account string) error {
-	var st bytes.Buffer
-	if err := srv.SaveState(&st); err != nil {
-		return err
-	}
-	b, err := json.Marshal(dataFile{Account: account, State: st.Bytes()})
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, b)
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // loadFixtures loads a JSON fixtures file (the body of POST /__admin/fixtures; its account,

@@ -161,6 +161,9 @@ func TestImportRules(t *testing.T) {
 			// Webhook delivery sits beside the HTTP layer, not on it.
 			case p.path == "mockserver/internal/webhook" && inModule && (rel == "mockserver" || under(rel, "mockserver/internal/httpapi")):
 				refuse("the webhook dispatcher knows the store, not the HTTP layer")
+			// The data directory keeps the parts; it never sees a request.
+			case p.path == "mockserver/internal/persist" && inModule && (rel == "mockserver" || under(rel, "mockserver/internal/httpapi")):
+				refuse("the data directory engine knows the parts it keeps, not the HTTP layer")
 			// Internal packages never reach up to the public mock package.
 			case under(p.path, "mockserver/internal") && rel == "mockserver":
 				refuse("the mock's internal packages never import package mockserver")

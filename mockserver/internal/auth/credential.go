@@ -73,13 +73,16 @@ func (c *Credential) AllowsIP(addr netip.Addr) bool {
 //
 // A key has one secret, or two for a while after a rotation: the new one and the one it
 // replaced, which works until its retirement time (on the key's account clock). Every change
-// of the registry goes through its methods: Add, Rotate, Revoke, Remove, Import.
+// of the registry goes through its methods: Add, Rotate, Revoke, Remove, Import; each ends in
+// changedLocked, which hands the credential's new state to the change hook (OnChange): the data
+// directory persists the registry through it, so a new kind of change persists by calling it.
 type Registry struct {
 	mu       sync.RWMutex
 	bySecret map[[32]byte]secret
 	byID     map[string]*Credential
 	// digests are each credential's secrets, its current one first (at most two for API keys).
-	digests map[string][][32]byte
+	digests  map[string][][32]byte
+	onChange func(CredentialState)
 }
 
 // secret is one bearer secret of a credential: its current one, or one a rotation replaced.
@@ -102,6 +105,7 @@ func (r *Registry) Add(bearer string, c *Credential) {
 	r.bySecret[d] = secret{cred: c}
 	r.byID[c.ID] = c
 	r.digests[c.ID] = append(r.digests[c.ID], d)
+	r.changedLocked(c.ID)
 }
 
 // Lookup returns the credential of a bearer secret. A secret a rotation replaced counts only
@@ -137,6 +141,7 @@ func (r *Registry) Revoke(id string) bool {
 	}
 	delete(r.byID, id)
 	delete(r.digests, id)
+	r.changedLocked(id)
 	return true
 }
 
@@ -165,6 +170,7 @@ func (r *Registry) Rotate(id, bearer string, retiresAt time.Time) (*Credential, 
 			r.digests[id] = append(r.digests[id], old[0])
 		}
 	}
+	r.changedLocked(id)
 	return c, true
 }
 
@@ -179,6 +185,7 @@ func (r *Registry) Remove(bearer string) {
 	}
 	delete(r.bySecret, d)
 	r.digests[s.cred.ID] = slices.DeleteFunc(r.digests[s.cred.ID], func(e [32]byte) bool { return e == d })
+	r.changedLocked(s.cred.ID)
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

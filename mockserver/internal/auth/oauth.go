@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,8 +67,9 @@ type Code struct {
 
 // family groups every token issued from one authorization (one code, or one client-credentials
 // grant) with its refreshes; revoking it ends them all at once (and purges them: a revoked token
-// is answered as an unknown one).
+// is answered as an unknown one). Its id names it in a data directory.
 type family struct {
+	id      string
 	revoked bool
 	client  *OAuthClient
 	tokens  [][32]byte    // digests of its tokens, oldest first (some may be purged already)
@@ -88,11 +90,19 @@ type Token struct {
 
 // OAuth holds the OAuth clients, codes and tokens. Secrets are kept only as SHA-256 digests.
 // It is safe for concurrent use.
+//
+// Every change a request makes hands its records to the change hook, together (OnChange,
+// persist.go): the data directory keeps the clients, codes, tokens and families through it.
+// Purges of what expired are not logged: a replay meets the same expiry and purges again.
 type OAuth struct {
-	mu      sync.Mutex
-	clients map[string]*OAuthClient
-	codes   map[[32]byte]*Code
-	tokens  map[[32]byte]*Token
+	mu       sync.Mutex
+	clients  map[string]*OAuthClient
+	codes    map[[32]byte]*Code
+	tokens   map[[32]byte]*Token
+	families uint64 // families made: the next family's id
+	onChange func([]OAuthRecord)
+	// restoring indexes families by id while records are restored (persist.go).
+	restoring map[string]*family
 	// Rand draws code and token values (nil: crypto/rand); a seeded source makes them reproducible.
 	Rand io.Reader
 	// MaxFamilies and MaxCodes are the bounds per client (0: DefaultMaxFamilies,
@@ -120,6 +130,7 @@ func (o *OAuth) AddClient(cred *Credential, secret string, redirectURIs []string
 	c := &OAuthClient{Credential: cred, RedirectURIs: slices.Clone(redirectURIs), secret: digest(secret)}
 	o.mu.Lock()
 	o.clients[cred.ID] = c
+	o.changedLocked(clientRecord(c))
 	o.mu.Unlock()
 	return c
 }
@@ -142,14 +153,17 @@ func (o *OAuth) NewCode(c Code) string {
 	d := digest(v)
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	recs := []OAuthRecord{codeRecord(d, &c)}
 	o.codes[d] = &c
 	if cl := o.clients[c.ClientID]; cl != nil {
 		cl.codes = append(cl.codes, d)
 		for len(cl.codes) > cmp.Or(o.MaxCodes, DefaultMaxCodes) {
 			delete(o.codes, cl.codes[0])
+			recs = append(recs, deletedRecord(oauthCode, cl.codes[0]))
 			cl.codes = cl.codes[1:] // append reallocates, keeping only the live digests
 		}
 	}
+	o.changedLocked(recs...)
 	return v
 }
 
@@ -184,8 +198,8 @@ func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now t
 		return nil, false
 	}
 	if c.used {
-		if c.family != nil {
-			o.revokeFamily(c.family)
+		if c.family != nil && !c.family.revoked {
+			o.changedLocked(o.revokeFamily(c.family)...)
 		}
 		return nil, false
 	}
@@ -194,34 +208,40 @@ func (o *OAuth) RedeemCode(value, clientID, redirectURI, challenge string, now t
 	c.used = true
 	if !now.Before(c.ExpiresAt) || c.RedirectURI != redirectURI ||
 		subtle.ConstantTimeCompare([]byte(c.Challenge), []byte(challenge)) != 1 {
+		o.changedLocked(codeRecord(d, c))
 		return nil, false
 	}
-	c.family = o.newFamily(o.clients[clientID])
+	var recs []OAuthRecord
+	c.family, recs = o.newFamily(o.clients[clientID])
+	o.changedLocked(append(recs, codeRecord(d, c))...)
 	return c, true
 }
 
-// newFamily starts a token family of client, revoking its oldest past the bound; the caller
-// holds o.mu.
-func (o *OAuth) newFamily(client *OAuthClient) *family {
-	f := &family{client: client}
+// newFamily starts a token family of client (with a fresh id), revoking its oldest past the
+// bound; the caller holds o.mu. It returns the records of what changed.
+func (o *OAuth) newFamily(client *OAuthClient) (*family, []OAuthRecord) {
+	o.families++
+	f := &family{id: "fam_" + strconv.FormatUint(o.families, 10), client: client}
+	recs := []OAuthRecord{familyRecord(f)}
 	if client != nil {
 		f.el = client.families.PushBack(f)
 		for client.families.Len() > cmp.Or(o.MaxFamilies, DefaultMaxFamilies) {
-			o.revokeFamily(client.families.Front().Value.(*family))
+			recs = append(recs, o.revokeFamily(client.families.Front().Value.(*family))...)
 		}
 	}
-	return f
+	return f, recs
 }
 
 // revokeFamily ends a family: its tokens are purged (a revoked token is answered as unknown);
-// the caller holds o.mu.
-func (o *OAuth) revokeFamily(f *family) {
+// the caller holds o.mu. It returns the family's record.
+func (o *OAuth) revokeFamily(f *family) []OAuthRecord {
 	f.revoked = true
 	for _, d := range f.tokens {
 		delete(o.tokens, d)
 	}
 	f.tokens = nil
 	o.forgetFamily(f)
+	return []OAuthRecord{familyRecord(f)}
 }
 
 // forgetFamily takes a family off its client's list; the caller holds o.mu.
@@ -262,27 +282,38 @@ func (o *OAuth) Issue(client *OAuthClient, code *Code, scopes []string, now time
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var fam *family
+	var recs []OAuthRecord
 	if code != nil {
 		fam = code.family
 	} else {
-		fam = o.newFamily(client)
+		fam, recs = o.newFamily(client)
 	}
-	return o.issueLocked(client, fam, scopes, now, accessTTL, refreshTTL, withRefresh)
+	out, recs := o.issueLocked(client, fam, scopes, now, accessTTL, refreshTTL, withRefresh, recs)
+	o.changedLocked(recs...)
+	return out
 }
 
-func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool) Issued {
+// issueLocked issues tokens and returns them, with recs and their records added: one
+// request's records go to the change hook together (one atomic batch in a log).
+func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration, withRefresh bool, recs []OAuthRecord) (Issued, []OAuthRecord) {
 	out := Issued{Access: "mat_" + o.random(), Scopes: cloneStrings(scopes)}
 	if withRefresh {
 		out.Refresh = "mrt_" + o.random()
 	}
 	if fam.revoked { // a replayed code revoked the family between redemption and issue
-		return out
+		return out, recs
 	}
-	o.addToken(digest(out.Access), &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam})
+	d := digest(out.Access)
+	t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam}
+	o.addToken(d, t)
+	recs = append(recs, tokenRecord(d, t))
 	if withRefresh {
-		o.addToken(digest(out.Refresh), &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam})
+		d := digest(out.Refresh)
+		t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam}
+		o.addToken(d, t)
+		recs = append(recs, tokenRecord(d, t))
 	}
-	return out
+	return out, recs
 }
 
 // RefreshResult is the outcome of a refresh.
@@ -301,12 +332,13 @@ const (
 func (o *OAuth) Refresh(value string, client *OAuthClient, scopes []string, now time.Time, accessTTL, refreshTTL time.Duration) (Issued, RefreshResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	d := digest(value)
 	t, ok := o.lookup(value, now)
 	if !ok || !t.Refresh || t.Client != client || t.revoked || t.family.revoked || !now.Before(t.ExpiresAt) {
 		return Issued{}, RefreshInvalid
 	}
 	if t.rotated {
-		o.revokeFamily(t.family)
+		o.changedLocked(o.revokeFamily(t.family)...)
 		return Issued{}, RefreshInvalid
 	}
 	if scopes == nil {
@@ -315,7 +347,9 @@ func (o *OAuth) Refresh(value string, client *OAuthClient, scopes []string, now 
 		return Issued{}, RefreshBadScope
 	}
 	t.rotated = true
-	return o.issueLocked(client, t.family, scopes, now, accessTTL, refreshTTL, true), RefreshOK
+	out, recs := o.issueLocked(client, t.family, scopes, now, accessTTL, refreshTTL, true, []OAuthRecord{tokenRecord(d, t)})
+	o.changedLocked(recs...)
+	return out, RefreshOK
 }
 
 // TokenState is what an access token lookup finds.
@@ -380,9 +414,11 @@ func (o *OAuth) Revoke(value string, client *OAuthClient) {
 	}
 	t.revoked = true
 	delete(o.tokens, d) // a revoked token is answered as an unknown one
+	recs := []OAuthRecord{deletedRecord(oauthToken, d)}
 	if t.Refresh {
-		o.revokeFamily(t.family)
+		recs = append(recs, o.revokeFamily(t.family)...)
 	}
+	o.changedLocked(recs...)
 }
 
 // Sweep purges the codes that expired more than CodeGrace ago and the families whose last

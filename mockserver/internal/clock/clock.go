@@ -79,3 +79,30 @@ func (c *Clock) notify() {
 		f()
 	}
 }
+
+// State is a clock's setting, as a data directory keeps it: frozen at At, or real time plus
+// Offset.
+type State struct {
+	Frozen bool          `json:"frozen"`
+	At     time.Time     `json:"at,omitzero"`
+	Offset time.Duration `json:"offset,omitempty"`
+}
+
+// State returns the clock's setting.
+func (c *Clock) State() State {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return State{Frozen: c.frozen, At: c.at, Offset: c.offset}
+}
+
+// Restore sets the clock to a setting State returned (the functions registered with OnMove run,
+// as after any change).
+func (c *Clock) Restore(s State) {
+	c.mu.Lock()
+	c.frozen, c.at, c.offset = s.Frozen, s.At.UTC(), s.Offset
+	if !s.Frozen {
+		c.at = time.Time{}
+	}
+	c.mu.Unlock()
+	c.notify()
+}

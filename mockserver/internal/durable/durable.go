@@ -317,6 +317,11 @@ func (l *Log) sync(f *os.File) error {
 	return f.Sync()
 }
 
+// SyncDir makes a directory's entries — files created, renamed or removed in it — durable, as
+// the log does its own (a no-op on Windows, where NTFS journals them): for files a caller keeps
+// beside a log.
+func SyncDir(dir string) error { return syncDir(dir) }
+
 func (l *Log) syncDir() error {
 	if l.opts.Sync == SyncNone {
 		return nil

@@ -68,7 +68,11 @@ func (a *API) adminHandler() http.Handler {
 				return
 			}
 			rq.body = body
-			serve(w, rq)
+			if rt.method == http.MethodGet {
+				serve(w, rq)
+				return
+			}
+			a.synced(w, rq, serve)
 		})
 	}
 	mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {

@@ -1,11 +1,15 @@
 package httpapi
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/medspa/medspa-go/api"
+	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -22,14 +26,37 @@ func (a *API) account(id string) (*store.Account, error) {
 	return acct, nil
 }
 
-// snapshots are saved account states, by account and name.
-type snapshots struct {
-	mu     sync.Mutex
-	byName map[string][]byte // account + "\x00" + name → Account.Export
+// SnapshotStore keeps named account snapshots (each an AccountSnapshot's JSON): in memory, or
+// in the data directory (mockserver/internal/persist), whose Load also names the file that
+// holds the snapshot, so that a restore is logged as that name rather than as the state.
+type SnapshotStore interface {
+	Save(account, name string, snap []byte) error
+	Load(account, name string) (snap []byte, source string, ok bool, err error)
 }
 
-// Snapshot saves the account's whole state (data and idempotency keys) under name, replacing
-// an earlier snapshot of that name.
+// memorySnapshots keeps snapshots in memory, by account and name.
+type memorySnapshots struct {
+	mu     sync.Mutex
+	byName map[string][]byte // account + "\x00" + name → the snapshot
+}
+
+func (m *memorySnapshots) Save(account, name string, snap []byte) error {
+	m.mu.Lock()
+	m.byName[account+"\x00"+name] = snap
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *memorySnapshots) Load(account, name string) ([]byte, string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.byName[account+"\x00"+name]
+	return b, "", ok, nil
+}
+
+// Snapshot saves the account's whole state under name, replacing an earlier snapshot of that
+// name (docs/protocol.md §12): its records and idempotency keys, its own clock, its pending
+// webhook deliveries and retries, its OAuth clients' codes and tokens, and its audit chain.
 func (a *API) Snapshot(account, name string) error {
 	if p := checkSnapshotName(name); p != nil {
 		return p
@@ -38,14 +65,21 @@ func (a *API) Snapshot(account, name string) error {
 	if err != nil {
 		return err
 	}
-	b, err := acct.Export()
+	audited := a.audit.Export(account)
+	snap := persist.AccountSnapshot{Format: persist.SnapshotFormat, Audit: &audited,
+		Pending: a.opts.Webhooks.ExportPending(account), OAuth: a.oauth.ExportAccount(account)}
+	if snap.Store, err = acct.Export(); err != nil {
+		return err
+	}
+	if c := acct.Clock(); c != a.store.Clock() {
+		st := c.State()
+		snap.Clock = &st
+	}
+	b, err := json.Marshal(snap)
 	if err != nil {
 		return err
 	}
-	a.snapshots.mu.Lock()
-	a.snapshots.byName[account+"\x00"+name] = b
-	a.snapshots.mu.Unlock()
-	return nil
+	return a.snapshots.Save(account, name, b)
 }
 
 // checkSnapshotName refuses a snapshot name that is not one line of text of 1–200 characters
@@ -62,8 +96,10 @@ func checkSnapshotName(name string) *problem.Problem {
 	return nil
 }
 
-// Restore puts back the account's state saved under name; the snapshot stays for later
-// restores.
+// Restore puts back the account's state saved under name — all that Snapshot saved: records
+// and keys, clock, pending deliveries (those due run at once), codes and tokens (those issued
+// since are gone), the audit chain (its file keeps every event, and the restore). The snapshot
+// stays for later restores.
 func (a *API) Restore(account, name string) error {
 	acct, err := a.account(account)
 	if err != nil {
@@ -72,13 +108,32 @@ func (a *API) Restore(account, name string) error {
 	if checkSnapshotName(name) != nil { // no snapshot has such a name: the shape first
 		return problem.NotFound("snapshot")
 	}
-	a.snapshots.mu.Lock()
-	b, ok := a.snapshots.byName[account+"\x00"+name]
-	a.snapshots.mu.Unlock()
+	b, source, ok, err := a.snapshots.Load(account, name)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		return problem.NotFound("snapshot")
 	}
-	return acct.Import(b)
+	var snap persist.AccountSnapshot
+	if err := json.Unmarshal(b, &snap); err != nil || snap.Format != persist.SnapshotFormat {
+		return fmt.Errorf("httpapi: snapshot %q of %s is damaged", name, account)
+	}
+	if err := acct.ImportFrom(snap.Store, source); err != nil {
+		return err
+	}
+	if err := a.oauth.ImportAccount(account, snap.OAuth); err != nil {
+		return err
+	}
+	if a.opts.RestoreClock != nil {
+		a.opts.RestoreClock(account, snap.Clock)
+	}
+	if snap.Audit != nil {
+		if err := a.audit.Import(context.Background(), account, *snap.Audit); err != nil {
+			return err
+		}
+	}
+	return a.opts.Webhooks.ImportPending(acct, snap.Pending)
 }
 
 // adminToolRoutes are the admin endpoints of the test tools: faults, the journal, snapshots,

@@ -12,11 +12,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
@@ -51,8 +51,16 @@ type Options struct {
 	AccessTokenTTL, RefreshTokenTTL time.Duration
 	// Clock serves the admin clock endpoints (nil: none).
 	Clock ClockControl
+	// RestoreClock gives an account the clock setting a snapshot saved (nil st: the server's
+	// clock); nil: snapshots leave clocks alone.
+	RestoreClock func(account string, st *clock.State)
 	// Webhooks delivers events and checks endpoint URLs (default: one with the default policy).
 	Webhooks *webhook.Dispatcher
+	// Durability is the data directory (nil: none): writes are answered once durable
+	// (mw_durable.go).
+	Durability Durability
+	// Snapshots keeps named account snapshots (default: in memory).
+	Snapshots SnapshotStore
 	// Audit is the audit log (default: in memory, with the default retention).
 	Audit *audit.Log
 	// Bounds are the limits on what the API keeps for requests (zero fields: defaults).
@@ -80,10 +88,9 @@ type API struct {
 	guard     stuffingGuard  // /oauth: failed client authentications per address
 	requests  journal        // journal: the bounded request log
 	armed     faults         // faults: the armed faults
-	snapshots snapshots      // admin: saved account states
+	snapshots SnapshotStore  // admin: saved account states
 	// journalSalt keys the digests of idempotency keys in the journal (drawn once per server).
 	journalSalt [32]byte
-	fixtureMu   sync.Mutex // admin: one fixture load at a time
 
 	// adminToken is the digest of Options.AdminToken (nil: none), for adminGuard.
 	adminToken *adminToken
@@ -103,11 +110,14 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	if opts.Webhooks == nil {
 		opts.Webhooks = webhook.New(st, webhook.Options{})
 	}
+	if opts.Snapshots == nil {
+		opts.Snapshots = &memorySnapshots{byName: map[string][]byte{}}
+	}
 	if opts.Audit == nil {
 		opts.Audit = audit.NewLog()
 	}
 	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: opts.Audit,
-		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: snapshots{byName: map[string][]byte{}},
+		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: opts.Snapshots,
 		adminToken: newAdminToken(opts.AdminToken)}
 	a.oauth.Rand = st.IDs().Rand()     // seeded servers: reproducible codes and tokens
 	_, _ = rand.Read(a.journalSalt[:]) // never fails; not from the seeded source, which it would shift

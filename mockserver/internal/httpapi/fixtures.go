@@ -78,12 +78,13 @@ var appointmentPath = map[string][]string{
 var fixtureRef = regexp.MustCompile(`(^|[^A-Za-z0-9._%+\-])@(patients|products|adjustments|appointments|invoices|payments|refunds)\.([0-9]+)`)
 
 // LoadFixtures creates fx's records in order, each from its body as the API's POST would
-// (decoded as a request body, then validated and stored by the store), so every rule applies. A
-// failing item answers its problem, its pointers prefixed with /<kind>/<index>, and the account
-// is put back as it was.
+// (decoded as a request body, then validated and stored by the store), so every rule applies.
+// The load is one store transaction (store.Account.Batch): a failing item answers its problem,
+// its pointers prefixed with /<kind>/<index>, and undoes the load's own items only — the
+// account is exactly as before, writes other requests made meanwhile included (they wait for
+// the load) — and no event of the load is delivered.
 func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
-	out := FixtureIDs{Patients: []string{}, Products: []string{}, Adjustments: []string{},
-		Appointments: []string{}, Invoices: []string{}, Payments: []string{}, Refunds: []string{}}
+	out := newFixtureIDs()
 	acct, err := a.account(fx.Account)
 	if err != nil {
 		return out, err
@@ -98,26 +99,28 @@ func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
 		{"refunds", fx.Refunds, &out.Refunds, maker(decodeRefund, (*store.Account).CreateRefund, func(r billing.Refund) string { return r.ID })},
 	}
 	ids := map[string][]string{}
-	a.fixtureMu.Lock() // one load at a time, so a rollback never undoes another load
-	defer a.fixtureMu.Unlock()
-	before, err := acct.Export()
-	if err != nil {
-		return out, err
-	}
-	for _, k := range kinds {
-		for i, item := range k.items {
-			id, err := loadFixture(acct, k, i, item, ids)
-			if err != nil {
-				if rerr := acct.Import(before); rerr != nil {
-					return out, rerr
+	err = acct.Batch(func(b *store.Account) error {
+		for _, k := range kinds {
+			for i, item := range k.items {
+				id, err := loadFixture(b, k, i, item, ids)
+				if err != nil {
+					return err
 				}
-				return out, err
+				ids[k.name] = append(ids[k.name], id)
+				*k.ids = append(*k.ids, id)
 			}
-			ids[k.name] = append(ids[k.name], id)
-			*k.ids = append(*k.ids, id)
 		}
+		return nil
+	})
+	if err != nil {
+		return newFixtureIDs(), err // none of them exists
 	}
 	return out, nil
+}
+
+func newFixtureIDs() FixtureIDs {
+	return FixtureIDs{Patients: []string{}, Products: []string{}, Adjustments: []string{},
+		Appointments: []string{}, Invoices: []string{}, Payments: []string{}, Refunds: []string{}}
 }
 
 // loadFixture creates one item and returns its id.

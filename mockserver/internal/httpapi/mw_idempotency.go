@@ -48,8 +48,15 @@ func (a *API) idempotency(w http.ResponseWriter, rq *request, next handler) {
 		problem.Write(w, rq.id, problem.New("idempotency_key_reused", "this Idempotency-Key was used with a different request"))
 		return
 	}
+	finished := false
+	defer func() {
+		if !finished { // the handler panicked: free the key (and resolve its claim)
+			rq.acct.AbandonIdempotent(scoped)
+		}
+	}()
 	held := &heldAnswer{status: http.StatusOK}
 	next(held, rq)
+	finished = true
 	var audited []string
 	if rq.audit.action != "" {
 		audited = []string{rq.audit.action, rq.audit.resourceType, rq.audit.resourceID}

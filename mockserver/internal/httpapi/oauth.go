@@ -78,8 +78,8 @@ func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
 			WithHeader("Allow", method))
 	case form.err != nil:
 		writeOAuthError(w, form.err)
-	default:
-		serve(w, rq, form)
+	default: // each endpoint writes (a code, tokens, a revocation): answered once durable
+		a.synced(w, rq, func(w http.ResponseWriter, rq *request) { serve(w, rq, form) })
 	}
 }
 

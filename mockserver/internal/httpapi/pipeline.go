@@ -18,6 +18,7 @@ func (a *API) buildPipeline() {
 		a.mediaType,   // mw_mediatype.go    415 unsupported_media_type, 413 payload_too_large
 		a.strict,      // mw_strict.go       the OpenAPI document's findings, for validation to list (WithStrictValidation)
 		a.auditAccess, // mw_audit.go        once answered: a successful read or write (or its replay) is audited
+		a.durable,     // mw_durable.go      with a data directory: a write's answer waits until its changes are on disk
 		a.idempotency, // mw_idempotency.go  replay; 409 idempotency_key_in_use, 422 idempotency_key_reused
 	} //                  handler.go         decode, call the store, encode (400, 422, 404/409/402)
 	a.mux = a.routeMux()

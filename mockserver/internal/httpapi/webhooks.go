@@ -115,5 +115,6 @@ func (a *API) testWebhook(rq *request) (int, any, error) {
 	if !found {
 		return 0, nil, problem.NotFound("webhook")
 	}
-	return ok, a.opts.Webhooks.Test(rq.Context(), rq.acct, t), nil
+	// The account's own handle, not the request's session: the dispatcher may act on it later.
+	return ok, a.opts.Webhooks.Test(rq.Context(), a.store.Account(rq.acct.ID), t), nil
 }

@@ -68,14 +68,16 @@ func SlotProblem(startAt, endAt time.Time) string {
 }
 
 func (a *Account) sealNotes(r *AppointmentRecord, notes string) {
-	r.Sealed = a.store.sealer.SealText(notes)
+	r.Sealed = a.sealText("appointment", r.ID, "notes", notes)
 }
+
+func (r *AppointmentRecord) sealedFields() []sealedField { return []sealedField{{"notes", &r.Sealed}} }
 
 func (a *Account) openNotes(r *AppointmentRecord) (string, error) {
 	if r.Sealed == nil {
 		return "", nil
 	}
-	b, err := a.store.sealer.Open(r.Sealed)
+	b, err := a.open("appointment", r.ID, "notes", r.Sealed)
 	return string(b), err
 }
 
@@ -245,14 +247,14 @@ func (a *Account) CreateAppointment(in AppointmentInput, createdAt time.Time) (a
 	setIf(&ap.RoomID, ch.RoomID)
 	setIf(&ap.Notes, ch.Notes)
 	setIf(&ap.Status, ch.Status)
-	return a.book(t, ap, createdAt)
+	return a.book(&t, ap, createdAt)
 }
 
 // createAppointment books a valid appointment.
 func (a *Account) createAppointment(ap appointments.Appointment, createdAt time.Time) (appointments.Appointment, error) {
 	t := a.begin()
 	defer t.end()
-	return a.book(t, ap, createdAt)
+	return a.book(&t, ap, createdAt)
 }
 
 // book books ap within t, keeping the invariants (a known patient, a slot of legal length, an
@@ -329,14 +331,14 @@ func (a *Account) UpdateAppointment(id string, in AppointmentInput) (appointment
 	if err != nil {
 		return appointments.Appointment{}, err
 	}
-	return a.update(t, id, ch)
+	return a.update(&t, id, ch)
 }
 
 // updateAppointment applies a valid change.
 func (a *Account) updateAppointment(id string, ch AppointmentChange) (appointments.Appointment, error) {
 	t := a.begin()
 	defer t.end()
-	return a.update(t, id, ch)
+	return a.update(&t, id, ch)
 }
 
 // update applies ch to the appointment within t.

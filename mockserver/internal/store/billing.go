@@ -21,10 +21,12 @@ type InvoiceRecord struct {
 	SealedNotes []byte `json:"sealedNotes,omitempty"`
 }
 
+func (r *InvoiceRecord) sealedFields() []sealedField { return []sealedField{{"notes", &r.SealedNotes}} }
+
 func newBillingTables(d *data) {
-	d.Invoices = newTable(func(r *InvoiceRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
-	d.Payments = newTable(func(p *billing.Payment) sortKey { return sortKey{p.CreatedAt, p.ID} })
-	d.Refunds = newTable(func(r *RefundRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
+	d.Invoices = newTable("invoice", func(r *InvoiceRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
+	d.Payments = newTable("payment", func(p *billing.Payment) sortKey { return sortKey{p.CreatedAt, p.ID} })
+	d.Refunds = newTable("refund", func(r *RefundRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
 }
 
 // lineAmount is quantity × unitAmount, or false when it overflows int64.
@@ -251,7 +253,7 @@ func (a *Account) createInvoice(in billing.InvoiceCreateParams, createdAt time.T
 	if total == 0 {
 		r.Status, r.PaidAt = billing.InvoicePaid, createdAt
 	}
-	r.SealedNotes = a.store.sealer.SealText(in.Notes)
+	r.SealedNotes = a.sealText("invoice", r.ID, "notes", in.Notes)
 	a.data.Invoices.insert(r)
 	t.put("invoice", r.ID)
 	t.emit(webhooks.EventInvoiceCreated, invoiceData(r))
@@ -260,7 +262,7 @@ func (a *Account) createInvoice(in billing.InvoiceCreateParams, createdAt time.T
 			continue
 		}
 		sale := inventory.AdjustParams{ProductID: p.ID, Location: MainLocation, Delta: -items[i].Quantity, Reason: inventory.ReasonSale, Reference: r.ID}
-		if _, _, err := a.applyAdjustment(t, p, sale, createdAt); err != nil {
+		if _, _, err := a.applyAdjustment(&t, p, sale, createdAt); err != nil {
 			return billing.Invoice{}, err // unreachable: stock was checked above under the same lock
 		}
 	}
@@ -281,7 +283,7 @@ func invoiceData(r *InvoiceRecord) *webhooks.InvoiceData {
 func (a *Account) openInvoice(r *InvoiceRecord) billing.Invoice {
 	out := r.Invoice
 	out.LineItems = slices.Clone(r.LineItems)
-	out.Notes = a.store.sealer.OpenText(r.SealedNotes)
+	out.Notes = a.openText("invoice", r.ID, "notes", r.SealedNotes)
 	return out
 }
 

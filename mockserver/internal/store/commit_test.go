@@ -20,7 +20,7 @@ type commitLog struct {
 	got []string
 }
 
-func (l *commitLog) hook(a *Account, c Change) {
+func (l *commitLog) hook(a *Account, c Change) Pending {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.Account != a.ID {
@@ -39,6 +39,7 @@ func (l *commitLog) hook(a *Account, c Change) {
 	for _, e := range c.Events {
 		l.got = append(l.got, "event "+string(e.Type))
 	}
+	return nil
 }
 
 func (l *commitLog) take() []string {
@@ -55,7 +56,7 @@ func TestEveryCommittedChangePassesTheHook(t *testing.T) {
 	t.Parallel()
 	st := New(Options{})
 	var log commitLog
-	st.OnCommit(log.hook)
+	st.OnCommit(log.hook, false)
 	a := st.Account("acct_commit")
 	check := func(step string, want ...string) {
 		t.Helper()

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -157,7 +159,8 @@ func (a *Account) IdempotencyKeys() int {
 }
 
 // BeginIdempotent claims key (already scoped to the credential) for fp, a digest of the request
-// (method, path and body).
+// (method, path and body). On a Session's handle, a claim that proceeds is the request's until
+// FinishIdempotent: the writes the request commits meanwhile carry it (Change.Claim).
 func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (IdempotencyOutcome, *IdempotencyEntry) {
 	k := sha256.Sum256([]byte(key))
 	now := a.Clock().Now()
@@ -171,7 +174,7 @@ func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (Idempotency
 		case e.inFlight:
 			return IdempotencyInUse, nil
 		}
-		if out, err := a.replay(int(e.status), s.arena.get(e.answer)); err == nil {
+		if out, err := a.replay(k, int(e.status), s.arena.get(e.answer)); err == nil {
 			return IdempotencyReplay, out
 		}
 		// An entry that no longer opens (its snapshot came from a server with another PHI key)
@@ -179,34 +182,152 @@ func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (Idempotency
 	}
 	s.sweep(now)
 	s.entries[k] = idemEntry{fingerprint: fp, inFlight: true, storedAt: now.UnixNano()}
+	if a.scope != nil {
+		a.scope.claim = hex.EncodeToString(k[:8]) + "." + strconv.FormatUint(a.claims.Add(1), 10)
+	}
 	return IdempotencyProceed, nil
 }
 
 // FinishIdempotent stores the outcome of a claimed key; 5xx outcomes are forgotten so a retry
-// runs anew.
+// runs anew (the request's writes, if any, stay). Either way the claim is resolved.
 func (a *Account) FinishIdempotent(key string, status int, header map[string][]string, body []byte, audit ...string) {
 	k := sha256.Sum256([]byte(key))
-	sealed := a.store.sealer.Seal(packAnswer(header, body, audit)) // the crypto, outside the lock
+	kx := hex.EncodeToString(k[:])
+	sealed := a.seal("idempotency", kx, "answer", packAnswer(header, body, audit)) // the crypto, outside the lock
 	a.idemMu.Lock()
 	defer a.idemMu.Unlock()
+	claim := a.takeClaim()
+	defer a.claimResolved()
 	s := a.idem
 	e, ok := s.entries[k]
-	if !ok {
-		return
-	}
-	if status >= 500 {
-		delete(s.entries, k)
+	if !ok || status >= 500 {
+		if ok {
+			delete(s.entries, k)
+		}
+		a.commitLocked(Change{Account: a.ID, Resolved: claim})
 		return
 	}
 	e.inFlight, e.status, e.storedAt = false, int32(status), a.Clock().Now().UnixNano()
 	e.answer = s.arena.add(sealed)
 	s.entries[k] = e
-	a.commitLocked(Change{Account: a.ID, Writes: []Write{{Kind: "idempotency", ID: hex.EncodeToString(k[:])}}})
+	a.commitLocked(Change{Account: a.ID, Resolved: claim,
+		Writes: []Write{{Kind: "idempotency", ID: kx, Value: a.idemRecordLocked(k, e)}}})
+}
+
+// AbandonIdempotent forgets a claimed key whose request ended without FinishIdempotent (its
+// handler panicked): a retry runs anew, and the claim is resolved (its writes stay). It does
+// nothing once the key is finished.
+func (a *Account) AbandonIdempotent(key string) {
+	k := sha256.Sum256([]byte(key))
+	a.idemMu.Lock()
+	defer a.idemMu.Unlock()
+	if e, ok := a.idem.entries[k]; ok && e.inFlight {
+		delete(a.idem.entries, k)
+	}
+	if claim := a.takeClaim(); claim != "" {
+		a.commitLocked(Change{Account: a.ID, Resolved: claim})
+	}
+	a.claimResolved()
+}
+
+// takeClaim returns the handle's claim and ends it.
+func (a *Account) takeClaim() string {
+	if a.scope == nil {
+		return ""
+	}
+	c := a.scope.claim
+	a.scope.claim = ""
+	return c
+}
+
+// claimCommitted notes that the handle's claim has a committed write (under a.mu).
+func (a *Account) claimCommitted() {
+	if a.scope == nil || a.scope.committed {
+		return
+	}
+	a.scope.committed = true
+	a.claimMu.Lock()
+	a.unresolved++
+	a.claimMu.Unlock()
+}
+
+// claimResolved notes that the handle's claim, if it had committed writes, is resolved.
+func (a *Account) claimResolved() {
+	if a.scope == nil || !a.scope.committed {
+		return
+	}
+	a.scope.committed = false
+	a.claimMu.Lock()
+	if a.unresolved--; a.unresolved == 0 {
+		a.claimIdle.Broadcast()
+	}
+	a.claimMu.Unlock()
+}
+
+// rlockSettled read-locks the account's data at a moment when no claim has committed writes
+// without its outcome: what a snapshot then copies holds every keyed write with its entry. The
+// lock is released while waiting, for the claims to finish (they need no lock of ours).
+func (a *Account) rlockSettled() {
+	for {
+		a.mu.RLock()
+		a.claimMu.Lock()
+		if a.unresolved == 0 {
+			a.claimMu.Unlock()
+			return
+		}
+		a.mu.RUnlock()
+		a.claimIdle.Wait()
+		a.claimMu.Unlock()
+	}
+}
+
+// IdempotencyRecord is a completed idempotency entry as snapshots and logs hold it: digests in
+// hex, the answer (header, body, audit) sealed, bound to the account and the key.
+type IdempotencyRecord struct {
+	Key         string    `json:"key,omitempty"` // hex digest of the scoped key
+	Fingerprint string    `json:"fingerprint"`
+	Status      int       `json:"status"`
+	Sealed      []byte    `json:"sealed"`
+	StoredAt    time.Time `json:"storedAt"`
+}
+
+// idemRecordLocked is the record of an entry; the caller holds idemMu.
+func (a *Account) idemRecordLocked(k digest, e idemEntry) IdempotencyRecord {
+	return a.idem.record(k, e)
+}
+
+// record is the record of one of the store's entries.
+func (s *idemStore) record(k digest, e idemEntry) IdempotencyRecord {
+	return IdempotencyRecord{Key: hex.EncodeToString(k[:]), Fingerprint: hex.EncodeToString(e.fingerprint[:]),
+		Status: int(e.status), Sealed: s.arena.get(e.answer), StoredAt: time.Unix(0, e.storedAt).UTC()}
+}
+
+// records returns the completed entries, by key.
+func (s *idemStore) records() map[string]IdempotencyRecord {
+	out := make(map[string]IdempotencyRecord, len(s.entries))
+	for k, e := range s.entries {
+		if !e.inFlight {
+			r := s.record(k, e)
+			out[r.Key] = r
+		}
+	}
+	return out
+}
+
+// add puts a completed entry from its record.
+func (s *idemStore) add(r IdempotencyRecord) error {
+	key, err1 := parseDigest(r.Key)
+	fp, err2 := parseDigest(r.Fingerprint)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("idempotency entry: %w", err)
+	}
+	s.entries[key] = idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), answer: s.arena.add(r.Sealed)}
+	return nil
 }
 
 // replay opens a completed entry's answer.
-func (a *Account) replay(status int, sealed []byte) (*IdempotencyEntry, error) {
-	plain, err := a.store.sealer.Open(sealed)
+func (a *Account) replay(k digest, status int, sealed []byte) (*IdempotencyEntry, error) {
+	plain, err := a.open("idempotency", hex.EncodeToString(k[:]), "answer", sealed)
 	if err != nil {
 		return nil, err
 	}

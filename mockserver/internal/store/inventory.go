@@ -42,15 +42,31 @@ type AdjustmentRecord struct {
 	Drawn []inventory.Lot `json:"drawn,omitempty"`
 }
 
+func (r *AdjustmentRecord) sealedFields() []sealedField {
+	return []sealedField{{"note", &r.SealedNote}}
+}
+
 func stockKey(productID, location string) string { return productID + "/" + location }
+
+// reindexInventory rebuilds the SKU and stock-key indexes from the products and stock.
+func (d *data) reindexInventory() {
+	d.SKUs = make(map[string]string, d.Products.len())
+	for _, p := range d.Products.all() {
+		d.SKUs[strings.ToLower(p.SKU)] = p.ID
+	}
+	d.StockKeys = make(map[string]string, d.Stock.len())
+	for _, s := range d.Stock.all() {
+		d.StockKeys[stockKey(s.ProductID, s.Location)] = s.ID
+	}
+}
 
 // newInventoryTables returns the empty inventory part of data.
 func newInventoryTables(d *data) {
-	d.Products = newTable(func(p *inventory.Product) sortKey { return sortKey{p.CreatedAt, p.ID} })
+	d.Products = newTable("product", func(p *inventory.Product) sortKey { return sortKey{p.CreatedAt, p.ID} })
 	d.SKUs = map[string]string{}
-	d.Stock = newTable(func(s *StockRecord) sortKey { return sortKey{s.CreatedAt, s.ID} })
+	d.Stock = newTable("stock", func(s *StockRecord) sortKey { return sortKey{s.CreatedAt, s.ID} })
 	d.StockKeys = map[string]string{}
-	d.Adjustments = newTable(func(r *AdjustmentRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
+	d.Adjustments = newTable("adjustment", func(r *AdjustmentRecord) sortKey { return sortKey{r.CreatedAt, r.ID} })
 }
 
 // ProductInput is a product create or merge-patch body (docs/protocol.md §9 Product), decoded.
@@ -173,7 +189,7 @@ func (a *Account) createProduct(p inventory.Product, createdAt time.Time) (inven
 	a.data.Products.insert(&r)
 	a.data.SKUs[strings.ToLower(p.SKU)] = p.ID
 	t.put("product", p.ID)
-	a.newStock(t, &r, MainLocation, createdAt)
+	a.newStock(&t, &r, MainLocation, createdAt)
 	t.emit(webhooks.EventProductCreated, &webhooks.ProductData{ID: p.ID, SKU: p.SKU, Category: string(p.Category), Active: p.Active})
 	return p, nil
 }
@@ -248,7 +264,7 @@ func (a *Account) updateProduct(id string, change func(*inventory.Product)) (inv
 		s.UpdatedAt = now
 		t.put("stock", s.ID)
 		if s.LowStock && !wasLow {
-			emitLowStock(t, s)
+			emitLowStock(&t, s)
 		}
 	}
 	return *r, nil
@@ -441,7 +457,7 @@ func (a *Account) adjust(in inventory.AdjustParams, createdAt time.Time) (invent
 	if err := a.checkLots(p, in); err != nil {
 		return inventory.Adjustment{}, err
 	}
-	adj, s, err := a.applyAdjustment(t, p, in, createdAt)
+	adj, s, err := a.applyAdjustment(&t, p, in, createdAt)
 	if err != nil {
 		return inventory.Adjustment{}, err
 	}
@@ -577,7 +593,7 @@ func (a *Account) applyAdjustment(t *tx, p *inventory.Product, in inventory.Adju
 	if in.Delta > 0 {
 		r.ExpiresOn = in.ExpiresOn
 	}
-	r.SealedNote = a.store.sealer.SealText(in.Note)
+	r.SealedNote = a.sealText("adjustment", r.ID, "note", in.Note)
 	a.data.Adjustments.insert(r)
 	t.put("stock", s.ID)
 	t.put("adjustment", r.ID)
@@ -603,7 +619,7 @@ func (a *Account) adjustmentOut(r *AdjustmentRecord, s *StockRecord) inventory.A
 		ID: r.ID, ProductID: r.ProductID, Location: r.Location, Delta: r.Delta, Reason: r.Reason,
 		LotNumber: r.LotNumber, ExpiresOn: r.ExpiresOn, Reference: r.Reference, OnHandAfter: r.OnHandAfter, CreatedAt: r.CreatedAt,
 	}
-	out.Note = a.store.sealer.OpenText(r.SealedNote)
+	out.Note = a.openText("adjustment", r.ID, "note", r.SealedNote)
 	if s != nil {
 		out.Inventory = stockOut(s)
 	}

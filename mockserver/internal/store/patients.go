@@ -25,19 +25,31 @@ type PatientRecord struct {
 	Sealed     []byte    `json:"sealed"`     // the PHI fields, AES-256-GCM
 }
 
-// sealPatient sets r's sealed PHI, email index and tags from p. It touches no account state,
-// so creates run it before taking the lock.
+// sealPatient sets r's sealed PHI (bound to r's id), email index and tags from p. It touches
+// no account state, so creates run it before taking the lock.
 func (a *Account) sealPatient(r *PatientRecord, p *patients.Patient) {
 	var buf [256]byte
-	r.Sealed = a.store.sealer.Seal(encodePHI(buf[:0], p))
-	r.EmailIndex = a.store.sealer.Index(p.Email)
+	r.Sealed = a.seal("patient", r.ID, "phi", encodePHI(buf[:0], p))
+	r.EmailIndex = a.index(p.Email)
 	r.Tags = slices.Clone(p.Tags)
+}
+
+func (r *PatientRecord) sealedFields() []sealedField { return []sealedField{{"phi", &r.Sealed}} }
+
+// reindexBlind rebuilds the email index from the sealed PHI, with the account's index key.
+func (r *PatientRecord) reindexBlind(a *Account) error {
+	p, err := a.openPatient(r)
+	if err != nil {
+		return err
+	}
+	r.EmailIndex = a.index(p.Email)
+	return nil
 }
 
 // openPatient returns the full patient of r.
 func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	var p patients.Patient
-	b, err := a.store.sealer.Open(r.Sealed)
+	b, err := a.open("patient", r.ID, "phi", r.Sealed)
 	if err != nil {
 		return p, err
 	}
@@ -240,17 +252,15 @@ func (a *Account) CreatePatient(in PatientInput, createdAt time.Time) (patients.
 	return a.createPatient(p, createdAt)
 }
 
-// createPatient stores a valid patient.
+// createPatient stores a valid patient. The id comes first: the sealed PHI is bound to it.
 func (a *Account) createPatient(p patients.Patient, createdAt time.Time) (patients.Patient, error) {
-	r := &PatientRecord{}
+	if createdAt.IsZero() {
+		createdAt = a.Now()
+	}
+	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: createdAt, UpdatedAt: createdAt}
 	a.sealPatient(r, &p) // the crypto, outside the lock
 	t := a.begin()
 	defer t.end()
-	now := a.Now()
-	if createdAt.IsZero() {
-		createdAt = now
-	}
-	r.ID, r.CreatedAt, r.UpdatedAt = a.store.ids.New("pat", createdAt), createdAt, createdAt
 	a.data.Patients.insert(r)
 	t.put("patient", r.ID)
 	t.emit(webhooks.EventPatientCreated, &webhooks.PatientData{ID: r.ID})
@@ -324,7 +334,7 @@ func (a *Account) ListPatients(f PatientFilter, w Window) ([]patients.Patient, i
 	if f != (PatientFilter{}) {
 		emailIndex := ""
 		if f.Email != "" {
-			emailIndex = a.store.sealer.Index(f.Email)
+			emailIndex = a.index(f.Email)
 		}
 		q := strings.ToLower(f.Q)
 		keep = func(r *PatientRecord) bool {

@@ -16,6 +16,8 @@ type RefundRecord struct {
 	SealedNotes []byte `json:"sealedNotes,omitempty"`
 }
 
+func (r *RefundRecord) sealedFields() []sealedField { return []sealedField{{"notes", &r.SealedNotes}} }
+
 // PaymentFilter selects payments; zero fields match everything.
 type PaymentFilter struct {
 	InvoiceID              string
@@ -93,12 +95,13 @@ func (a *Account) CreateRefund(in RefundInput, createdAt time.Time) (billing.Ref
 	if err != nil {
 		return billing.Refund{}, err
 	}
-	sealed := a.store.sealer.SealText(params.Notes) // the crypto, outside the lock
-	t := a.begin()
-	defer t.end()
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
+	id := a.store.ids.New("ref", createdAt)
+	sealed := a.sealText("refund", id, "notes", params.Notes) // the crypto, outside the lock; bound to the id
+	t := a.begin()
+	defer t.end()
 	p, ok := a.data.Payments.get(params.PaymentID)
 	if !ok {
 		return billing.Refund{}, InvalidField("/paymentId", "not_found", "no such payment")
@@ -118,7 +121,7 @@ func (a *Account) CreateRefund(in RefundInput, createdAt time.Time) (billing.Ref
 	}
 	inv, _ := a.data.Invoices.get(p.InvoiceID) // a payment's invoice always exists
 	r := &RefundRecord{Refund: billing.Refund{
-		ID: a.store.ids.New("ref", createdAt), PaymentID: p.ID, InvoiceID: p.InvoiceID, Amount: amount,
+		ID: id, PaymentID: p.ID, InvoiceID: p.InvoiceID, Amount: amount,
 		Currency: p.Currency, Reason: params.Reason, Status: billing.RefundSucceeded, CreatedAt: createdAt,
 	}, SealedNotes: sealed}
 	a.data.Refunds.insert(r)
@@ -137,7 +140,7 @@ func (a *Account) CreateRefund(in RefundInput, createdAt time.Time) (billing.Ref
 // openRefund returns the API shape of r, notes opened.
 func (a *Account) openRefund(r *RefundRecord) billing.Refund {
 	out := r.Refund
-	out.Notes = a.store.sealer.OpenText(r.SealedNotes)
+	out.Notes = a.openText("refund", r.ID, "notes", r.SealedNotes)
 	return out
 }
 

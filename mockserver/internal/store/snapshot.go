@@ -6,40 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 )
 
 // accountState is an account's whole state as JSON: its data and its completed idempotency
 // entries. In-flight entries are left out: restored, they would block their key for a day.
+// Sealed values are bound to the account (seal.go): a state opens only in the account it came
+// from.
 type accountState struct {
-	Data        *data                 `json:"data"`
-	Idempotency map[string]idemRecord `json:"idempotency"` // by hex digest of the scoped key
-}
-
-// idemRecord is an idempotency entry as snapshots hold it: digests in hex, the answer (header,
-// body, audit) sealed.
-type idemRecord struct {
-	Fingerprint string    `json:"fingerprint"`
-	Status      int       `json:"status"`
-	Sealed      []byte    `json:"sealed"`
-	StoredAt    time.Time `json:"storedAt"`
+	Data        *data                        `json:"data"`
+	Idempotency map[string]IdempotencyRecord `json:"idempotency"` // by hex digest of the scoped key
 }
 
 // Export returns the account's whole state (data and idempotency entries) as JSON, for
-// snapshots and -data files. PHI stays sealed.
+// snapshots and state files. PHI stays sealed. It waits, if need be, for keyed requests with
+// committed writes to finish, so that the state holds every such write with its entry.
 func (a *Account) Export() ([]byte, error) {
-	st := accountState{Idempotency: map[string]idemRecord{}}
-	a.idemMu.Lock()
-	for k, e := range a.idem.entries {
-		if !e.inFlight {
-			st.Idempotency[hex.EncodeToString(k[:])] = idemRecord{Fingerprint: hex.EncodeToString(e.fingerprint[:]),
-				Status: int(e.status), Sealed: a.idem.arena.get(e.answer), StoredAt: time.Unix(0, e.storedAt).UTC()}
-		}
-	}
-	a.idemMu.Unlock()
-	a.mu.RLock()
+	a.rlockSettled()
 	defer a.mu.RUnlock()
-	st.Data = a.data
+	st := accountState{Data: a.data, Idempotency: a.idemRecords()}
 	b, err := json.Marshal(st) // one pass, under the lock: the copy is consistent
 	if err != nil {
 		return nil, fmt.Errorf("store: exporting account: %w", err)
@@ -47,33 +31,112 @@ func (a *Account) Export() ([]byte, error) {
 	return b, nil
 }
 
+// idemRecords returns the completed idempotency entries, by key; the caller holds a.mu.
+func (a *Account) idemRecords() map[string]IdempotencyRecord {
+	a.idemMu.Lock()
+	defer a.idemMu.Unlock()
+	return a.idem.records()
+}
+
 // Import replaces the account's whole state with what Export returned. It changes nothing when
 // b does not decode.
-func (a *Account) Import(b []byte) error {
+func (a *Account) Import(b []byte) error { return a.ImportFrom(b, "") }
+
+// ImportFrom is Import of a state the caller keeps under the name source (a snapshot file):
+// the commit hook sees the name (Change.Source), so a log records the name, not the state.
+func (a *Account) ImportFrom(b []byte, source string) error {
+	d, idem, err := decodeState(b, a.store.idemLimit)
+	if err != nil {
+		return err
+	}
+	a.replace(d, idem, b, source)
+	return nil
+}
+
+// ImportUnbound replaces the account's state with one written before sealed values were bound
+// to their place (medspa-mock-state/1), migrated by MigrateUnbound. It changes nothing when a
+// value does not open (another PHI key).
+func (a *Account) ImportUnbound(b []byte) error {
+	state, err := a.MigrateUnbound(b)
+	if err != nil {
+		return err
+	}
+	return a.Import(state)
+}
+
+// MigrateUnbound returns a state written before sealed values were bound to their place
+// (medspa-mock-state/1) as this account's state of today: every sealed value is opened as it
+// was sealed and sealed again bound to this account, record and field, and blind indexes are
+// rebuilt with the account's key. It fails when a value does not open (another PHI key).
+func (a *Account) MigrateUnbound(b []byte) ([]byte, error) {
+	d, idem, err := decodeState(b, a.store.idemLimit)
+	if err != nil {
+		return nil, err
+	}
+	reseal := func(kind, id, field string, v *[]byte) error {
+		if *v == nil {
+			return nil
+		}
+		plain, err := a.store.sealer.openUnbound(*v)
+		if err != nil {
+			return fmt.Errorf("store: migrating %s %s %s: %w", kind, id, field, err)
+		}
+		*v = a.seal(kind, id, field, plain)
+		return nil
+	}
+	for _, tb := range d.tables() {
+		var err error
+		tb.each(func(id string, r any) {
+			if sr, ok := r.(sealedRecord); ok && err == nil {
+				for _, f := range sr.sealedFields() {
+					if err = reseal(tb.kindName(), id, f.name, f.value); err != nil {
+						return
+					}
+				}
+			}
+			if ir, ok := r.(indexedRecord); ok && err == nil {
+				err = ir.reindexBlind(a)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for k, e := range idem.entries {
+		sealed := idem.arena.get(e.answer)
+		if err := reseal("idempotency", hex.EncodeToString(k[:]), "answer", &sealed); err != nil {
+			return nil, err
+		}
+		e.answer = idem.arena.add(sealed)
+		idem.entries[k] = e
+	}
+	state, err := json.Marshal(accountState{Data: d, Idempotency: idem.records()})
+	if err != nil {
+		return nil, fmt.Errorf("store: migrating account: %w", err)
+	}
+	return state, nil
+}
+
+// decodeState decodes an exported state.
+func decodeState(b []byte, limit int) (*data, *idemStore, error) {
 	st := accountState{Data: newData()}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return fmt.Errorf("store: importing account: %w", err)
+		return nil, nil, fmt.Errorf("store: importing account: %w", err)
 	}
 	if st.Data == nil {
-		return fmt.Errorf("store: importing account: no data")
+		return nil, nil, errors.New("store: importing account: no data")
 	}
-	idem := newIdemStore(a.store.idemLimit)
+	st.Data.reindex()
+	idem := newIdemStore(limit)
 	for k, r := range st.Idempotency {
-		key, err1 := parseDigest(k)
-		fp, err2 := parseDigest(r.Fingerprint)
-		if err := errors.Join(err1, err2); err != nil {
-			return fmt.Errorf("store: importing account: idempotency entry: %w", err)
+		if r.Key == "" {
+			r.Key = k // states written before records named their key
 		}
-		idem.entries[key] = idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), answer: idem.arena.add(r.Sealed)}
+		if err := idem.add(r); err != nil {
+			return nil, nil, fmt.Errorf("store: importing account: %w", err)
+		}
 	}
-	t := a.begin()
-	a.data = st.Data
-	t.change.Replaced = true
-	t.end()
-	a.idemMu.Lock()
-	a.idem = idem
-	a.idemMu.Unlock()
-	return nil
+	return st.Data, idem, nil
 }
 
 func parseDigest(s string) (digest, error) {
@@ -97,55 +160,4 @@ func (g *IDGen) Rand() io.Reader {
 		return cryptoReader
 	}
 	return g.secrets
-}
-
-// MarshalBinary saves the generator's state, so a restarted server continues the sequence
-// instead of repeating it.
-func (g *IDGen) MarshalBinary() ([]byte, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	st := idGenState{LastMs: g.lastMs, Seq: g.seq}
-	var err error
-	if st.Rand, err = g.rnd.MarshalBinary(); err != nil {
-		return nil, err
-	}
-	if g.secrets != nil {
-		g.secrets.mu.Lock()
-		st.Secrets, err = g.secrets.r.MarshalBinary()
-		g.secrets.mu.Unlock()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(st)
-}
-
-// UnmarshalBinary restores what MarshalBinary saved.
-func (g *IDGen) UnmarshalBinary(b []byte) error {
-	var st idGenState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if err := g.rnd.UnmarshalBinary(st.Rand); err != nil {
-		return err
-	}
-	if g.secrets != nil && st.Secrets != nil {
-		g.secrets.mu.Lock()
-		err := g.secrets.r.UnmarshalBinary(st.Secrets)
-		g.secrets.mu.Unlock()
-		if err != nil {
-			return err
-		}
-	}
-	g.lastMs, g.seq = st.LastMs, st.Seq
-	return nil
-}
-
-type idGenState struct {
-	Rand    []byte `json:"rand"`
-	Secrets []byte `json:"secrets,omitempty"`
-	LastMs  uint64 `json:"lastMs"`
-	Seq     uint16 `json:"seq"`
 }

@@ -11,7 +11,8 @@ import (
 
 func TestExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
-	s := New(Options{})
+	key := bytes.Repeat([]byte{3}, 32)
+	s := New(Options{Sealer: NewSealer(key)})
 	a := s.Account("acct_a")
 	p, err := a.createPatient(patients.Patient{FirstName: "Ex", LastName: "Port", Email: "e@example.com", Tags: []string{"t"}}, time.Time{})
 	if err != nil {
@@ -34,8 +35,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	want := dump(a)
 
-	// Import into another account of the same store: same data, completed keys only.
-	c := s.Account("acct_c")
+	// Import into the same account of another store with the same key: same data, completed
+	// keys only.
+	c := New(Options{Sealer: NewSealer(key)}).Account("acct_a")
 	if err := c.Import(b); err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +52,19 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	if out, _ := c.BeginIdempotent("k\x00flying", fp("fp")); out != IdempotencyProceed {
 		t.Fatalf("in-flight key was exported: %v", out)
+	}
+
+	// Sealed values are bound to their account: imported into another account, the records
+	// are there but do not open, and the keyed answer does not replay (the request runs anew).
+	other := s.Account("acct_other")
+	if err := other.Import(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.GetPatient(p.ID); err == nil {
+		t.Fatal("a patient sealed in one account opened in another")
+	}
+	if out, _ := other.BeginIdempotent("k\x00done", fp("fp")); out != IdempotencyProceed {
+		t.Fatalf("an idempotent answer sealed in one account replayed in another: %v", out)
 	}
 
 	// The copy is deep: changing the original leaves the import alone.

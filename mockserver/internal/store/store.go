@@ -9,6 +9,7 @@ package store
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
@@ -31,8 +32,10 @@ type Store struct {
 
 	// onEvent is called (under the account's lock, so it must not block) for every domain event.
 	onEvent func(*Account, Event)
-	// onCommit is called (under the account's lock) for every committed change (commit.go).
-	onCommit func(*Account, Change)
+	// onCommit is called (under the account's lock) for every committed change (commit.go);
+	// commitValues says it wants each write's record.
+	onCommit     func(*Account, Change) Pending
+	commitValues bool
 }
 
 // Options configure a Store.
@@ -114,10 +117,22 @@ func (s *Store) Accounts() []*Account {
 	return out
 }
 
-// Account is one tenant's data. Its methods are safe for concurrent use.
+// Account is a handle on one tenant's data. Its methods are safe for concurrent use. The
+// store's own handle (Store.Account) is the account; Session and Batch give handles that add a
+// scope — one request's idempotency claim and durability, or one fixture load's transaction —
+// over the same data.
 type Account struct {
+	*tenant
+	scope *scope // nil on the account's own handle
+}
+
+// tenant is one account's state, shared by its handles.
+type tenant struct {
 	ID    string
 	store *Store
+	self  *Account // the account's own handle: the one hooks see
+	// indexKey is the account's blind index key (seal.go).
+	indexKey []byte
 
 	clockMu sync.RWMutex
 	clock   *clock.Clock // the account's own clock, or nil for the server's
@@ -127,11 +142,38 @@ type Account struct {
 
 	idemMu sync.Mutex
 	idem   *idemStore
+
+	// seq numbers the account's commits (Change.Seq); snapshotSeq is, during a replay, the
+	// number of the last change the replayed snapshot holds (guarded by mu).
+	seq         atomic.Uint64
+	snapshotSeq uint64
+	// claimMu guards unresolved, the number of idempotency claims with committed writes and
+	// no outcome yet; claimIdle signals it falling to zero (ExportRows waits for that, so a
+	// snapshot never holds a keyed write without its entry).
+	claimMu    sync.Mutex
+	claimIdle  sync.Cond
+	unresolved int
+	// claims numbers claims, so each has a name of its own in a log.
+	claims atomic.Uint64
+}
+
+// scope is what a handle made by Session or Batch adds to the account. A handle is used by one
+// goroutine at a time (one request's, or one fixture load's).
+type scope struct {
+	// batch is the transaction every mutation joins (Batch).
+	batch *tx
+	// claim names the idempotency claim the request holds once BeginIdempotent let it
+	// proceed, until FinishIdempotent; committed says it has committed writes since.
+	claim     string
+	committed bool
+	// pending is the durability of the request's last commit (Session.Wait).
+	pending Pending
 }
 
 // data is everything Reset empties, snapshots copy and -data files persist. Every field is
-// serialized with encoding/json: tables by their records, and any derived index must be a
-// serializable field too (or be recomputed from the tables), so a restore loses nothing.
+// serialized with encoding/json: tables by their records (each table a kind of record, found
+// by reflection: see tables.go), and any derived index must be a serializable field too, and
+// be rebuilt from the tables by reindex, so a restore or a replay loses nothing.
 type data struct {
 	Patients     *table[PatientRecord]     `json:"patients"`
 	Appointments *table[AppointmentRecord] `json:"appointments"`
@@ -150,9 +192,9 @@ type data struct {
 
 func newData() *data {
 	d := &data{
-		Patients:     newTable(func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
-		Appointments: newTable(func(r *AppointmentRecord) sortKey { return sortKey{r.StartAt, r.ID} }),
-		Webhooks:     newTable(func(w *WebhookRecord) sortKey { return sortKey{w.CreatedAt, w.ID} }),
+		Patients:     newTable("patient", func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
+		Appointments: newTable("appointment", func(r *AppointmentRecord) sortKey { return sortKey{r.StartAt, r.ID} }),
+		Webhooks:     newTable("webhook", func(w *WebhookRecord) sortKey { return sortKey{w.CreatedAt, w.ID} }),
 	}
 	newBillingTables(d)
 	newInventoryTables(d)
@@ -160,7 +202,10 @@ func newData() *data {
 }
 
 func newAccount(s *Store, id string) *Account {
-	return &Account{ID: id, store: s, data: newData(), idem: newIdemStore(s.idemLimit)}
+	t := &tenant{ID: id, store: s, indexKey: s.sealer.accountIndexKey(id), data: newData(), idem: newIdemStore(s.idemLimit)}
+	t.claimIdle.L = &t.claimMu
+	t.self = &Account{tenant: t}
+	return t.self
 }
 
 // Clock returns the account's clock: its own if set, else the server's.
@@ -184,14 +229,17 @@ func (a *Account) SetClock(c *clock.Clock) {
 func (a *Account) Now() time.Time { return wire.Time(a.Clock().Now()) }
 
 // Reset empties the account's data and idempotency keys; credentials survive.
-func (a *Account) Reset() {
-	t := a.begin()
-	a.data = newData()
-	t.change.Replaced = true
-	t.end()
-	a.idemMu.Lock()
-	a.idem = newIdemStore(a.store.idemLimit)
-	a.idemMu.Unlock()
+func (a *Account) Reset() { a.replace(newData(), newIdemStore(a.store.idemLimit), nil, "") }
+
+// replace puts d and idem in place of the account's state, as one change (Replaced, with
+// state and source as Change says).
+func (a *Account) replace(d *data, idem *idemStore, state []byte, source string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.idemMu.Lock() // under a.mu: the data and the keys change together
+	defer a.idemMu.Unlock()
+	a.data, a.idem = d, idem
+	a.commitLocked(Change{Account: a.ID, Replaced: true, State: state, Source: source})
 }
 
 // newID returns a fresh id with the prefix, time-ordered on the account's clock.

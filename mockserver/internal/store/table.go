@@ -21,15 +21,16 @@ func compareKeys(a, b sortKey) int {
 }
 
 // table keeps records by id and in list order, so an unfiltered page is a slice, whatever its
-// number.
+// number. Its kind names its records in changes (Write.Kind), logs and sealed values' bindings.
 type table[R any] struct {
+	kind  string
 	byID  map[string]*R
 	order []*R
 	key   func(*R) sortKey
 }
 
-func newTable[R any](key func(*R) sortKey) *table[R] {
-	return &table[R]{byID: map[string]*R{}, key: key}
+func newTable[R any](kind string, key func(*R) sortKey) *table[R] {
+	return &table[R]{kind: kind, byID: map[string]*R{}, key: key}
 }
 
 func (t *table[R]) get(id string) (*R, bool) {
@@ -105,6 +106,20 @@ func (t *table[R]) page(w Window, keep func(*R) bool) ([]*R, int) {
 	return out, total
 }
 
+// drop removes the record with the id, if there is one.
+func (t *table[R]) drop(id string) {
+	if r, ok := t.byID[id]; ok {
+		t.reorder(r) // out of the list order; not re-inserted
+		delete(t.byID, id)
+	}
+}
+
+// upsert inserts r, replacing the record with its id if there is one.
+func (t *table[R]) upsert(r *R) {
+	t.drop(t.key(r).id)
+	t.insert(r)
+}
+
 // all returns every record in order.
 func (t *table[R]) all() []*R { return t.order }
 
@@ -140,4 +155,65 @@ func (t *table[R]) UnmarshalJSON(b []byte) error {
 		t.insert(r)
 	}
 	return nil
+}
+
+// The recordTable methods: what the store does with a table whatever its record type
+// (tables.go).
+
+func (t *table[R]) kindName() string { return t.kind }
+
+func (t *table[R]) lookup(id string) (any, bool) {
+	r, ok := t.byID[id]
+	return r, ok
+}
+
+// upsertJSON decodes one record and upserts it; it returns the record's id.
+func (t *table[R]) upsertJSON(b []byte) (string, error) {
+	r := new(R)
+	if err := json.Unmarshal(b, r); err != nil {
+		return "", err
+	}
+	id := t.key(r).id
+	if id == "" {
+		return "", errNoID
+	}
+	t.upsert(r)
+	return id, nil
+}
+
+// upsertAllJSON decodes a JSON array of records (a chunk of rows) and upserts each; ids says
+// which ids it put.
+func (t *table[R]) upsertAllJSON(b []byte, ids func(string)) error {
+	var recs []*R
+	if err := json.Unmarshal(b, &recs); err != nil {
+		return err
+	}
+	for _, r := range recs {
+		id := t.key(r).id
+		if r == nil || id == "" {
+			return errNoID
+		}
+		t.upsert(r)
+		ids(id)
+	}
+	return nil
+}
+
+// chunks marshals the records in list order, n to a JSON array.
+func (t *table[R]) chunks(n int) ([][]byte, error) {
+	var out [][]byte
+	for i := 0; i < len(t.order); i += n {
+		b, err := json.Marshal(t.order[i:min(i+n, len(t.order))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (t *table[R]) each(f func(id string, r any)) {
+	for _, r := range t.order {
+		f(t.key(r).id, r)
+	}
 }

@@ -49,7 +49,7 @@ func (a *Account) VoidInvoice(id string, in InvoiceVoidInput) (billing.Invoice, 
 	t.put("invoice", r.ID)
 	t.emit(webhooks.EventInvoiceVoided, invoiceData(r))
 	for _, ret := range returns {
-		if _, _, err := a.applyAdjustment(t, ret.product, ret.params, now); err != nil {
+		if _, _, err := a.applyAdjustment(&t, ret.product, ret.params, now); err != nil {
 			return billing.Invoice{}, err // unreachable: planReturns checked every return under the same lock
 		}
 	}

@@ -32,6 +32,10 @@ type WebhookRecord struct {
 	EnabledSince string `json:"enabledSince,omitempty"`
 }
 
+func (r *WebhookRecord) sealedFields() []sealedField {
+	return []sealedField{{"secret", &r.Secret}, {"previousSecret", &r.PreviousSecret}}
+}
+
 // since is the id that events must follow to reach the endpoint.
 func (r *WebhookRecord) since() string { return cmp.Or(r.EnabledSince, r.ID) }
 
@@ -147,13 +151,12 @@ func (a *Account) CreateWebhook(ctx context.Context, in WebhookInput, createdAt 
 	return a.createWebhook(e, createdAt)
 }
 
-// newWebhookSecret returns a fresh endpoint secret and its sealed form: as webhooks.NewSecret,
-// from the seeded source when there is one.
-func (a *Account) newWebhookSecret() (string, []byte) {
+// newWebhookSecret returns a fresh endpoint secret: as webhooks.NewSecret, from the seeded
+// source when there is one.
+func (a *Account) newWebhookSecret() string {
 	b := make([]byte, 24)
 	_, _ = io.ReadFull(a.store.ids.Rand(), b)
-	secret := webhooks.SecretPrefix + base64.StdEncoding.EncodeToString(b)
-	return secret, a.store.sealer.Seal([]byte(secret))
+	return webhooks.SecretPrefix + base64.StdEncoding.EncodeToString(b)
 }
 
 // createWebhook stores a valid endpoint.
@@ -163,11 +166,12 @@ func (a *Account) createWebhook(e webhooks.Endpoint, createdAt time.Time) (webho
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	secret, sealed := a.newWebhookSecret()
+	secret := a.newWebhookSecret()
 	r := &WebhookRecord{
 		ID: a.store.ids.New("whk", createdAt), URL: e.URL, Events: slices.Clone(e.Events),
-		Description: e.Description, Enabled: e.Enabled, CreatedAt: createdAt, Secret: sealed,
+		Description: e.Description, Enabled: e.Enabled, CreatedAt: createdAt,
 	}
+	r.Secret = a.seal("webhook", r.ID, "secret", []byte(secret))
 	a.data.Webhooks.insert(r)
 	t.put("webhook", r.ID)
 	out := r.endpoint()
@@ -260,15 +264,18 @@ func (a *Account) RotateWebhookSecret(id string, in SecretRotateInput) (webhooks
 	if !ok {
 		return webhooks.SecretRotation{}, NotFound("webhook")
 	}
-	secret, sealed := a.newWebhookSecret() // drawn only for a rotation that happens: seeded runs stay reproducible
+	secret := a.newWebhookSecret() // drawn only for a rotation that happens: seeded runs stay reproducible
 	out := webhooks.SecretRotation{Secret: secret}
 	r.PreviousSecret, r.PreviousSecretExpiresAt = nil, time.Time{}
 	if overlap > 0 {
 		until := a.Now().Add(time.Duration(overlap) * time.Second)
-		r.PreviousSecret, r.PreviousSecretExpiresAt = r.Secret, until
-		out.PreviousSecretExpiresAt = &until
+		// Sealed again for its new field: a sealed value opens only where it was sealed.
+		if prev, err := a.open("webhook", id, "secret", r.Secret); err == nil {
+			r.PreviousSecret, r.PreviousSecretExpiresAt = a.seal("webhook", id, "previousSecret", prev), until
+			out.PreviousSecretExpiresAt = &until
+		}
 	}
-	r.Secret = sealed
+	r.Secret = a.seal("webhook", id, "secret", []byte(secret))
 	t.put("webhook", id)
 	return out, nil
 }
@@ -281,8 +288,7 @@ func (a *Account) DeleteWebhook(id string) error {
 	if !ok {
 		return NotFound("webhook")
 	}
-	a.data.Webhooks.reorder(r) // takes it out of the list order; not re-inserted
-	delete(a.data.Webhooks.byID, id)
+	a.data.Webhooks.drop(r.ID)
 	t.remove("webhook", id)
 	return nil
 }
@@ -351,13 +357,13 @@ func (a *Account) WebhookTarget(id string) (WebhookTarget, bool) {
 	if !ok {
 		return WebhookTarget{}, false
 	}
-	secret, err := a.store.sealer.Open(r.Secret)
+	secret, err := a.open("webhook", r.ID, "secret", r.Secret)
 	if err != nil {
 		return WebhookTarget{}, false
 	}
 	t := WebhookTarget{ID: r.ID, URL: r.URL, Secret: string(secret), Enabled: r.Enabled}
 	if r.PreviousSecret != nil {
-		if prev, err := a.store.sealer.Open(r.PreviousSecret); err == nil {
+		if prev, err := a.open("webhook", r.ID, "previousSecret", r.PreviousSecret); err == nil {
 			t.PreviousSecret, t.PreviousUntil = string(prev), r.PreviousSecretExpiresAt
 		}
 	}

@@ -1,0 +1,129 @@
+package persist
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
+)
+
+// The layout of a data directory (docs/mock-server.md "Data directory").
+const (
+	stateDir     = "state"     // the log of changes and its snapshot (mockserver/internal/durable)
+	snapshotsDir = "snapshots" // named account snapshots, one immutable file each
+	auditDir     = "audit"     // per-account audit files (the audit package's)
+	keyFile      = "phi.key"   // the PHI key, 64 hex digits, unless given by the caller
+	readmeFile   = "README"
+)
+
+// AuditDir is where the account's audit files live in the data directory dir.
+func AuditDir(dir, account string) string { return filepath.Join(dir, auditDir, account) }
+
+const dirReadme = `This is a medspa-mock data directory (docs/mock-server.md, "Data directory").
+Everything an account holds survives a restart or a crash of the server using it: every change
+is in the log before its response is sent. Do not edit these files; copy the directory only
+while no server uses it.
+
+  state/         the log of changes (numbered .seg files) on top of a snapshot (.snap): the
+                 accounts' records, idempotency keys, API keys and OAuth clients, codes and
+                 tokens (secrets as SHA-256 digests only), clocks, named snapshots' index
+  snapshots/     named account snapshots (POST /__admin/snapshots), one file each
+  audit/<acct>/  each account's audit log
+  phi.key        the AES-256 key sealing PHI (unless the server was given one): keep it private
+  api-key        the key the medspa-mock binary prints at start (the binary's, when it ran here)
+  LOCK files     held while a server uses the directory
+
+PHI is sealed (AES-256-GCM, bound to account, record and field); no file holds it in the clear.
+`
+
+// writeReadme writes dir's README unless it is there.
+func writeReadme(dir string) error {
+	path := filepath.Join(dir, readmeFile)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {
+		return fmt.Errorf("persist: %w", err)
+	}
+	return nil
+}
+
+// Key returns the PHI key of the data directory dir: given, when the caller has one (it is not
+// written to the directory), else the one in DIR/phi.key, made (32 random bytes, mode 0600) on
+// first use. Two servers starting on a new directory at once end up with the same key (the file
+// is linked into place only if absent), though only one of them gets the directory.
+func Key(dir string, given []byte) ([]byte, error) {
+	if given != nil {
+		return given, nil
+	}
+	path := filepath.Join(dir, keyFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = makeKey(dir, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("persist: %w", err)
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("persist: %s: not a 32-byte key in hex", path)
+	}
+	return key, nil
+}
+
+// makeKey makes the key file at path unless it exists, and returns its content.
+func makeKey(dir, path string) ([]byte, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	tmp := path + ".new"
+	if err := WriteFileAtomic(tmp, []byte(hex.EncodeToString(key)+"\n")); err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	if err := durable.SyncDir(dir); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path) // ours, or the one another server linked first
+}
+
+// WriteFileAtomic writes a file of the data directory whole or not at all (mode 0600): a
+// temporary file in the same directory, synced, renamed into place, and the directory synced.
+func WriteFileAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("persist: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err == nil {
+		err = durable.SyncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("persist: writing %s: %w", path, err)
+	}
+	return nil
+}
