@@ -40,7 +40,7 @@ func (e AuditEvent) MarshalJSON() ([]byte, error) { return audit.Event(e).Marsha
 // AnonymousAudit names the audit chain of denied requests that had no valid credential (they
 // belong to no account): a ring of the newest 10,000, in memory only. AuditEvents and AuditLog
 // take it (or "") as the account.
-const AnonymousAudit = audit.Anonymous
+const AnonymousAudit = "_anonymous"
 
 // AuditCheckpoint stands for the events of a chain that left memory (audit retention,
 // WithAuditRetention): how many, and the hash of the last of them, which the first event kept
@@ -65,7 +65,7 @@ type AuditPage struct {
 var ErrAuditEventNotFound = errors.New("mockserver: no such audit event")
 
 // AuditZeroID pages from the start of a chain (AuditEventsAfter).
-var AuditZeroID = audit.ZeroID
+const AuditZeroID = "aud_00000000000000000000000000000000"
 
 // AuditEvents returns the events of account's audit log kept in memory (the newest; see
 // WithAuditRetention), oldest first. Account "" (or AnonymousAudit) is the ring of denied

@@ -194,7 +194,7 @@ func WithStrictValidation() Option { return func(o *options) { o.strict = true }
 
 // DefaultAuditRetention is how many of an account's newest audit events memory keeps unless
 // WithAuditRetention says otherwise.
-const DefaultAuditRetention = audit.DefaultRetention
+const DefaultAuditRetention = 100_000
 
 // WithAuditRetention keeps the newest n audit events of each account in memory (default
 // 100,000; n <= 0 keeps the default). Older events leave memory, stood for by the chain's
