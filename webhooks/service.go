@@ -97,7 +97,10 @@ type TestResult struct {
 	StatusCode *int `json:"statusCode"`
 	// DurationMs is how long the attempt took.
 	DurationMs int64 `json:"durationMs"`
-	// Error says why the delivery failed (nil on success); it never quotes the payload.
+	// Error says why the delivery failed, as a class (nil on success): "timeout", "dns",
+	// "blocked_address", "connection_refused", "connection_reset", "tls", "network",
+	// "too_large", "redirect", "status" (StatusCode says which), "invalid_endpoint" or
+	// "cancelled". A class never quotes the payload, an address or a resolver's message.
 	Error *string `json:"error"`
 }
 
