@@ -5,6 +5,12 @@
 //
 //	go run ./bench/seed -patients 1000000
 //
+// With -url and -key it seeds a running server instead (the standalone binary, over loopback
+// HTTP, as bench/wrk/scale.sh does), and prints the seed time only: the server's memory is
+// that process's to report.
+//
+//	go run ./bench/seed -url http://127.0.0.1:8080 -key sk_test_… -patients 1000000
+//
 // By default the POSTs carry no Idempotency-Key, as a one-off seeding script's would; -sdk sends
 // them through the SDK instead, which puts a key on every POST, so the server also keeps every
 // answer for replay for 24 hours (some 450 bytes a patient more).
@@ -39,7 +45,15 @@ func main() {
 	viaSDK := flag.Bool("sdk", false, "create through the SDK (an Idempotency-Key on every POST)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the seeding to this file")
 	memprofile := flag.String("memprofile", "", "write a heap profile after seeding to this file")
+	url := flag.String("url", "", "seed the running server at this loopback base URL (with -key) instead of one in-process")
+	key := flag.String("key", "", "with -url: the API key (scope patients:write, limits that never bind)")
 	flag.Parse()
+	if *url != "" {
+		if err := seedRemote(*url, *key, *n, *workers); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -74,6 +88,35 @@ func run(n, workers int, viaSDK bool, memprofile string) error {
 	}
 	fmt.Printf("RSS empty: %.1f MiB\n", rssMiB())
 	start := time.Now()
+	if err := inParallel(n, workers, create); err != nil {
+		return err
+	}
+	d := time.Since(start)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	via := "HTTP handler, no Idempotency-Key"
+	if viaSDK {
+		via = "SDK"
+	}
+	fmt.Printf("seeded %d patients (%s) in %s (%.0f/s, %d workers); RSS %.1f MiB (peak %.1f MiB), live heap %.1f MiB\n",
+		n, via, d.Round(time.Millisecond), float64(n)/d.Seconds(), workers, rssMiB(), peakRSSMiB(), float64(ms.HeapAlloc)/(1<<20))
+	// At rest the runtime's scavenger returns freed pages to the OS over time; this does it now.
+	debug.FreeOSMemory()
+	fmt.Printf("RSS at rest (freed pages returned to the OS): %.1f MiB\n", rssMiB())
+	if memprofile != "" { // while the server is still alive
+		f, err := os.Create(memprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return pprof.WriteHeapProfile(f)
+	}
+	return nil
+}
+
+// inParallel runs create(0..n-1) on workers goroutines and returns the first error.
+func inParallel(n, workers int, create func(i int) error) error {
 	var (
 		wg   sync.WaitGroup
 		next atomic.Int64
@@ -94,30 +137,23 @@ func run(n, workers int, viaSDK bool, memprofile string) error {
 		})
 	}
 	wg.Wait()
-	if err, _ := cerr.Load().(error); err != nil {
+	err, _ := cerr.Load().(error)
+	return err
+}
+
+// seedRemote creates n patients in the running server at base, over HTTP, and prints the time.
+func seedRemote(base, key string, n, workers int) error {
+	if key == "" {
+		return errors.New("-url needs -key")
+	}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}, Timeout: time.Minute}
+	start := time.Now()
+	if err := inParallel(n, workers, poster(hc, base, key)); err != nil {
 		return err
 	}
 	d := time.Since(start)
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	via := "HTTP handler, no Idempotency-Key"
-	if viaSDK {
-		via = "SDK"
-	}
-	fmt.Printf("seeded %d patients (%s) in %s (%.0f/s, %d workers); RSS %.1f MiB, live heap %.1f MiB\n",
-		n, via, d.Round(time.Millisecond), float64(n)/d.Seconds(), workers, rssMiB(), float64(ms.HeapAlloc)/(1<<20))
-	// At rest the runtime's scavenger returns freed pages to the OS over time; this does it now.
-	debug.FreeOSMemory()
-	fmt.Printf("RSS at rest (freed pages returned to the OS): %.1f MiB\n", rssMiB())
-	if memprofile != "" { // while the server is still alive
-		f, err := os.Create(memprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return pprof.WriteHeapProfile(f)
-	}
+	fmt.Printf("seeded %d patients (HTTP POST over loopback, no Idempotency-Key) in %s (%.0f/s, %d workers)\n",
+		n, d.Round(time.Millisecond), float64(n)/d.Seconds(), workers)
 	return nil
 }
 
@@ -135,8 +171,14 @@ func creator(srv *mockserver.Server, key string, viaSDK bool) (func(i int) error
 			return err
 		}, nil
 	}
-	hc := srv.HTTPClient()
-	url := mockserver.InProcessBaseURL + "/api/v1/patients"
+	return poster(srv.HTTPClient(), mockserver.InProcessBaseURL, key), nil
+}
+
+// poster returns a function creating patient i by a POST through hc, as a one-off seeding
+// script would: no Idempotency-Key.
+func poster(hc *http.Client, base, key string) func(i int) error {
+	ctx := context.Background()
+	url := base + "/api/v1/patients"
 	return func(i int) error {
 		s := strconv.Itoa(i)
 		body := `{"firstName":"Seed","lastName":"Patient` + s + `","email":"seed` + s + `@example.com","phone":"+1555` + s + `"}`
@@ -156,17 +198,23 @@ func creator(srv *mockserver.Server, key string, viaSDK bool) (func(i int) error
 			return errors.New("create patient: " + resp.Status)
 		}
 		return nil
-	}, nil
+	}
 }
 
 // rssMiB reads this process's resident set size from /proc (Linux; -1 elsewhere).
-func rssMiB() float64 {
+func rssMiB() float64 { return procStatusMiB("VmRSS:") }
+
+// peakRSSMiB reads this process's peak resident set size from /proc (Linux; -1 elsewhere).
+func peakRSSMiB() float64 { return procStatusMiB("VmHWM:") }
+
+// procStatusMiB reads a size field of /proc/self/status in MiB.
+func procStatusMiB(field string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return -1
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			var kb float64
 			_, _ = fmt.Sscanf(strings.TrimSpace(rest), "%f", &kb)
 			return kb / 1024

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/patients"
@@ -111,5 +113,41 @@ func BenchmarkFenceSealAD(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// BenchmarkFencePatientRecord keeps compact.go: the heap a patient record holds (the record and
+// its blind index; its id and sealed PHI are the same either way) with fixed-size timestamps
+// and index versus time.Time and a hex string. Read B/patient.
+func BenchmarkFencePatientRecord(b *testing.B) {
+	const n = 100_000
+	key := []byte("index key")
+	at := time.Date(2026, 11, 25, 16, 4, 5, 0, time.UTC)
+	heapPerRecord := func(b *testing.B, newRecord func(i int) any) {
+		keep := make([]any, n)
+		for b.Loop() {
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for i := range keep {
+				keep[i] = newRecord(i)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/patient")
+			clear(keep)
+		}
+	}
+	b.Run("fast", func(b *testing.B) {
+		heapPerRecord(b, func(i int) any {
+			return &PatientRecord{ID: "pat_x", CreatedAt: instantOf(at), UpdatedAt: instantOf(at),
+				EmailIndex: blindIndexValue(key, "seed"+strconv.Itoa(i)+"@example.com")}
+		})
+	})
+	b.Run("plain", func(b *testing.B) {
+		heapPerRecord(b, func(i int) any {
+			return &legacyPatientRecord{ID: "pat_x", CreatedAt: at, UpdatedAt: at,
+				EmailIndex: blindIndex(key, "seed"+strconv.Itoa(i)+"@example.com")}
+		})
 	})
 }

@@ -15,15 +15,20 @@ import (
 	"github.com/medspa/medspa-go/webhooks"
 )
 
-// PatientRecord is a stored patient: PHI sealed, the rest in the clear.
+// PatientRecord is a stored patient: PHI sealed, the rest in the clear. An account may hold a
+// million (docs/protocol.md §13), so it is compact: 112 bytes, plus its id and its sealed PHI
+// (compact.go).
 type PatientRecord struct {
-	ID         string    `json:"id"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
-	Tags       []string  `json:"tags,omitempty"`
-	EmailIndex string    `json:"emailIndex"` // blind index for the exact email filter
-	Sealed     []byte    `json:"sealed"`     // the PHI fields, AES-256-GCM
+	ID         string     `json:"id"`
+	CreatedAt  instant    `json:"createdAt"`
+	UpdatedAt  instant    `json:"updatedAt"`
+	Tags       []string   `json:"tags,omitempty"`
+	EmailIndex indexValue `json:"emailIndex"` // blind index for the exact email filter
+	Sealed     []byte     `json:"sealed"`     // the PHI fields, AES-256-GCM
 }
+
+// patientKey is the patient table's list order (docs/protocol.md §3).
+func patientKey(r *PatientRecord) sortKey { return sortKey{r.CreatedAt.Time(), r.ID} }
 
 // sealPatient sets r's sealed PHI (bound to r's id), email index and tags from p. It touches
 // no account state, so creates run it before taking the lock.
@@ -56,7 +61,7 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	if err := decodePHI(b, &p); err != nil {
 		return p, err
 	}
-	p.ID, p.CreatedAt, p.UpdatedAt, p.Tags = r.ID, r.CreatedAt, r.UpdatedAt, slices.Clone(r.Tags)
+	p.ID, p.CreatedAt, p.UpdatedAt, p.Tags = r.ID, r.CreatedAt.Time(), r.UpdatedAt.Time(), slices.Clone(r.Tags)
 	return p, nil
 }
 
@@ -257,7 +262,7 @@ func (a *Account) createPatient(p patients.Patient, createdAt time.Time) (patien
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: createdAt, UpdatedAt: createdAt}
+	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: instantOf(createdAt), UpdatedAt: instantOf(createdAt)}
 	a.sealPatient(r, &p) // the crypto, outside the lock
 	t := a.begin()
 	defer t.end()
@@ -313,7 +318,7 @@ func (a *Account) updatePatient(id string, change func(*patients.Patient)) (pati
 		return before, nil
 	}
 	a.sealPatient(r, &after)
-	r.UpdatedAt = a.Now()
+	r.UpdatedAt = instantOf(a.Now())
 	t.put("patient", r.ID)
 	t.emit(webhooks.EventPatientUpdated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)
@@ -332,19 +337,19 @@ func (a *Account) ListPatients(f PatientFilter, w Window) ([]patients.Patient, i
 	defer a.mu.RUnlock()
 	var keep func(*PatientRecord) bool
 	if f != (PatientFilter{}) {
-		emailIndex := ""
+		var emailIndex indexValue
 		if f.Email != "" {
 			emailIndex = a.index(f.Email)
 		}
 		q := strings.ToLower(f.Q)
 		keep = func(r *PatientRecord) bool {
-			if !f.CreatedFrom.IsZero() && r.CreatedAt.Before(f.CreatedFrom) {
+			if !f.CreatedFrom.IsZero() && r.CreatedAt.Time().Before(f.CreatedFrom) {
 				return false
 			}
-			if !f.CreatedTo.IsZero() && !r.CreatedAt.Before(f.CreatedTo) {
+			if !f.CreatedTo.IsZero() && !r.CreatedAt.Time().Before(f.CreatedTo) {
 				return false
 			}
-			if emailIndex != "" && r.EmailIndex != emailIndex {
+			if emailIndex != (indexValue{}) && r.EmailIndex != emailIndex {
 				return false
 			}
 			if q != "" {
