@@ -27,6 +27,10 @@ type table[R any] struct {
 	byID  map[string]*R
 	order []*R
 	key   func(*R) sortKey
+	// undo, while a Batch runs (commit.go), holds each record the batch reached as it was
+	// before (its JSON; nil: it did not exist), so a failed batch undoes only what it touched.
+	// Every mutation reaches a record through get, all, since or insert, which keep it first.
+	undo map[string][]byte
 }
 
 func newTable[R any](kind string, key func(*R) sortKey) *table[R] {
@@ -35,7 +39,60 @@ func newTable[R any](kind string, key func(*R) sortKey) *table[R] {
 
 func (t *table[R]) get(id string) (*R, bool) {
 	r, ok := t.byID[id]
+	if ok && t.undo != nil {
+		t.keep(id, r)
+	}
 	return r, ok
+}
+
+// keep saves r's state for the undo of the running batch, the first time the batch reaches
+// it; r nil says there was no record with the id.
+func (t *table[R]) keep(id string, r *R) {
+	if _, kept := t.undo[id]; kept {
+		return
+	}
+	var before []byte
+	if r != nil {
+		before, _ = json.Marshal(r) // the store's own records always marshal
+	}
+	t.undo[id] = before
+}
+
+// beginUndo starts keeping what a batch changes (keep).
+func (t *table[R]) beginUndo() { t.undo = map[string][]byte{} }
+
+// undoing reports whether a batch's undo is kept.
+func (t *table[R]) undoing() bool { return t.undo != nil }
+
+// endUndo stops keeping, and forgets what was kept.
+func (t *table[R]) endUndo() { t.undo = nil }
+
+// rollBack puts back every record the batch reached as it was before, removes those it
+// added, and ends the undo.
+func (t *table[R]) rollBack() error {
+	undo := t.undo
+	t.endUndo()
+	for id, before := range undo {
+		if before == nil {
+			t.drop(id)
+			continue
+		}
+		if _, err := t.upsertJSON(before); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepAll saves every record of rs for the undo of a running batch: a batch may change what
+// it iterates over.
+func (t *table[R]) keepAll(rs []*R) []*R {
+	if t.undo != nil {
+		for _, r := range rs {
+			t.keep(t.key(r).id, r)
+		}
+	}
+	return rs
 }
 
 func (t *table[R]) len() int { return len(t.order) }
@@ -43,6 +100,9 @@ func (t *table[R]) len() int { return len(t.order) }
 // insert adds r in order; appending is the common case (ids and times increase).
 func (t *table[R]) insert(r *R) {
 	k := t.key(r)
+	if t.undo != nil {
+		t.keep(k.id, t.byID[k.id])
+	}
 	t.byID[k.id] = r
 	if n := len(t.order); n == 0 || compareKeys(t.key(t.order[n-1]), k) < 0 {
 		t.order = append(t.order, r)
@@ -56,6 +116,9 @@ func (t *table[R]) insert(r *R) {
 // function to call after the change.
 func (t *table[R]) reorder(r *R) (done func()) {
 	k := t.key(r)
+	if t.undo != nil {
+		t.keep(k.id, r)
+	}
 	i, found := slices.BinarySearchFunc(t.order, k, func(e *R, k sortKey) int { return compareKeys(t.key(e), k) })
 	if found {
 		t.order = slices.Delete(t.order, i, i+1)
@@ -109,7 +172,7 @@ func (t *table[R]) page(w Window, keep func(*R) bool) ([]*R, int) {
 // drop removes the record with the id, if there is one.
 func (t *table[R]) drop(id string) {
 	if r, ok := t.byID[id]; ok {
-		t.reorder(r) // out of the list order; not re-inserted
+		t.reorder(r) // out of the list order (kept for a batch's undo); not re-inserted
 		delete(t.byID, id)
 	}
 }
@@ -121,7 +184,7 @@ func (t *table[R]) upsert(r *R) {
 }
 
 // all returns every record in order.
-func (t *table[R]) all() []*R { return t.order }
+func (t *table[R]) all() []*R { return t.keepAll(t.order) }
 
 // since returns the records whose sort time is at or after from, in order.
 func (t *table[R]) since(from time.Time) []*R {
@@ -131,7 +194,7 @@ func (t *table[R]) since(from time.Time) []*R {
 		}
 		return 1
 	})
-	return t.order[i:]
+	return t.keepAll(t.order[i:])
 }
 
 // MarshalJSON writes the records in list order (snapshots and persistence).
