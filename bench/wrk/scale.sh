@@ -3,27 +3,30 @@
 # seeded with many patients in one account, its memory, and how a list page's cost depends on
 # its depth.
 #
-#   bash bench/wrk/scale.sh [-n PATIENTS] [-d SECONDS] [-c CONNS] [-mock BINARY] [-heap FILE]
+#   bash bench/wrk/scale.sh [-n PATIENTS] [-via fixtures|api] [-d SECONDS] [-c CONNS] [-mock BINARY] [-heap FILE]
 #
 # Run from the project root. It builds cmd/medspa-mock (or runs BINARY, e.g. an older build for
 # a before/after in one sitting) with its defaults, loopback only, and seeds PATIENTS (default
-# 1,000,000) by POST /api/v1/patients over HTTP with bench/seed (every rule, PHI sealing, audit
-# and journal, as for any client; no Idempotency-Key, as a one-off seeding script sends none).
+# 1,000,000) over HTTP with bench/seed: by default as admin fixtures, 10,000 to a POST
+# /__admin/fixtures (each load one transaction through the store's rules and PHI sealing); with
+# -via api by POST /api/v1/patients, one patient a request (every rule, PHI sealing, audit and
+# journal, as for any client; no Idempotency-Key, as a one-off seeding script sends none).
 # It prints the mock's RSS after seeding (and its peak), then at rest after a forced GC, then
 # measures GET /api/v1/patients?perPage=20 on page 1 and on the last page with wrk (CONNS
 # connections, default 32, SECONDS per run, default 5, two alternating rounds each): req/s,
 # p50/p99 latency, and the ratios first/last. -heap writes the at-rest heap profile to FILE.
 # Needs wrk, curl and python3.
 set -u
-N=1000000 D=5 C=32 MOCK="" HEAP=""
+N=1000000 D=5 C=32 MOCK="" HEAP="" VIA=fixtures
 while [ $# -gt 0 ]; do
   case $1 in
     -n) N=$2; shift 2 ;;
+    -via) VIA=$2; shift 2 ;;
     -d) D=$2; shift 2 ;;
     -c) C=$2; shift 2 ;;
     -mock) MOCK=$2; shift 2 ;;
     -heap) HEAP=$2; shift 2 ;;
-    *) echo "usage: $0 [-n PATIENTS] [-d SECONDS] [-c CONNS] [-mock BINARY] [-heap FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-n PATIENTS] [-via fixtures|api] [-d SECONDS] [-c CONNS] [-mock BINARY] [-heap FILE]" >&2; exit 2 ;;
   esac
 done
 fail() { echo "scale: $*" >&2; exit 1; }
@@ -38,12 +41,17 @@ base=http://127.0.0.1:$mport
 "$MOCK" -addr 127.0.0.1:$mport -quiet -pprof 127.0.0.1:$pport >"$tmp/mock.log" 2>&1 & mp=$!
 for i in $(seq 100); do curl -s -o /dev/null "$base/api/v1/openapi.yaml" && break; sleep 0.1; done
 json() { python3 -c "import sys,json;print(json.load(sys.stdin)$1)"; }
-key=$(curl -s -X POST -H 'Content-Type: application/json' \
+created=$(curl -s -X POST -H 'Content-Type: application/json' \
   -d '{"plan":"custom","ratePerMinute":1000000000,"burst":1000000000,"daily":0,"scopes":["*"]}' \
-  "$base/__admin/api-keys" | json '["key"]') || fail "admin api-keys"
+  "$base/__admin/api-keys") || fail "admin api-keys"
+key=$(json '["key"]' <<<"$created") && account=$(json '["account"]' <<<"$created") || fail "admin api-keys: $created"
 mib() { awk -v f="$1:" '$1==f{printf "%.1f", $2/1024}' /proc/$mp/status; }
 echo "mock RSS empty: $(mib VmRSS) MiB"
-"$tmp/seed" -url "$base" -key "$key" -patients "$N" || fail "seed"
+case $VIA in
+  fixtures) "$tmp/seed" -url "$base" -key "$key" -patients "$N" -batch 10000 -account "$account" -c 2 || fail "seed" ;;
+  api) "$tmp/seed" -url "$base" -key "$key" -patients "$N" || fail "seed" ;;
+  *) fail "-via fixtures or api" ;;
+esac
 echo "mock RSS after seeding: $(mib VmRSS) MiB (peak during seeding $(mib VmHWM) MiB)"
 # ?gc=1 runs a garbage collection before the profile; the scavenger then returns freed pages.
 curl -s -o "$tmp/heap.pb.gz" "http://127.0.0.1:$pport/debug/pprof/heap?gc=1" || fail "heap profile"

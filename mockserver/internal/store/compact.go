@@ -9,8 +9,8 @@ import (
 // A fenced optimisation (BENCHMARKS.md "Fenced optimisations"), kept by
 // BenchmarkFencePatientRecord: a patient record's timestamps and blind index are values of
 // fixed size inside the record, not a time.Time (24 bytes, with a location pointer) and a hex
-// string (a header and 64 bytes elsewhere). An account with 1,000,000 patients keeps 80 bytes
-// and one allocation less per patient (docs/protocol.md §13: one mock may serve a whole CI
+// string (a header and 64 bytes elsewhere), and its tags a pointer (patients.go). An account
+// with 1,000,000 patients keeps 96 bytes and one allocation less per patient (docs/protocol.md §13: one mock may serve a whole CI
 // fleet). Both marshal exactly as the types they replace, so snapshots and data directories
 // read and write the same JSON.
 

@@ -118,7 +118,7 @@ func BenchmarkFenceSealAD(b *testing.B) {
 
 // BenchmarkFencePatientRecord keeps compact.go: the heap a patient record holds (the record and
 // its blind index; its id and sealed PHI are the same either way) with fixed-size timestamps
-// and index versus time.Time and a hex string. Read B/patient.
+// and index and a tags pointer versus time.Time, a hex string and a slice. Read B/patient.
 func BenchmarkFencePatientRecord(b *testing.B) {
 	const n = 100_000
 	key := []byte("index key")
