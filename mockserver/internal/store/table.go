@@ -134,16 +134,34 @@ type Window struct {
 
 // page returns the records of the window among those matching keep (nil keeps all) and the
 // number matching. Without a filter it slices directly.
-func (t *table[R]) page(w Window, keep func(*R) bool) ([]*R, int) {
+func (t *table[R]) page(w Window, keep func(*R) bool) ([]*R, int) { return pageOf(t.order, w, keep) }
+
+// pageBetween is page among the records whose sort time is in [from, to) (a zero bound is
+// none). The bounds are found by binary search in the list order, so a time window costs what
+// its page does, not what the table holds.
+func (t *table[R]) pageBetween(from, to time.Time, w Window, keep func(*R) bool) ([]*R, int) {
+	lo, hi := 0, len(t.order)
+	if !from.IsZero() {
+		lo = t.firstAt(from)
+	}
+	if !to.IsZero() {
+		hi = max(lo, t.firstAt(to))
+	}
+	return pageOf(t.order[lo:hi], w, keep)
+}
+
+// pageOf returns the window of recs (in list order) among those matching keep, and the number
+// matching.
+func pageOf[R any](recs []*R, w Window, keep func(*R) bool) ([]*R, int) {
 	off := (w.Page - 1) * w.PerPage
 	at := func(i int) *R {
 		if w.Desc {
-			return t.order[len(t.order)-1-i]
+			return recs[len(recs)-1-i]
 		}
-		return t.order[i]
+		return recs[i]
 	}
 	if keep == nil {
-		total := len(t.order)
+		total := len(recs)
 		if off >= total {
 			return nil, total
 		}
@@ -156,7 +174,7 @@ func (t *table[R]) page(w Window, keep func(*R) bool) ([]*R, int) {
 	}
 	var out []*R
 	total := 0
-	for i := range t.order {
+	for i := range recs {
 		r := at(i)
 		if !keep(r) {
 			continue
@@ -187,14 +205,17 @@ func (t *table[R]) upsert(r *R) {
 func (t *table[R]) all() []*R { return t.keepAll(t.order) }
 
 // since returns the records whose sort time is at or after from, in order.
-func (t *table[R]) since(from time.Time) []*R {
+func (t *table[R]) since(from time.Time) []*R { return t.keepAll(t.order[t.firstAt(from):]) }
+
+// firstAt returns the position of the first record whose sort time is at or after from.
+func (t *table[R]) firstAt(from time.Time) int {
 	i, _ := slices.BinarySearchFunc(t.order, from, func(r *R, from time.Time) int {
 		if t.key(r).t.Before(from) {
 			return -1
 		}
 		return 1
 	})
-	return t.keepAll(t.order[i:])
+	return i
 }
 
 // MarshalJSON writes the records in list order (snapshots and persistence).
