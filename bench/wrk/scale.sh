@@ -32,7 +32,7 @@ done
 fail() { echo "scale: $*" >&2; exit 1; }
 command -v wrk >/dev/null || fail "no wrk (apt-get install wrk)"
 [ -d cmd/medspa-mock ] || fail "run from the project root"
-tmp=$(mktemp -d); mp=""; trap '[ -n "$mp" ] && kill $mp 2>/dev/null; rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); mp=""; trap '[ -n "$mp" ] && kill $mp 2>/dev/null && wait $mp; rm -rf "$tmp"' EXIT
 if [ -z "$MOCK" ]; then go build -o "$tmp/mock" ./cmd/medspa-mock || fail "build mock"; MOCK=$tmp/mock; fi
 go build -o "$tmp/seed" ./bench/seed || fail "build seed"
 port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
@@ -74,5 +74,7 @@ read f1 f50a f99a <<<"$(run "$first_url")"; read l1 l50a l99a <<<"$(run "$last_u
 read f2 f50b f99b <<<"$(run "$first_url")"; read l2 l50b l99b <<<"$(run "$last_url")"
 echo "page 1:       $f1,$f2 req/s (p50 $f50a,$f50b; p99 $f99a,$f99b)"
 echo "page $last: $l1,$l2 req/s (p50 $l50a,$l50b; p99 $l99a,$l99b)"
+ms() { python3 -c "import re,sys;v,u=re.match(r'([0-9.]+)(\w+)',sys.argv[1]).groups();print(float(v)*{'us':0.001,'ms':1,'s':1000}[u])" "$1"; }
 echo "throughput page 1 / last page: $(python3 -c "print(round(($f1+$f2)/max($l1+$l2,1),3))")"
+echo "p50 latency last page / page 1: $(python3 -c "print(round(($(ms $l50a)+$(ms $l50b))/($(ms $f50a)+$(ms $f50b)),3))")"
 echo "mock RSS after the runs: $(mib VmRSS) MiB"
