@@ -29,7 +29,8 @@ type table[R any] struct {
 	key   func(*R) sortKey
 	// undo, while a Batch runs (commit.go), holds each record the batch reached as it was
 	// before (its JSON; nil: it did not exist), so a failed batch undoes only what it touched.
-	// Every mutation reaches a record through get, all, since or insert, which keep it first.
+	// Every mutation reaches a record through get, all, since, insert, reorder or drop, which
+	// keep it first (TestBatchUndoesEveryKindOfChange).
 	undo map[string][]byte
 }
 
