@@ -26,7 +26,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -79,7 +78,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>/phi.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
-	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it (0: none; GOMEMLIMIT, when set, wins)")
+	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it; it rises with the data held, to the live heap plus a quarter (0: none; GOMEMLIMIT, when set, wins)")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, for finding what holds memory")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
@@ -124,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, client.Version)
 		return nil
 	}
-	setMemoryLimit(c.memoryLimit)
+	defer setMemoryLimit(c.memoryLimit)()
 	opts := []mockserver.Option{mockserver.WithJournalSize(c.journal)}
 	if !c.quiet {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
@@ -311,23 +310,6 @@ func loopbackOnly(host string) (bool, error) {
 func loopbackAddr(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
-}
-
-// defaultMemoryLimitMiB is -memory-limit's default. What the server keeps is bounded (about
-// 70 MB under the memory benchmark's load, RELIABILITY.md "Bounds"); without a limit the garbage
-// collector lets the heap grow to twice what is live before it collects, so resident memory would
-// sit near 150 MB. The limit makes it collect sooner instead (BENCHMARKS.md, "Memory under
-// sustained load").
-const defaultMemoryLimitMiB = 128
-
-// setMemoryLimit sets the runtime's soft memory limit to mib MiB, unless GOMEMLIMIT set one (the
-// runtime read it at start) or mib <= 0. It is soft: a live heap larger than the limit still gets
-// its memory, the collector then running as often as it may.
-func setMemoryLimit(mib int) {
-	if _, ok := os.LookupEnv("GOMEMLIMIT"); ok || mib <= 0 {
-		return
-	}
-	debug.SetMemoryLimit(int64(mib) << 20)
 }
 
 // trustedProxies reads -trust-proxy: a comma-separated list of CIDRs or addresses; "true" (the

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/patients"
@@ -108,6 +110,82 @@ func BenchmarkFenceSealAD(b *testing.B) {
 		for b.Loop() {
 			var buf [160]byte // escapes into the AEAD: allocated per open
 			if _, err := s.openAD(sealed, at.ad(buf[:0])); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkFencePatientRecord keeps compact.go: the heap a patient record holds (the record and
+// its blind index; its id and sealed PHI are the same either way) with fixed-size timestamps
+// and index and a tags pointer versus time.Time, a hex string and a slice. Read B/patient.
+func BenchmarkFencePatientRecord(b *testing.B) {
+	const n = 100_000
+	key := []byte("index key")
+	at := time.Date(2026, 11, 25, 16, 4, 5, 0, time.UTC)
+	heapPerRecord := func(b *testing.B, newRecord func(i int) any) {
+		keep := make([]any, n)
+		for b.Loop() {
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for i := range keep {
+				keep[i] = newRecord(i)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/patient")
+			clear(keep)
+		}
+	}
+	b.Run("fast", func(b *testing.B) {
+		heapPerRecord(b, func(i int) any {
+			return &PatientRecord{ID: "pat_x", CreatedAt: instantOf(at), UpdatedAt: instantOf(at),
+				EmailIndex: blindIndexValue(key, "seed"+strconv.Itoa(i)+"@example.com")}
+		})
+	})
+	b.Run("plain", func(b *testing.B) {
+		heapPerRecord(b, func(i int) any {
+			return &legacyPatientRecord{ID: "pat_x", CreatedAt: at, UpdatedAt: at,
+				EmailIndex: blindIndex(key, "seed"+strconv.Itoa(i)+"@example.com")}
+		})
+	})
+}
+
+// BenchmarkFenceBatchUndo keeps the undo of Batch (commit.go, table.go keep): a batch of 100
+// patients into an account of 100,000 keeping only what it reaches, versus marshalling the
+// account's state first, as the undo did before.
+func BenchmarkFenceBatchUndo(b *testing.B) {
+	const size, batch = 100_000, 100
+	a := New(Options{}).Account("acct_bench")
+	for i := range size {
+		if _, err := a.createPatient(patients.Patient{FirstName: "Seed", LastName: "P", Email: "s" + strconv.Itoa(i) + "@example.com"}, time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	load := func(b *Account) error {
+		for i := range batch {
+			if _, err := b.createPatient(patients.Patient{FirstName: "Batch", LastName: "P", Email: "b" + strconv.Itoa(i) + "@example.com"}, time.Time{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			if err := a.Batch(load); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if err := a.Batch(func(bt *Account) error {
+				if _, err := json.Marshal(bt.data); err != nil { // the whole state, as the undo was
+					return err
+				}
+				return load(bt)
+			}); err != nil {
 				b.Fatal(err)
 			}
 		}

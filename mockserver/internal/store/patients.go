@@ -15,15 +15,20 @@ import (
 	"github.com/medspa/medspa-go/webhooks"
 )
 
-// PatientRecord is a stored patient: PHI sealed, the rest in the clear.
+// PatientRecord is a stored patient: PHI sealed, the rest in the clear. An account may hold a
+// million (docs/protocol.md §13), so it is compact: 96 bytes, plus its id and its sealed PHI
+// (compact.go). Most patients have no tags: a pointer (nil) is 8 bytes, a slice 24.
 type PatientRecord struct {
-	ID         string    `json:"id"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
-	Tags       []string  `json:"tags,omitempty"`
-	EmailIndex string    `json:"emailIndex"` // blind index for the exact email filter
-	Sealed     []byte    `json:"sealed"`     // the PHI fields, AES-256-GCM
+	ID         string     `json:"id"`
+	CreatedAt  instant    `json:"createdAt"`
+	UpdatedAt  instant    `json:"updatedAt"`
+	Tags       *[]string  `json:"tags,omitempty"`
+	EmailIndex indexValue `json:"emailIndex"` // blind index for the exact email filter
+	Sealed     []byte     `json:"sealed"`     // the PHI fields, AES-256-GCM
 }
+
+// patientKey is the patient table's list order (docs/protocol.md §3).
+func patientKey(r *PatientRecord) sortKey { return sortKey{r.CreatedAt.Time(), r.ID} }
 
 // sealPatient sets r's sealed PHI (bound to r's id), email index and tags from p. It touches
 // no account state, so creates run it before taking the lock.
@@ -31,7 +36,11 @@ func (a *Account) sealPatient(r *PatientRecord, p *patients.Patient) {
 	var buf [256]byte
 	r.Sealed = a.seal("patient", r.ID, "phi", encodePHI(buf[:0], p))
 	r.EmailIndex = a.index(p.Email)
-	r.Tags = slices.Clone(p.Tags)
+	r.Tags = nil
+	if len(p.Tags) > 0 {
+		tags := slices.Clone(p.Tags)
+		r.Tags = &tags
+	}
 }
 
 func (r *PatientRecord) sealedFields() []sealedField { return []sealedField{{"phi", &r.Sealed}} }
@@ -56,7 +65,10 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	if err := decodePHI(b, &p); err != nil {
 		return p, err
 	}
-	p.ID, p.CreatedAt, p.UpdatedAt, p.Tags = r.ID, r.CreatedAt, r.UpdatedAt, slices.Clone(r.Tags)
+	p.ID, p.CreatedAt, p.UpdatedAt = r.ID, r.CreatedAt.Time(), r.UpdatedAt.Time()
+	if r.Tags != nil {
+		p.Tags = slices.Clone(*r.Tags)
+	}
 	return p, nil
 }
 
@@ -257,7 +269,7 @@ func (a *Account) createPatient(p patients.Patient, createdAt time.Time) (patien
 	if createdAt.IsZero() {
 		createdAt = a.Now()
 	}
-	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: createdAt, UpdatedAt: createdAt}
+	r := &PatientRecord{ID: a.store.ids.New("pat", createdAt), CreatedAt: instantOf(createdAt), UpdatedAt: instantOf(createdAt)}
 	a.sealPatient(r, &p) // the crypto, outside the lock
 	t := a.begin()
 	defer t.end()
@@ -313,7 +325,7 @@ func (a *Account) updatePatient(id string, change func(*patients.Patient)) (pati
 		return before, nil
 	}
 	a.sealPatient(r, &after)
-	r.UpdatedAt = a.Now()
+	r.UpdatedAt = instantOf(a.Now())
 	t.put("patient", r.ID)
 	t.emit(webhooks.EventPatientUpdated, &webhooks.PatientData{ID: r.ID})
 	return a.openPatient(r)
@@ -326,25 +338,21 @@ type PatientFilter struct {
 	CreatedFrom, CreatedTo time.Time
 }
 
-// ListPatients returns a page of matching patients and the number matching.
+// ListPatients returns a page of matching patients and the number matching. The creation
+// window narrows the table by binary search (it is in createdAt order); only the email and q
+// filters look at each patient in it.
 func (a *Account) ListPatients(f PatientFilter, w Window) ([]patients.Patient, int, error) {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	var keep func(*PatientRecord) bool
-	if f != (PatientFilter{}) {
-		emailIndex := ""
+	if f.Email != "" || f.Q != "" {
+		var emailIndex indexValue
 		if f.Email != "" {
 			emailIndex = a.index(f.Email)
 		}
 		q := strings.ToLower(f.Q)
 		keep = func(r *PatientRecord) bool {
-			if !f.CreatedFrom.IsZero() && r.CreatedAt.Before(f.CreatedFrom) {
-				return false
-			}
-			if !f.CreatedTo.IsZero() && !r.CreatedAt.Before(f.CreatedTo) {
-				return false
-			}
-			if emailIndex != "" && r.EmailIndex != emailIndex {
+			if emailIndex != (indexValue{}) && r.EmailIndex != emailIndex {
 				return false
 			}
 			if q != "" {
@@ -360,7 +368,7 @@ func (a *Account) ListPatients(f PatientFilter, w Window) ([]patients.Patient, i
 			return true
 		}
 	}
-	recs, total := a.data.Patients.page(w, keep)
+	recs, total := a.data.Patients.pageBetween(f.CreatedFrom, f.CreatedTo, w, keep)
 	out := make([]patients.Patient, 0, len(recs))
 	for _, r := range recs {
 		p, err := a.openPatient(r)

@@ -78,7 +78,7 @@ func (a *Account) sources() *reportSources {
 	}
 	return &reportSources{
 		patients: tableRows(a.data.Patients, func(r *PatientRecord, row *patientRow) {
-			*row = patientRow{ID: r.ID, CreatedAt: r.CreatedAt}
+			*row = patientRow{ID: r.ID, CreatedAt: r.CreatedAt.Time()}
 		}),
 		appointments: tableRows(a.data.Appointments, fillAppt),
 		appointment:  lookup(a.data.Appointments, fillAppt),

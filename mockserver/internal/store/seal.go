@@ -108,9 +108,17 @@ func (s *Sealer) accountIndexKey(account string) []byte {
 }
 
 func blindIndex(key []byte, v string) string {
+	x := blindIndexValue(key, v)
+	return hex.EncodeToString(x[:])
+}
+
+// blindIndexValue is the blind index of a case-insensitive value under key.
+func blindIndexValue(key []byte, v string) indexValue {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(strings.ToLower(strings.TrimSpace(v))))
-	return hex.EncodeToString(m.Sum(nil))
+	var x indexValue
+	m.Sum(x[:0])
+	return x
 }
 
 // seal seals plaintext for the field of the account's record kind/id.
@@ -124,7 +132,7 @@ func (a *Account) open(kind, id, field string, sealed []byte) ([]byte, error) {
 }
 
 // index returns the account's blind index of a case-insensitive value.
-func (a *Account) index(v string) string { return blindIndex(a.indexKey, v) }
+func (a *Account) index(v string) indexValue { return blindIndexValue(a.indexKey, v) }
 
 // sealText seals free text (notes: PHI) for the field of the account's record kind/id; "" is
 // nothing to keep (nil).

@@ -192,7 +192,7 @@ type data struct {
 
 func newData() *data {
 	d := &data{
-		Patients:     newTable("patient", func(p *PatientRecord) sortKey { return sortKey{p.CreatedAt, p.ID} }),
+		Patients:     newTable("patient", patientKey),
 		Appointments: newTable("appointment", func(r *AppointmentRecord) sortKey { return sortKey{r.StartAt, r.ID} }),
 		Webhooks:     newTable("webhook", func(w *WebhookRecord) sortKey { return sortKey{w.CreatedAt, w.ID} }),
 	}

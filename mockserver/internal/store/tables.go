@@ -17,6 +17,10 @@ type recordTable interface {
 	drop(id string)
 	chunks(n int) ([][]byte, error)
 	each(f func(id string, r any))
+	// beginUndo, endUndo and rollBack are a Batch's undo (table.go).
+	beginUndo()
+	endUndo()
+	rollBack() error
 }
 
 var errNoID = errors.New("store: a record without an id")
