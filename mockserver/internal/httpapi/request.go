@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/netip"
+	"net/url"
 
 	"github.com/medspa/medspa-go/internal/httpsig"
 
@@ -47,6 +48,8 @@ type request struct {
 	// knownQuery are the query parameters the route's handler knows (parseQuery), for the
 	// journal; nil when no handler read the query.
 	knownQuery []string
+	// query is the request's query, parsed once (queryValues) for the handler and the journal.
+	query url.Values
 	// routed carries the request across the route's ServeMux (serveMux).
 	routed routedWriter
 }
@@ -73,6 +76,15 @@ func (ss steps) then(last handler) handler {
 		h = func(w http.ResponseWriter, rq *request) { s(w, rq, next) }
 	}
 	return h
+}
+
+// queryValues returns the request's query parameters, parsed on first use: the handler reads
+// them, and the journal their names. Nobody changes the map it returns.
+func (rq *request) queryValues() url.Values {
+	if rq.query == nil {
+		rq.query = rq.URL.Query()
+	}
+	return rq.query
 }
 
 func newRequest(r *http.Request) *request { return &request{Request: r} }
