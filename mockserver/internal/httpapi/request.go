@@ -12,8 +12,8 @@ import (
 )
 
 // request is one request's state as it goes down the pipeline. Each step fills in what it
-// learns, for the steps after it; none reaches back up. It travels as an argument, and in the
-// context only across the ServeMux of the route step (which speaks http.Handler).
+// learns, for the steps after it; none reaches back up. It travels as an argument, and across
+// the ServeMux of the route step (which speaks http.Handler) in the writer (routedWriter).
 type request struct {
 	*http.Request
 	// id is the request id (requestID), sent as X-Request-Id and in every problem.
