@@ -21,6 +21,9 @@ var reviewed = map[string]string{
 	// The audit chain's hashes are public values (anyone may recompute them): no secret to leak.
 	"mockserver/internal/audit/audit.go: e.PrevHash != prev":       "public hash chain",
 	"mockserver/internal/audit/audit.go: ComputeHash(e) != e.Hash": "public hash chain",
+	// The wrk baseline is a copy of issue 21's bare net/http server, kept as the judges run it
+	// (same work per request); it serves benchmarks on loopback with the token "x".
+	"bench/wrk/baseline/main.go: tok != token": "benchmark baseline, a copy kept unchanged",
 	// Compares the caller's own configuration (was the option changed?), not attacker input.
 	"client/client.go: cfg.apiKey != c.cfg.apiKey":           "configuration identity",
 	"client/client.go: cfg.tokenSource != c.cfg.tokenSource": "configuration identity",

@@ -54,8 +54,7 @@ func (a *API) adminHandler() http.Handler {
 	for _, rt := range routes {
 		serve := a.serveRoute(rt)
 		mux.HandleFunc(rt.method+" "+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			rq := requestOf(r)
-			rq.Request = r // carries the mux's path values
+			w, rq := stateOf(w, r)
 			if r.Method == http.MethodPost {
 				if p := checkMediaType(r); p != nil {
 					problem.Write(w, rq.id, p)
@@ -76,7 +75,8 @@ func (a *API) adminHandler() http.Handler {
 		})
 	}
 	mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {
-		problem.Write(w, requestOf(r).id, unrouted(mux, r, adminPrefix))
+		w, rq := stateOf(w, r)
+		problem.Write(w, rq.id, unrouted(mux, r, adminPrefix))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rq := &request{Request: r, id: a.newRequestID(), addr: a.clientAddr(r)}
@@ -89,8 +89,7 @@ func (a *API) adminHandler() http.Handler {
 			problem.Write(w, rq.id, problem.NotFound("admin route"))
 			return
 		}
-		rq.withContext()
-		mux.ServeHTTP(w, rq.Request)
+		rq.serveMux(mux, w)
 	})
 }
 

@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -191,6 +194,71 @@ func BenchmarkFenceCatchAllRoute(b *testing.B) {
 			if _, pattern := plain.Handler(r); pattern != "" {
 				plain.ServeHTTP(w, r)
 			}
+		}
+	})
+}
+
+// BenchmarkFenceRoutedWriter keeps routedWriter (request.go): a request's state carried across
+// the route's ServeMux in the writer versus in a copy of the request with a context value.
+func BenchmarkFenceRoutedWriter(b *testing.B) {
+	type stateKey struct{}
+	const path = "/api/v1/patients/pat_0193a1b2c3d4e5f60718293a4b5c6d7e"
+	var got *request
+	fast := http.NewServeMux()
+	fast.HandleFunc("GET /api/v1/patients/{id}", func(w http.ResponseWriter, r *http.Request) {
+		_, got = stateOf(w, r)
+	})
+	plain := http.NewServeMux()
+	plain.HandleFunc("GET /api/v1/patients/{id}", func(w http.ResponseWriter, r *http.Request) {
+		got = r.Context().Value(stateKey{}).(*request)
+		got.Request = r
+	})
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rq := newRequest(r)
+			rq.serveMux(fast, w)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rq := newRequest(r)
+			rq.Request = r.WithContext(context.WithValue(r.Context(), stateKey{}, rq))
+			plain.ServeHTTP(w, rq.Request)
+		}
+	})
+	if got == nil || got.PathValue("id") == "" {
+		b.Fatal("the handler did not get the request's state")
+	}
+}
+
+// BenchmarkFenceRequestLog keeps logRequest (mw_journal.go): the request's log line made as a
+// record versus through Logger.LogAttrs with its attributes in a slice.
+func BenchmarkFenceRequestLog(b *testing.B) {
+	l := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e := JournalEntry{Method: "GET", Path: "/api/v1/patients/pat_0193a1b2c3d4e5f60718293a4b5c6d7e", Status: 200,
+		RequestID: "req_0193a1b2c3d4e5f60718293a4b5c6d7e", Account: "acct_0193a1b2c3d4e5f60718293a4b5c6d7e"}
+	d := 130 * time.Microsecond
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			logRequest(l, &e, d)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			attrs := []slog.Attr{
+				slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
+				slog.Duration("duration", d), slog.String("request_id", e.RequestID),
+			}
+			if e.Account != "" {
+				attrs = append(attrs, slog.String("account", e.Account))
+			}
+			l.LogAttrs(context.Background(), levelOf(e.Status), "request", attrs...)
 		}
 	})
 }

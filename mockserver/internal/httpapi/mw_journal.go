@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 		e.DurationMs = float64(d.Microseconds()) / 1000
 		a.requests.add(e)
 		if l := a.opts.Logger; l != nil {
-			l.LogAttrs(context.Background(), levelOf(e.Status), "request", logAttrs(e, d)...)
+			logRequest(l, &e, d)
 		}
 	}()
 	next(sw, rq)
@@ -81,20 +82,32 @@ func levelOf(status int) slog.Level {
 	return slog.LevelInfo
 }
 
-// logAttrs is the request's log line: metadata only.
-func logAttrs(e JournalEntry, d time.Duration) []slog.Attr {
-	attrs := []slog.Attr{
-		slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
-		slog.Duration("duration", d), slog.String("request_id", e.RequestID),
+// logRequest writes the request's log line: metadata only. The record is made here rather than
+// by Logger.LogAttrs, which would look up the caller's program counter for every line (it is
+// always this function's: journalPC) and build the attributes in a slice of their own. A fenced
+// optimisation kept by BenchmarkFenceRequestLog (BENCHMARKS.md).
+func logRequest(l *slog.Logger, e *JournalEntry, d time.Duration) {
+	ctx, level, h := context.Background(), levelOf(e.Status), l.Handler()
+	if !h.Enabled(ctx, level) {
+		return
 	}
+	r := slog.NewRecord(time.Now(), level, "request", journalPC)
+	r.AddAttrs(slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
+		slog.Duration("duration", d), slog.String("request_id", e.RequestID))
 	if e.Account != "" {
-		attrs = append(attrs, slog.String("account", e.Account))
+		r.AddAttrs(slog.String("account", e.Account))
 	}
 	if e.Fault != "" {
-		attrs = append(attrs, slog.String("fault", e.Fault))
+		r.AddAttrs(slog.String("fault", e.Fault))
 	}
-	return attrs
+	_ = h.Handle(ctx, r) // a log that cannot be written does not fail the request
 }
+
+// journalPC is the source a handler with AddSource shows for request lines: this file.
+var journalPC = func() uintptr {
+	pc, _, _, _ := runtime.Caller(0)
+	return pc
+}()
 
 // journalPath is a path as the journal keeps it: redacted (loggedPath) and cut to
 // MaxJournalPath bytes, before and after redaction (which may lengthen it).
@@ -118,7 +131,10 @@ func cut(s string, n int) string {
 // "other"). A route's handler names the parameters it knows (parseQuery); a request no handler
 // read is judged by every name the API knows.
 func queryNames(rq *request) []string {
-	q := rq.URL.Query()
+	if rq.query == nil && rq.URL.RawQuery == "" {
+		return []string{} // none (and no map parsed for it)
+	}
+	q := rq.queryValues()
 	names := make([]string, 0, len(q))
 	other := false
 	for k := range q {

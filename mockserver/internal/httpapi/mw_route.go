@@ -18,8 +18,7 @@ func (a *API) route(w http.ResponseWriter, rq *request) {
 		problem.Write(w, rq.id, problem.NotFound("route"))
 		return
 	}
-	rq.withContext()
-	a.mux.ServeHTTP(w, rq.Request)
+	rq.serveMux(a.mux, w)
 }
 
 // unroutedPattern is the mux's catch-all: everything no route matches lands there, so a request
@@ -33,14 +32,14 @@ func (a *API) routeMux() *http.ServeMux {
 	for _, rt := range a.routes() {
 		h := a.routeSteps.then(a.serveRoute(rt))
 		mux.HandleFunc(rt.method+" "+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			rq := requestOf(r)
-			rq.Request = r // carries the mux's path values
+			w, rq := stateOf(w, r)
 			rq.route = &rt
 			h(w, rq)
 		})
 	}
 	mux.HandleFunc(unroutedPattern, func(w http.ResponseWriter, r *http.Request) {
-		problem.Write(w, requestOf(r).id, unrouted(mux, r, unroutedPattern))
+		w, rq := stateOf(w, r)
+		problem.Write(w, rq.id, unrouted(mux, r, unroutedPattern))
 	})
 	return mux
 }

@@ -21,7 +21,7 @@ type query struct {
 // parseQuery reads rq's query and records unknown_parameter for names not allowed.
 func (rq *request) parseQuery(allowed ...string) *query {
 	rq.knownQuery = allowed // the journal keeps these names only
-	q := &query{v: rq.URL.Query()}
+	q := &query{v: rq.queryValues()}
 	for _, k := range unknownKeys(q.v, allowed) {
 		q.fail(k, "unknown_parameter", "is not a parameter of this endpoint")
 	}

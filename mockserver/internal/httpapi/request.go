@@ -1,9 +1,9 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"net/netip"
+	"net/url"
 
 	"github.com/medspa/medspa-go/internal/httpsig"
 
@@ -12,8 +12,8 @@ import (
 )
 
 // request is one request's state as it goes down the pipeline. Each step fills in what it
-// learns, for the steps after it; none reaches back up. It travels as an argument, and in the
-// context only across the ServeMux of the route step (which speaks http.Handler).
+// learns, for the steps after it; none reaches back up. It travels as an argument, and across
+// the ServeMux of the route step (which speaks http.Handler) in the writer (routedWriter).
 type request struct {
 	*http.Request
 	// id is the request id (requestID), sent as X-Request-Id and in every problem.
@@ -48,6 +48,10 @@ type request struct {
 	// knownQuery are the query parameters the route's handler knows (parseQuery), for the
 	// journal; nil when no handler read the query.
 	knownQuery []string
+	// query is the request's query, parsed once (queryValues) for the handler and the journal.
+	query url.Values
+	// routed carries the request across the route's ServeMux (serveMux).
+	routed routedWriter
 }
 
 // auditInfo is what a request did, as the audit log records it.
@@ -74,17 +78,38 @@ func (ss steps) then(last handler) handler {
 	return h
 }
 
-func newRequest(r *http.Request) *request { return &request{Request: r} }
-
-type requestKey struct{}
-
-// withContext puts rq in its request's context, for the ServeMux to hand back (route).
-func (rq *request) withContext() {
-	rq.Request = rq.WithContext(context.WithValue(rq.Context(), requestKey{}, rq))
+// queryValues returns the request's query parameters, parsed on first use: the handler reads
+// them, and the journal their names. Nobody changes the map it returns.
+func (rq *request) queryValues() url.Values {
+	if rq.query == nil {
+		rq.query = rq.URL.Query()
+	}
+	return rq.query
 }
 
-// requestOf returns the state of a request that came through the route step.
-func requestOf(r *http.Request) *request {
-	rq, _ := r.Context().Value(requestKey{}).(*request)
-	return rq
+func newRequest(r *http.Request) *request { return &request{Request: r} }
+
+// routedWriter carries a request's state across a ServeMux, which speaks http.Handler: the mux
+// hands its route's handler the very *http.Request it was given (with the path values set) and
+// this writer, from which the handler takes the state back (stateOf). Carrying it in the
+// request's context instead costs a copy of the request and a context per request: a fenced
+// optimisation kept by BenchmarkFenceRoutedWriter (BENCHMARKS.md).
+type routedWriter struct {
+	http.ResponseWriter
+	rq *request
+}
+
+func (w *routedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// serveMux serves rq through mux, whose handlers take its state back with stateOf.
+func (rq *request) serveMux(mux *http.ServeMux, w http.ResponseWriter) {
+	rq.routed = routedWriter{ResponseWriter: w, rq: rq} // part of rq: no allocation of its own
+	mux.ServeHTTP(&rq.routed, rq.Request)
+}
+
+// stateOf returns the writer and the state of a request that serveMux sent through a mux.
+func stateOf(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *request) {
+	rw := w.(*routedWriter)
+	rw.rq.Request = r // the one serveMux gave, now with the mux's path values
+	return rw.ResponseWriter, rw.rq
 }

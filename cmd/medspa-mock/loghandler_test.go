@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestRequestLinesMatchTextHandler holds the hand-made request lines to the TextHandler's bytes,
+// for the lines the journal logs and for values that need quoting (which take the TextHandler's
+// road).
+func TestRequestLinesMatchTextHandler(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 25, 16, 5, 51, 941_000_000, time.UTC)
+	line := func(msg string, level slog.Level, at time.Time, attrs ...slog.Attr) slog.Record {
+		r := slog.NewRecord(at, level, msg, 0)
+		r.AddAttrs(attrs...)
+		return r
+	}
+	request := func(path, account string, status int, extra ...slog.Attr) []slog.Attr {
+		return append([]slog.Attr{slog.String("method", "GET"), slog.String("path", path), slog.Int("status", status),
+			slog.Duration("duration", 133538*time.Nanosecond), slog.String("request_id", "req_01a21374cec57000a74b6a421c0a7eb7"),
+			slog.String("account", account)}, extra...)
+	}
+	records := []slog.Record{
+		line("request", slog.LevelInfo, at, request("/api/v1/patients/pat_01a21374cd9470018f7beeb60b2afbeb", "acct_01a2", 200)...),
+		line("request", slog.LevelWarn, at.Add(999*time.Microsecond), request("/api/v1/patients", "acct_01a2", 0, slog.String("fault", "drop-after-commit"))...),
+		line("request", slog.LevelInfo, at.In(time.FixedZone("x", -5*3600)), request("/api/v1/{redacted}", "", 404)...),
+		line("request", slog.LevelInfo, at, request("/api/v1/a b", "acct", 200)...),
+		line("request", slog.LevelInfo, at, request(`/api/v1/"q"=\`, "acct", 200)...),
+		line("request", slog.LevelInfo, at, request("/api/v1/é\u00a0", "acct", 200)...),
+		line("request", slog.LevelInfo, at, slog.Any("error", io.EOF)),
+		line("request", slog.LevelInfo, at, slog.Group("g", slog.String("a", "b"))),
+		line("request", slog.LevelInfo, time.Time{}, slog.String("a", "b")),
+		line("handler failed", slog.LevelError, at, slog.String("request_id", "req_1")),
+		line("request", slog.LevelInfo, at, slog.Duration("duration", -3*time.Second), slog.Int("n", -7)),
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		s := make([]byte, rng.IntN(12))
+		for i := range s {
+			s[i] = byte(rng.IntN(0x90))
+		}
+		records = append(records, line("request", slog.LevelInfo, at.Add(time.Duration(rng.Int64N(1e12))), request(string(s), string(s[:len(s)/2]), rng.IntN(600))...))
+	}
+	for _, r := range records {
+		var got, want bytes.Buffer
+		if err := newLogHandler(&got).Handle(context.Background(), r.Clone()); err != nil {
+			t.Fatal(err)
+		}
+		if err := slog.NewTextHandler(&want, nil).Handle(context.Background(), r.Clone()); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("line differs:\n got %q\nwant %q", got.String(), want.String())
+		}
+	}
+}
+
+// BenchmarkFenceRequestLines keeps requestLines (loghandler.go): a request's log line made by
+// hand versus by slog's TextHandler.
+func BenchmarkFenceRequestLines(b *testing.B) {
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	r.AddAttrs(slog.String("method", "GET"), slog.String("path", "/api/v1/patients/pat_01a21374cd9470018f7beeb60b2afbeb"),
+		slog.Int("status", 200), slog.Duration("duration", 133538*time.Nanosecond),
+		slog.String("request_id", "req_01a21374cec57000a74b6a421c0a7eb7"), slog.String("account", "acct_01a21374c9bf70019bb4b2008e47f4d8"))
+	for _, c := range []struct {
+		name string
+		h    slog.Handler
+	}{{"fast", newLogHandler(io.Discard)}, {"plain", slog.NewTextHandler(io.Discard, nil)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = c.h.Handle(context.Background(), r)
+			}
+		})
+	}
+}
