@@ -632,7 +632,10 @@ func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.Webh
 		rec.Error = ClassInvalidEndpoint
 		return rec, out
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.o.Timeout)
+	// The attempt's duration and its timeout run from the same instant, so an attempt cut by
+	// the timeout reports at least the timeout.
+	started := time.Now()
+	ctx, cancel := context.WithDeadline(ctx, started.Add(d.o.Timeout))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
 	if err != nil {
@@ -641,7 +644,6 @@ func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.Webh
 	}
 	req.Header = h
 	req.Header.Set("User-Agent", userAgent)
-	started := time.Now()
 	resp, err := d.client.Do(req)
 	if err == nil {
 		// Drain a little so the connection can be reused; the body is never kept.
