@@ -3,6 +3,7 @@ package mockserver_test
 import (
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -151,5 +152,28 @@ func TestAccountsAreIsolated(t *testing.T) {
 	}
 	if n := countPatients(t, env); n != 0 {
 		t.Errorf("after reset: %d patients", n)
+	}
+}
+
+// TestLongAnswersCarryTheirLength: an answer longer than net/http's 2 KiB buffer goes out with a
+// Content-Length, not chunked; a short one has its length too (net/http's own).
+func TestLongAnswersCarryTheirLength(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, nil)
+	for i := range 30 {
+		resp, body := env.Do(t, "POST", "/api/v1/patients",
+			`{"firstName":"Long`+strconv.Itoa(i)+`","lastName":"Answer","email":"long`+strconv.Itoa(i)+`@example.com"}`)
+		if resp.StatusCode != 201 {
+			t.Fatal(resp.StatusCode, string(body))
+		}
+	}
+	for _, path := range []string{"/api/v1/patients?perPage=30", "/api/v1/patients?perPage=1"} {
+		resp, body := env.Do(t, "GET", path, "")
+		if resp.StatusCode != 200 {
+			t.Fatal(path, resp.StatusCode, string(body))
+		}
+		if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(body)) {
+			t.Errorf("%s: Transfer-Encoding %v, Content-Length %d for %d bytes", path, resp.TransferEncoding, resp.ContentLength, len(body))
+		}
 	}
 }

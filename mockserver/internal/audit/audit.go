@@ -83,6 +83,24 @@ func ComputeHash(e Event) string {
 func computeSum(e *Event, prevHash string) [sha256.Size]byte {
 	var buf [512]byte
 	b := append(buf[:0], prevHash...)
+	var quoted [2*sha256.Size + 2]byte
+	return canonicalSum(b, e, jsonx.String(quoted[:0], prevHash))
+}
+
+// computeSumHex is computeSum for a prevHash held as hex digits (the log's chains), which JSON
+// needs no escaping for.
+func computeSumHex(e *Event, prevHex *[2 * sha256.Size]byte) [sha256.Size]byte {
+	var buf [512]byte
+	b := append(buf[:0], prevHex[:]...)
+	var quoted [2*sha256.Size + 2]byte
+	q := append(quoted[:0], '"')
+	q = append(q, prevHex[:]...)
+	return canonicalSum(b, e, append(q, '"'))
+}
+
+// canonicalSum appends e's canonical JSON to b (which holds prevHash), with prevJSON as the
+// prevHash member's value, and returns the SHA-256 of the whole.
+func canonicalSum(b []byte, e *Event, prevJSON []byte) [sha256.Size]byte {
 	b = append(b, `{"action":`...)
 	b = jsonx.String(b, e.Action)
 	b = append(b, `,"actor":`...)
@@ -100,7 +118,7 @@ func computeSum(e *Event, prevHash string) [sha256.Size]byte {
 		b = jsonx.String(b, e.Path)
 	}
 	b = append(b, `,"prevHash":`...)
-	b = jsonx.String(b, prevHash)
+	b = append(b, prevJSON...)
 	b = append(b, `,"requestId":`...)
 	b = jsonx.String(b, e.RequestID)
 	b = append(b, `,"resourceId":`...)

@@ -116,8 +116,8 @@ func (f *file) enqueue(recs ...[]byte) func(context.Context) error {
 }
 
 // record is an event's record in the file.
-func record(e *Event) []byte {
-	b, _ := json.Marshal(e) // an Event always encodes
+func record(e Event) []byte { // by value: Record's event stays on its stack
+	b, _ := json.Marshal(&e) // an Event always encodes
 	return b
 }
 
@@ -307,7 +307,8 @@ func (l *Log) restart(account string, cp Checkpoint) error {
 	}
 	delete(l.chains, account)
 	c := l.chainOf(account)
-	c.dropped, c.checkpoint, c.lastHex = cp.Dropped, sum, cp.Hash
+	c.dropped, c.checkpoint = cp.Dropped, sum
+	hex.Encode(c.last[:], sum[:])
 	return nil
 }
 
@@ -358,7 +359,7 @@ func (l *Log) Import(ctx context.Context, account string, st State) error {
 		e := st.Events[i]
 		sum, _ := hashBytes(e.Hash) // verified above
 		l.push(c, &e, sum)
-		recs = append(recs, record(&e))
+		recs = append(recs, record(e))
 	}
 	var wait func(context.Context) error
 	if f != nil {

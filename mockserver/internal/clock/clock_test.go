@@ -97,3 +97,34 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// At derives the clock's time from a real instant: the frozen instant, or the instant plus the
+// clock's offset, in UTC; it agrees with Now.
+func TestAt(t *testing.T) {
+	t.Parallel()
+	c := New()
+	real := time.Date(2026, 11, 25, 12, 0, 0, 0, time.FixedZone("X", 3600))
+	if got := c.At(real); !got.Equal(real) || got.Location() != time.UTC {
+		t.Errorf("real clock: At = %v", got)
+	}
+	c.Advance(90 * time.Minute)
+	if got, want := c.At(real), real.Add(90*time.Minute).UTC(); !got.Equal(want) {
+		t.Errorf("advanced: At = %v, want %v", got, want)
+	}
+	if d := c.Now().Sub(c.At(time.Now())); d < -time.Second || d > time.Second {
+		t.Errorf("At(now) is %v from Now", d)
+	}
+	frozen := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	c.Set(frozen)
+	if got := c.At(real); !got.Equal(frozen) {
+		t.Errorf("frozen: At = %v, want %v", got, frozen)
+	}
+	c.Advance(time.Second)
+	if got := c.At(real); !got.Equal(frozen.Add(time.Second)) {
+		t.Errorf("frozen and advanced: At = %v", got)
+	}
+	c.Real()
+	if got := c.At(real); !got.Equal(real) {
+		t.Errorf("back to real: At = %v", got)
+	}
+}

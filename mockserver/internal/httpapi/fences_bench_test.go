@@ -141,32 +141,46 @@ func BenchmarkFenceLoggedPath(b *testing.B) {
 	})
 }
 
-// BenchmarkFenceRateLimitHeaders keeps the header values limitState makes once (mw_ratelimit.go):
-// a request's rate limiting with the plan's constant header values shared, versus formatted
-// again for each request.
+// BenchmarkFenceRateLimitHeaders keeps setLimitHeaders (mw_ratelimit.go): the changing values
+// made in one string with their slices in one array, and the plan's constant values made once,
+// versus every value formatted on its own for each request (plainLimitHeaders).
 func BenchmarkFenceRateLimitHeaders(b *testing.B) {
-	c := &auth.Credential{ID: "key_bench", Account: "acct_bench", Plan: auth.Plan{Name: "custom", RatePerMinute: 1e9, Burst: 1e9}}
-	rq := &request{cred: c, acct: store.New(store.Options{}).Account(c.Account)}
-	w := httptest.NewRecorder()
+	st := benchLimitState()
+	v := limitValues{remaining: 999_999_999, full: 1, dailyLeft: 9_950, toMidnight: 41_200, reset: 1_795_629_126}
+	h := http.Header{}
 	b.Run("fast", func(b *testing.B) {
-		var limits rateLimits
 		b.ReportAllocs()
 		for b.Loop() {
-			if p := limits.take(w, rq); p != nil {
-				b.Fatal(p)
-			}
+			setLimitHeaders(h, st, v)
 		}
 	})
 	b.Run("plain", func(b *testing.B) {
-		var limits rateLimits
 		b.ReportAllocs()
 		for b.Loop() {
-			if p := limits.take(w, rq); p != nil {
-				b.Fatal(p)
-			}
-			w.Header()["Ratelimit-Policy"], w.Header()["X-Ratelimit-Limit"] = constantHeaders(c.Plan)
+			plainLimitHeaders(h, st.plan, v)
 		}
 	})
+}
+
+func benchLimitState() *limitState {
+	st := &limitState{plan: auth.Plan{Name: "custom", RatePerMinute: 1e9, Burst: 1e9, Daily: 10_000}}
+	st.policy, st.limit = constantHeaders(st.plan)
+	return st
+}
+
+// plainLimitHeaders is setLimitHeaders without the optimisation: each value formatted and
+// allocated on its own, the constant ones too.
+func plainLimitHeaders(h http.Header, plan auth.Plan, v limitValues) {
+	state := `"burst";r=` + strconv.FormatInt(v.remaining, 10) + `;t=` + strconv.FormatInt(v.full, 10)
+	if plan.Daily > 0 {
+		state += `, "daily";r=` + strconv.FormatInt(v.dailyLeft, 10) + `;t=` + strconv.FormatInt(v.toMidnight, 10)
+	}
+	policy, limit := constantHeaders(plan)
+	h.Set("Ratelimit-Policy", policy[0])
+	h.Set("Ratelimit", state)
+	h.Set("X-Ratelimit-Limit", limit[0])
+	h.Set("X-Ratelimit-Remaining", strconv.FormatInt(v.remaining, 10))
+	h.Set("X-Ratelimit-Reset", strconv.FormatInt(v.reset, 10))
 }
 
 // BenchmarkFenceCatchAllRoute keeps the catch-all route (mw_route.go): a request routed once
@@ -245,7 +259,7 @@ func BenchmarkFenceRequestLog(b *testing.B) {
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			logRequest(l, &e, d)
+			logRequest(l, &e, time.Now(), d)
 		}
 	})
 	b.Run("plain", func(b *testing.B) {
@@ -259,6 +273,36 @@ func BenchmarkFenceRequestLog(b *testing.B) {
 				attrs = append(attrs, slog.String("account", e.Account))
 			}
 			l.LogAttrs(context.Background(), levelOf(e.Status), "request", attrs...)
+		}
+	})
+}
+
+// writerSink keeps the benchmarks' writers reachable, as the pipeline's are (they escape into
+// http.ResponseWriter).
+var writerSink http.ResponseWriter
+
+// BenchmarkFenceRequestWriters keeps the journal's and the audit step's writers inside the
+// request state (request.go): a request's state with both, versus the state and each writer
+// allocated on its own.
+func BenchmarkFenceRequestWriters(b *testing.B) {
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/patients", nil)
+	w := httptest.NewRecorder()
+	a := &API{}
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rq := newRequest(r)
+			rq.statusW = statusWriter{ResponseWriter: w}
+			rq.auditW = auditWriter{ResponseWriter: &rq.statusW, api: a, rq: rq}
+			writerSink = &rq.auditW
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rq := newRequest(r)
+			sw := &statusWriter{ResponseWriter: w}
+			writerSink = &auditWriter{ResponseWriter: sw, api: a, rq: rq}
 		}
 	})
 }

@@ -70,6 +70,10 @@ func (a *API) run(rq *request, rt route) answer {
 	}
 }
 
+// chunkingThreshold is the size of net/http's response buffer: an answer longer than it, written
+// without a Content-Length, goes out chunked.
+const chunkingThreshold = 2048
+
 // writeAnswer writes an answer and records its status for the steps above (audit).
 func writeAnswer(w http.ResponseWriter, rq *request, a answer) {
 	rq.status = a.status
@@ -79,6 +83,11 @@ func writeAnswer(w http.ResponseWriter, rq *request, a answer) {
 	}
 	if a.contentType != "" {
 		h.Set("Content-Type", a.contentType)
+	}
+	if len(a.body) > chunkingThreshold {
+		// net/http sends the length of a shorter answer itself; a longer one it would send
+		// chunked (more bytes, and no length for the client to check the body against).
+		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
 	}
 	w.WriteHeader(a.status)
 	if len(a.body) > 0 {

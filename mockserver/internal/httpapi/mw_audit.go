@@ -17,7 +17,8 @@ import (
 // (4xx/5xx) read or wrote nothing and are not audited as successes. An event that cannot be
 // written turns the answer into 503: no PHI is handed out unaudited.
 func (a *API) auditAccess(w http.ResponseWriter, rq *request, next handler) {
-	next(&auditWriter{ResponseWriter: w, api: a, rq: rq}, rq)
+	rq.auditW = auditWriter{ResponseWriter: w, api: a, rq: rq}
+	next(&rq.auditW, rq)
 }
 
 // auditWriter records a request's audit event when its answer's status is written.
@@ -34,7 +35,7 @@ func (w *auditWriter) WriteHeader(code int) {
 		w.decided = true
 		rq := w.rq
 		if rq.audit.action != "" && code < 400 {
-			err := w.api.appendAudit(rq, rq.cred.Account, rq.cred.ID, rq.audit, audit.Success, w.api.accountNow(rq.cred.Account))
+			err := w.api.appendAudit(rq, rq.cred.Account, rq.cred.ID, rq.audit, audit.Success, rq.accountNow())
 			if err != nil {
 				w.failed = true
 				w.unavailable()
@@ -80,10 +81,10 @@ func auditUnavailable() *problem.Problem {
 // /__admin/audit-events?account=_anonymous), so anonymous probing is visible too.
 func (a *API) deny(w http.ResponseWriter, rq *request, p *problem.Problem) {
 	account, actor := audit.Anonymous, ""
-	now := a.store.Clock().Now()
+	now := a.store.Clock().At(rq.arrived)
 	if rq.cred != nil {
 		account, actor = rq.cred.Account, rq.cred.ID
-		now = a.accountNow(account)
+		now = a.store.Account(account).Clock().At(rq.arrived)
 	}
 	if err := a.appendAudit(rq, account, actor, describe(rq), audit.Denied, now); err != nil {
 		p = auditUnavailable()
@@ -106,8 +107,7 @@ func (a *API) appendAudit(rq *request, account, actor string, what auditInfo, ou
 		// words and well-formed ids; anything else, which may be PHI, redacted), cut to 256 bytes.
 		e.ResourceID, e.Path = "", loggedPath(rq.URL.Path)
 	}
-	_, err := a.audit.Record(rq.Context(), account, e)
-	return err
+	return a.audit.RecordOnly(rq.Context(), account, e)
 }
 
 // auditAdmin records an admin action on an account's credentials (a key revoked or rotated)

@@ -19,7 +19,7 @@ import (
 // request id (no query values, no PHI). It runs after the step below it answered, or when the
 // connection was dropped (status 0).
 func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
-	start := time.Now()
+	start := rq.arrived
 	r := rq.Request
 	// Strings of the request point into its request line, which a kept substring would keep
 	// whole (a 4 KiB path for a method): the entry holds copies.
@@ -29,11 +29,12 @@ func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 		e.Account, e.CredentialID = c.Account, c.ID
 		clk = a.store.Account(c.Account).Clock()
 	}
-	e.At = clk.Now().Truncate(time.Millisecond)
+	e.At = clk.At(start).Truncate(time.Millisecond)
 	if k := r.Header.Get("Idempotency-Key"); k != "" && r.Method == http.MethodPost {
 		e.IdempotencyKey = a.keyDigest(k)
 	}
-	sw := &statusWriter{ResponseWriter: w}
+	rq.statusW = statusWriter{ResponseWriter: w}
+	sw := &rq.statusW
 	defer func() { // deferred: a dropped connection (a panic of http.ErrAbortHandler) is journalled too
 		e.Status, e.Fault = sw.status, rq.fault
 		if c := rq.caller.cred; e.Account == "" && c != nil {
@@ -42,11 +43,12 @@ func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 			e.Account, e.CredentialID = c.Account, c.ID
 		}
 		e.QueryParams = queryNames(rq)
-		d := time.Since(start)
+		end := time.Now()
+		d := end.Sub(start)
 		e.DurationMs = float64(d.Microseconds()) / 1000
 		a.requests.add(e)
 		if l := a.opts.Logger; l != nil {
-			logRequest(l, &e, d)
+			logRequest(l, &e, end, d)
 		}
 	}()
 	next(sw, rq)
@@ -86,12 +88,12 @@ func levelOf(status int) slog.Level {
 // by Logger.LogAttrs, which would look up the caller's program counter for every line (it is
 // always this function's: journalPC) and build the attributes in a slice of their own. A fenced
 // optimisation kept by BenchmarkFenceRequestLog (BENCHMARKS.md).
-func logRequest(l *slog.Logger, e *JournalEntry, d time.Duration) {
+func logRequest(l *slog.Logger, e *JournalEntry, end time.Time, d time.Duration) {
 	ctx, level, h := context.Background(), levelOf(e.Status), l.Handler()
 	if !h.Enabled(ctx, level) {
 		return
 	}
-	r := slog.NewRecord(time.Now(), level, "request", journalPC)
+	r := slog.NewRecord(end, level, "request", journalPC)
 	r.AddAttrs(slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
 		slog.Duration("duration", d), slog.String("request_id", e.RequestID))
 	if e.Account != "" {

@@ -12,7 +12,7 @@ import (
 // '<', '>' and '&' is copied; anything else takes the slow path through json.Marshal.
 func String(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plain[s[i]] {
 			q, _ := json.Marshal(s) // a string always encodes
 			return append(b, q...)
 		}
@@ -21,6 +21,16 @@ func String(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// plain says which bytes String copies as they are: one load per byte rather than seven
+// comparisons (every string of every answer and audit hash passes here). A fenced optimisation
+// (BENCHMARKS.md "Fenced optimisations") kept by BenchmarkFenceStringTable.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // Strings appends a JSON array of strings (nil as []).
 func Strings(b []byte, ss []string) []byte {

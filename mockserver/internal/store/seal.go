@@ -75,23 +75,28 @@ func (s *Sealer) seal(plaintext []byte, at sealedAt) []byte {
 }
 
 // open decrypts what seal produced for the same at; a value sealed for another place fails.
-func (s *Sealer) open(sealed []byte, at sealedAt) ([]byte, error) {
+func (s *Sealer) open(sealed []byte, at sealedAt) ([]byte, error) { return s.openTo(nil, sealed, at) }
+
+// openTo is open appending the plaintext to dst.
+func (s *Sealer) openTo(dst, sealed []byte, at sealedAt) ([]byte, error) {
 	ad := adBuffers.Get().(*[]byte)
 	defer adBuffers.Put(ad)
 	*ad = at.ad(*ad)
-	return s.openAD(sealed, *ad)
+	return s.openADTo(dst, sealed, *ad)
 }
 
 // openUnbound opens a value sealed without associated data: only the migration of state
 // written before the binding (medspa-mock-state/1) calls it.
 func (s *Sealer) openUnbound(sealed []byte) ([]byte, error) { return s.openAD(sealed, nil) }
 
-func (s *Sealer) openAD(sealed, ad []byte) ([]byte, error) {
+func (s *Sealer) openAD(sealed, ad []byte) ([]byte, error) { return s.openADTo(nil, sealed, ad) }
+
+func (s *Sealer) openADTo(dst, sealed, ad []byte) ([]byte, error) {
 	n := s.aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("store: sealed value too short")
 	}
-	return s.aead.Open(nil, sealed[:n], sealed[n:], ad)
+	return s.aead.Open(dst, sealed[:n], sealed[n:], ad)
 }
 
 // Index returns the server-level blind index of a case-insensitive value (KeyCheck).
