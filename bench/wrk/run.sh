@@ -7,6 +7,7 @@
 #
 #   SECONDS  per wrk measurement (default 5); ROUNDS  alternating rounds per scenario (default 2)
 #   MOCK=path/to/medspa-mock   measure a binary built elsewhere (default: built from this tree)
+#   SCALE=0                    skip the scale scenario (minutes: it seeds 1,000,000 patients)
 #
 # Both servers hold 1,000 patients ({firstName, lastName, email}); the mock runs its full stack
 # (auth, scopes, rate limiting with a custom-plan key whose limits never bind, audit, journal and
@@ -97,4 +98,5 @@ echo "mock RSS: ${r0} MB before load, $(rss) MB after"
 # bench/wrk/scale.sh seeds a fresh mock with 1,000,000 patients and reports its RSS and list
 # page 1 against the last page. It runs after the servers above are stopped.
 kill $mp $bp 2>/dev/null; wait $mp $bp 2>/dev/null; mp=""; bp=""
+[ "${SCALE:-1}" = 0 ] && exit 0
 bash "$here/scale.sh" -mock "$mock" -d "$D"

@@ -3,8 +3,11 @@
 // a sync.RWMutex, Go 1.22+ ServeMux patterns, encoding/json, bearer auth.
 //
 // It is a copy of the baseline of issue 21's wrk-ratio script (which lives outside the
-// repository), unchanged but for this paragraph, so that bench/wrk/run.sh measures against the
-// same server from a clone: the same patient shape, JSON encoded for every request.
+// repository), unchanged but for this paragraph and the -work flag (default 0: the same server),
+// so that bench/wrk/run.sh measures against the same server from a clone: the same patient
+// shape, JSON encoded for every request. -work makes every request busy-wait that long first:
+// bench/wrk/budget.sh uses it to show what a given amount of extra work per request costs a bare
+// server's throughput.
 package main
 
 import (
@@ -93,8 +96,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 }
 
+// busyWork is how long every request spins before it is served (-work).
+var busyWork time.Duration
+
 func requireBearer(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if busyWork > 0 {
+			for start := time.Now(); time.Since(start) < busyWork; {
+			}
+		}
 		h := r.Header.Get("Authorization")
 		tok, ok := strings.CutPrefix(h, "Bearer ")
 		if !ok || tok == "" || (token != "" && tok != token) {
@@ -182,6 +192,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	n := flag.Int("n", 1000, "number of seeded patients")
 	token := flag.String("token", "test-token", "accepted bearer token (empty: any non-empty token)")
+	flag.DurationVar(&busyWork, "work", 0, "busy-wait this long in every request before serving it")
 	writeDB := flag.String("write-db", "", "write a json-server db.json with the seeded patients to this path and exit")
 	flag.Parse()
 
