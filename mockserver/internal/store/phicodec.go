@@ -154,4 +154,12 @@ func (d *phiDecoder) str() string {
 }
 
 // decodeLegacyPHI opens PHI sealed as JSON by release 0.1.0.
-func decodeLegacyPHI(b []byte, p *patients.Patient) error { return json.Unmarshal(b, p) }
+// It decodes into a value of its own: p given to json.Unmarshal would escape, and every caller's
+// patient with it, legacy or not.
+func decodeLegacyPHI(b []byte, p *patients.Patient) error {
+	q := new(patients.Patient)
+	*q = *p
+	err := json.Unmarshal(b, q)
+	*p = *q
+	return err
+}
