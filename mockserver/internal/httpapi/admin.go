@@ -79,7 +79,7 @@ func (a *API) adminHandler() http.Handler {
 		problem.Write(w, rq.id, unrouted(mux, r, adminPrefix))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rq := &request{Request: r, id: a.newRequestID(), addr: a.clientAddr(r)}
+		rq := &request{Request: r, id: a.newRequestID(a.store.Clock().Now()), addr: a.clientAddr(r)}
 		w.Header().Set("X-Request-Id", rq.id)
 		if p := a.adminGuard(r); p != nil {
 			problem.Write(w, rq.id, p)

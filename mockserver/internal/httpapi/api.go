@@ -150,8 +150,8 @@ func (a *API) Keys() *auth.Registry { return a.keys }
 // OAuth returns the OAuth registry (clients, codes, tokens), for persistence.
 func (a *API) OAuth() *auth.OAuth { return a.oauth }
 
-// newRequestID returns a fresh request id (req_…) on the server clock.
-func (a *API) newRequestID() string { return a.store.IDs().New("req", a.store.Clock().Now()) }
+// newRequestID returns a fresh request id (req_…) for the time at on the server clock.
+func (a *API) newRequestID(at time.Time) string { return a.store.IDs().New("req", at) }
 
 // accountNow is the time on an account's clock.
 func (a *API) accountNow(account string) time.Time { return a.store.Account(account).Clock().Now() }

@@ -116,7 +116,7 @@ func (a *API) appendAudit(rq *request, account, actor string, what auditInfo, ou
 func (a *API) auditAdmin(account string, rq *request, what auditInfo) error {
 	if rq == nil {
 		r, _ := http.NewRequest(http.MethodPost, "/__admin/api-keys", nil)
-		rq = &request{id: a.newRequestID(), Request: r}
+		rq = &request{id: a.newRequestID(a.store.Clock().Now()), Request: r}
 	}
 	return a.appendAudit(rq, account, "admin", what, audit.Success, a.accountNow(account))
 }

@@ -5,7 +5,7 @@ import "net/http"
 // requestID gives the request its id (docs/protocol.md §1: every response carries X-Request-Id;
 // problems repeat it as requestId).
 func (a *API) requestID(w http.ResponseWriter, rq *request, next handler) {
-	rq.id = a.store.IDs().New("req", a.store.Clock().At(rq.arrived))
+	rq.id = a.newRequestID(a.store.Clock().At(rq.arrived))
 	w.Header()["X-Request-Id"] = []string{rq.id} // canonical already
 	next(w, rq)
 }

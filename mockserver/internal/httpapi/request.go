@@ -56,7 +56,7 @@ type request struct {
 	// arrived is the real time the request arrived: read once, every clock's time for the
 	// request (its id, journal entry, rate limit and audit event) is derived from it (Clock.At).
 	arrived time.Time
-	// status and audited are the journal's and the audit step's writers, part of the request so
+	// statusW and auditW are the journal's and the audit step's writers, part of the request so
 	// that they cost no allocation of their own (BenchmarkFenceRequestWriters).
 	statusW statusWriter
 	auditW  auditWriter
