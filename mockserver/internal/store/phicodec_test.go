@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -68,4 +69,35 @@ func TestPHICodecCorrupt(t *testing.T) {
 	if err := decodePHI([]byte{9, 0}, new(patients.Patient)); err == nil {
 		t.Error("unknown version decodes")
 	}
+}
+
+// FuzzPHIDecoder: the decoder's varints read exactly what encoding/binary reads (value, length,
+// or refusal), and no input makes decodePHI panic; what it opens, encodePHI writes back the same.
+func FuzzPHIDecoder(f *testing.F) {
+	p := patients.Patient{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", DateOfBirth: client.NewDate(1815, 12, 10),
+		Address: &patients.Address{City: "London"}, Allergies: []string{"latex"}}
+	f.Add(encodePHI(nil, &p))
+	f.Add([]byte{phiV1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02})
+	f.Add([]byte{phiV1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Add([]byte{phiV1, 3, 'a'})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := phiDecoder{s: string(b)}
+		v := d.uvarint()
+		want, n := binary.Uvarint(b)
+		if n <= 0 {
+			if d.err == nil {
+				t.Fatalf("% x: read %d, binary.Uvarint refuses (%d)", b, v, n)
+			}
+		} else if d.err != nil || v != want || len(d.s) != len(b)-n {
+			t.Fatalf("% x: read %d leaving %d bytes (err %v), binary.Uvarint %d of %d bytes", b, v, len(d.s), d.err, want, n)
+		}
+		var got patients.Patient
+		if err := decodePHI(b, &got); err != nil || len(b) == 0 || b[0] != phiV1 {
+			return
+		}
+		var again patients.Patient
+		if err := decodePHI(encodePHI(nil, &got), &again); err != nil || !reflect.DeepEqual(again, got) {
+			t.Fatalf("% x: opened %+v, which reopens as %+v (%v)", b, got, again, err)
+		}
+	})
 }
