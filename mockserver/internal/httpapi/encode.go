@@ -47,8 +47,13 @@ func (p *patientJSON) appendJSON(b []byte) []byte {
 	b = optionalString(b, "notes", p.Notes)
 	b = optionalStrings(b, "tags", p.Tags)
 	b = jsonx.Field(b, "createdAt")
+	created := len(b)
 	b = jsonx.Time(b, p.CreatedAt)
+	createdEnd := len(b)
 	b = jsonx.Field(b, "updatedAt")
+	if p.UpdatedAt == p.CreatedAt { // never updated: the same instant, location and all, writes the same bytes
+		return append(append(b, b[created:createdEnd]...), '}')
+	}
 	b = jsonx.Time(b, p.UpdatedAt)
 	return append(b, '}')
 }

@@ -49,6 +49,9 @@ func TestEncodersMatchEncodingJSON(t *testing.T) {
 		"negative year":        {DateOfBirth: client.Date{Year: -3, Month: 2, Day: 1}},
 		"odd month":            {DateOfBirth: client.Date{Year: 2000, Month: 13, Day: 40}},
 		"offset time":          {CreatedAt: at.In(time.FixedZone("x", -5*3600+1800)), UpdatedAt: at.Add(time.Nanosecond)},
+		"never updated":        {CreatedAt: at, UpdatedAt: at},
+		"same instant, zones":  {CreatedAt: at, UpdatedAt: at.In(time.FixedZone("y", 3600))},
+		"same offset time":     {CreatedAt: at.Add(7).In(time.FixedZone("x", -1800)), UpdatedAt: at.Add(7).In(time.FixedZone("x", -1800))},
 		"control in every key": {FirstName: "\n", LastName: "\r", Email: "\b", Phone: "\f", Notes: "\u2029", Gender: "\"", Tags: []string{"\\"}},
 	} {
 		t.Run(name, func(t *testing.T) { checkPatientEncoding(t, p) })
