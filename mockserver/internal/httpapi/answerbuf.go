@@ -1,6 +1,10 @@
 package httpapi
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/medspa/medspa-go/patients"
+)
 
 // A fenced optimisation (BENCHMARKS.md "Fenced optimisations"), kept by
 // BenchmarkFenceAnswerBuffers: self-encoded answers (encode.go) are appended to buffers from a
@@ -9,6 +13,15 @@ import "sync"
 // answerBuffers holds the buffers of self-encoded answers: an answer is written (copied) and
 // then dead, so its buffer serves the next one.
 var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// patientPages holds the slices list pages are opened into: like an answer's buffer, a page is
+// dead once encoded (run), so its slice serves the next page instead of 20 patients' worth of
+// zeroed memory per request for the collector. A fenced optimisation kept by
+// BenchmarkFencePatientPages (BENCHMARKS.md).
+var patientPages = sync.Pool{New: func() any { return new([]patients.Patient) }}
+
+// releaser is an answer value holding pooled parts, given back by release once it is encoded.
+type releaser interface{ release() }
 
 // recycle returns an answer's buffer to the pool (buf nil: the answer was not pooled). Buffers
 // grown past 64 KiB (a large page) are left to the collector rather than kept.

@@ -91,12 +91,26 @@ func appendDate(b []byte, d client.Date) []byte {
 	return append(b, '"')
 }
 
-// patientList is a page of patients.
-type patientList listAnswer[patients.Patient]
+// patientList is a page of patients. pooled, when not nil, is the slice of patientPages its
+// data was opened into, given back once the page is encoded (release).
+type patientList struct {
+	listAnswer[patients.Patient]
+	pooled *[]patients.Patient
+}
 
 func newPatientList(items []patients.Patient, total int, w store.Window) *patientList {
-	l := patientList(list(items, total, w))
-	return &l
+	return &patientList{listAnswer: list(items, total, w)}
+}
+
+// release gives the page's slice back to patientPages, emptied: the pool keeps no PHI.
+func (l *patientList) release() {
+	if l.pooled == nil {
+		return
+	}
+	clear(l.Data)
+	*l.pooled = l.Data[:0]
+	patientPages.Put(l.pooled)
+	l.pooled, l.Data = nil, nil
 }
 
 func (l *patientList) appendJSON(b []byte) []byte {

@@ -89,3 +89,30 @@ func TestLoggedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestPatientPageReleaseKeepsNoPHI: a page's pooled slice goes back emptied, its patients
+// cleared (the pool holds no PHI between requests), and a page without a pooled slice is left
+// alone.
+func TestPatientPageReleaseKeepsNoPHI(t *testing.T) {
+	t.Parallel()
+	p := patients.Patient{ID: "pat_1", FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"}
+	pooled := make([]patients.Patient, 0, 4)
+	items := append(pooled, p, p)
+	l := newPatientList(items, 2, store.Window{Page: 1, PerPage: 4})
+	l.pooled = &pooled
+	l.release()
+	for i, q := range items {
+		if q.ID != "" || q.FirstName != "" || q.Email != "" {
+			t.Errorf("patient %d still in the released slice: %+v", i, q)
+		}
+	}
+	if len(pooled) != 0 || cap(pooled) != 4 || l.pooled != nil || l.Data != nil {
+		t.Errorf("released: pooled len %d cap %d, list %v %v", len(pooled), cap(pooled), l.pooled, l.Data)
+	}
+	l.release() // twice: nothing more
+	unpooled := newPatientList([]patients.Patient{p}, 1, store.Window{Page: 1, PerPage: 4})
+	unpooled.release()
+	if unpooled.Data[0].FirstName != "Ada" {
+		t.Error("release cleared a page that was not pooled")
+	}
+}

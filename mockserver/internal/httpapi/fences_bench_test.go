@@ -306,3 +306,50 @@ func BenchmarkFenceRequestWriters(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFencePatientPages keeps patientPages (answerbuf.go): page 2 of 20 patients opened
+// into a pooled slice and encoded, versus into a fresh one.
+func BenchmarkFencePatientPages(b *testing.B) {
+	acct := store.New(store.Options{}).Account("acct_bench")
+	at := time.Date(2026, 11, 25, 20, 0, 0, 0, time.UTC)
+	for i := range 100 {
+		n := strconv.Itoa(i)
+		in := store.PatientInput{FirstName: store.Given("Ada" + n), LastName: store.Given("Lovelace"), Email: store.Given("ada" + n + "@example.com")}
+		if _, err := acct.CreatePatient(in, at.Add(time.Duration(i)*time.Second)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w := store.Window{Page: 2, PerPage: 20}
+	encode := func(b *testing.B, l *patientList) {
+		buf := answerBuffers.Get().(*[]byte)
+		body := l.appendJSON((*buf)[:0])
+		l.release()
+		if len(body) < 3000 {
+			b.Fatalf("a page of %d bytes", len(body))
+		}
+		recycle(buf, body)
+	}
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			page := patientPages.Get().(*[]patients.Patient)
+			items, total, err := acct.ListPatientsInto(store.PatientFilter{}, w, (*page)[:0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			l := newPatientList(items, total, w)
+			l.pooled = page
+			encode(b, l)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			items, total, err := acct.ListPatients(store.PatientFilter{}, w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			encode(b, newPatientList(items, total, w))
+		}
+	})
+}

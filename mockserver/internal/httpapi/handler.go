@@ -59,7 +59,11 @@ func (a *API) run(rq *request, rt route) answer {
 		return answer{status: status, contentType: b.contentType, body: b.body}
 	case jsonAppender:
 		buf := answerBuffers.Get().(*[]byte)
-		return answer{status: status, contentType: "application/json", body: b.appendJSON((*buf)[:0]), buf: buf}
+		body := b.appendJSON((*buf)[:0])
+		if r, ok := v.(releaser); ok {
+			r.release()
+		}
+		return answer{status: status, contentType: "application/json", body: body, buf: buf}
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {

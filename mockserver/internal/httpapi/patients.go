@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/patients"
 )
 
 func (a *API) patientRoutes() []route {
@@ -80,6 +81,9 @@ func (a *API) listPatients(rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	rq.audit = auditInfo{"list", "patient", ""}
-	items, total, err := rq.acct.ListPatients(filter, w)
-	return ok, newPatientList(items, total, w), err
+	page := patientPages.Get().(*[]patients.Patient)
+	items, total, err := rq.acct.ListPatientsInto(filter, w, (*page)[:0])
+	l := newPatientList(items, total, w)
+	l.pooled = page
+	return ok, l, err
 }

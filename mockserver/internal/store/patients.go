@@ -356,6 +356,11 @@ type PatientFilter struct {
 // window narrows the table by binary search (it is in createdAt order); only the email and q
 // filters look at each patient in it.
 func (a *Account) ListPatients(f PatientFilter, w Window) ([]patients.Patient, int, error) {
+	return a.ListPatientsInto(f, w, nil)
+}
+
+// ListPatientsInto is ListPatients appending the page to into (a slice the caller reuses).
+func (a *Account) ListPatientsInto(f PatientFilter, w Window, into []patients.Patient) ([]patients.Patient, int, error) {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	var keep func(*PatientRecord) bool
@@ -383,7 +388,7 @@ func (a *Account) ListPatients(f PatientFilter, w Window) ([]patients.Patient, i
 		}
 	}
 	recs, total := a.data.Patients.pageBetween(f.CreatedFrom, f.CreatedTo, w, keep)
-	out := make([]patients.Patient, 0, len(recs))
+	out := slices.Grow(into, len(recs))
 	for _, r := range recs {
 		p, err := a.openPatient(r)
 		if err != nil {
