@@ -57,10 +57,18 @@ func decodePHI(b []byte, p *patients.Patient) error {
 	if len(b) > 0 && b[0] == '{' {
 		return decodeLegacyPHI(b, p)
 	}
-	if len(b) == 0 || b[0] != phiV1 {
+	return decodePHIString(string(b), p)
+}
+
+// decodePHIString is decodePHI over a string: the fields are pieces of s.
+func decodePHIString(s string, p *patients.Patient) error {
+	if len(s) > 0 && s[0] == '{' {
+		return decodeLegacyPHI([]byte(s), p)
+	}
+	if len(s) == 0 || s[0] != phiV1 {
 		return errPHICorrupt
 	}
-	d := phiDecoder{s: string(b[1:])}
+	d := phiDecoder{s: s[1:]}
 	var gender string
 	for _, s := range []*string{&p.FirstName, &p.LastName, &p.Email, &p.Phone, &gender, &p.Notes} {
 		*s = d.str()
