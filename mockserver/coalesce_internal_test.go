@@ -40,6 +40,13 @@ func (c *recordingConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// fail makes every later write fail with err (nil: succeed again).
+func (c *recordingConn) fail(err error) {
+	c.mu.Lock()
+	c.failWith = err
+	c.mu.Unlock()
+}
+
 func (c *recordingConn) record(event string) {
 	c.mu.Lock()
 	c.events = append(c.events, event)
@@ -158,23 +165,22 @@ func TestCoalescingFailedSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := errors.New("connection reset")
-	below.mu.Lock()
-	below.failWith = broken
-	below.mu.Unlock()
+	below.fail(broken)
 	if _, err := c.Write([]byte("end")); !errors.Is(err, broken) {
 		t.Fatalf("the write that sends held bytes: %v, want %v", err, broken)
 	}
-	below.mu.Lock()
-	below.failWith = nil // the peer could take bytes again: none may follow the lost ones
-	below.mu.Unlock()
+	below.fail(nil) // the peer could take bytes again: none may follow the lost ones
 	if _, err := c.Write(make([]byte, holdThreshold)); !errors.Is(err, broken) {
 		t.Errorf("a later long write: %v, want %v", err, broken)
 	}
-	if _, err := c.Write([]byte("x")); err == nil {
-		t.Error("a later short write succeeded after lost bytes")
+	if _, err := c.Write([]byte("x")); !errors.Is(err, broken) {
+		t.Errorf("a later short write: %v, want %v", err, broken)
 	}
-	if writes, _ := below.snapshot(); len(writes) != 0 {
-		t.Errorf("%d writes reached the connection after the failed send", len(writes))
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, broken) {
+		t.Errorf("a later read: %v, want %v", err, broken)
+	}
+	if writes, events := below.snapshot(); len(writes) != 0 || len(events) != 0 {
+		t.Errorf("after the failed send, the connection saw %q", events)
 	}
 }
 
