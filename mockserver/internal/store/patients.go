@@ -79,11 +79,16 @@ func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	if err := decodePHI(b, &p); err != nil {
 		return p, err
 	}
+	r.fill(&p)
+	return p, nil
+}
+
+// fill sets the fields of p that r keeps in the clear.
+func (r *PatientRecord) fill(p *patients.Patient) {
 	p.ID, p.CreatedAt, p.UpdatedAt = r.ID, r.CreatedAt.Time(), r.UpdatedAt.Time()
 	if r.Tags != nil {
 		p.Tags = slices.Clone(*r.Tags)
 	}
-	return p, nil
 }
 
 // PatientInput is a patient create or merge-patch body (docs/protocol.md §9 Patient), decoded.
@@ -427,10 +432,7 @@ func (a *Account) openPatients(recs []*PatientRecord, out []patients.Patient) ([
 			return out, err
 		}
 		start = ends[i]
-		p.ID, p.CreatedAt, p.UpdatedAt = r.ID, r.CreatedAt.Time(), r.UpdatedAt.Time()
-		if r.Tags != nil {
-			p.Tags = slices.Clone(*r.Tags)
-		}
+		r.fill(&p)
 		out = append(out, p)
 	}
 	return out, nil
