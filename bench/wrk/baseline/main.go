@@ -3,10 +3,11 @@
 // a sync.RWMutex, Go 1.22+ ServeMux patterns, encoding/json, bearer auth.
 //
 // It is a copy of the baseline of issue 21's wrk-ratio script (which lives outside the
-// repository), unchanged but for this paragraph and the -work flag (default 0: the same server),
-// so that bench/wrk/run.sh measures against the same server from a clone: the same patient
-// shape, JSON encoded for every request. -work makes every request busy-wait that long first:
-// bench/wrk/budget.sh uses it to show what a given amount of extra work per request costs a bare
+// repository), unchanged but for this paragraph, newHandler, and two flags that are off by
+// default, so that bench/wrk/run.sh measures against the same server from a clone: the same
+// patient shape, JSON encoded for every request. -work makes every request busy-wait that long
+// first, and -floor serves the reads doing only the work the mock's protocol requires
+// (floor.go): bench/wrk/budget.sh uses both to show what extra work per request costs a bare
 // server's throughput.
 package main
 
@@ -192,6 +193,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	n := flag.Int("n", 1000, "number of seeded patients")
 	token := flag.String("token", "test-token", "accepted bearer token (empty: any non-empty token)")
+	floor := flag.Bool("floor", false, "serve the reads doing only the protocol's required work (floor.go)")
 	flag.DurationVar(&busyWork, "work", 0, "busy-wait this long in every request before serving it")
 	writeDB := flag.String("write-db", "", "write a json-server db.json with the seeded patients to this path and exit")
 	flag.Parse()
@@ -212,16 +214,26 @@ func main() {
 		return
 	}
 
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v1/patients", s.list)
-	mux.HandleFunc("POST /api/v1/patients", s.create)
-	mux.HandleFunc("GET /api/v1/patients/{id}", s.get)
-
 	srv := &http.Server{
 		Addr:              *addr,
-		Handler:           requireBearer(*token, mux),
+		Handler:           newHandler(s, *token, *floor),
 		ReadHeaderTimeout: 5 * time.Second,
 	}
 	log.Printf("baseline listening on %s (%d patients)", *addr, *n)
 	log.Fatal(srv.ListenAndServe())
+}
+
+// newHandler routes the patients API: the plain server's, or the protocol floor's reads (floor.go).
+func newHandler(s *store, token string, floor bool) http.Handler {
+	mux := http.NewServeMux()
+	if floor {
+		f := newFloor(s, token, os.Stderr)
+		mux.Handle("GET /api/v1/patients", f)
+		mux.Handle("GET /api/v1/patients/{id}", f)
+		return mux
+	}
+	mux.HandleFunc("GET /api/v1/patients", s.list)
+	mux.HandleFunc("POST /api/v1/patients", s.create)
+	mux.HandleFunc("GET /api/v1/patients/{id}", s.get)
+	return requireBearer(token, mux)
 }
