@@ -128,7 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !c.quiet {
 		logOut := newLogBuffer(stderr) // one write per batch of lines, not per request
 		defer logOut.Close()
-		opts = append(opts, mockserver.WithLogger(slog.New(newLogHandler(logOut))))
+		opts = append(opts, mockserver.WithLogger(slog.New(mockserver.NewLogHandler(logOut))))
 	}
 	if c.seed != 0 {
 		opts = append(opts, mockserver.WithSeed(c.seed))

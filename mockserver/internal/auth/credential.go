@@ -111,8 +111,10 @@ func (r *Registry) Add(bearer string, c *Credential) {
 // Lookup returns the credential of a bearer secret. A secret a rotation replaced counts only
 // before its retirement, judged by now of the credential's account.
 func (r *Registry) Lookup(bearer string, now func(account string) time.Time) (*Credential, bool) {
+	var buf [128]byte // a secret's bytes, on the stack: a conversion's own buffer holds only 32
+	sum := sha256.Sum256(append(buf[:0], bearer...))
 	r.mu.RLock()
-	s, ok := r.bySecret[sha256.Sum256([]byte(bearer))]
+	s, ok := r.bySecret[sum]
 	r.mu.RUnlock()
 	if !ok || (!s.retiresAt.IsZero() && !now(s.cred.Account).Before(s.retiresAt)) {
 		return nil, false

@@ -14,6 +14,7 @@ import (
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/reqlog"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -148,10 +149,11 @@ func BenchmarkFenceRateLimitHeaders(b *testing.B) {
 	st := benchLimitState()
 	v := limitValues{remaining: 999_999_999, full: 1, dailyLeft: 9_950, toMidnight: 41_200, reset: 1_795_629_126}
 	h := http.Header{}
+	var vals [3]string // the request's
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			setLimitHeaders(h, st, v)
+			setLimitHeaders(h, st, v, &vals)
 		}
 	})
 	b.Run("plain", func(b *testing.B) {
@@ -250,7 +252,8 @@ func BenchmarkFenceRoutedWriter(b *testing.B) {
 }
 
 // BenchmarkFenceRequestLog keeps logRequest (mw_journal.go): the request's log line made as a
-// record versus through Logger.LogAttrs with its attributes in a slice.
+// record versus through Logger.LogAttrs with its attributes in a slice; and, to the server's own
+// handler, handed over as fields ("fields") versus as a record ("record").
 func BenchmarkFenceRequestLog(b *testing.B) {
 	l := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e := JournalEntry{Method: "GET", Path: "/api/v1/patients/pat_0193a1b2c3d4e5f60718293a4b5c6d7e", Status: 200,
@@ -260,6 +263,21 @@ func BenchmarkFenceRequestLog(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			logRequest(l, &e, time.Now(), d)
+		}
+	})
+	own := slog.New(reqlog.New(io.Discard))
+	b.Run("fields", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			logRequest(own, &e, time.Now(), d)
+		}
+	})
+	b.Run("record", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			line := reqlog.Line{Time: time.Now(), Level: levelOf(e.Status), Method: e.Method, Path: e.Path, Status: e.Status,
+				Duration: d, RequestID: e.RequestID, Account: e.Account}
+			_ = own.Handler().Handle(context.Background(), line.Record(journalPC))
 		}
 	})
 	b.Run("plain", func(b *testing.B) {

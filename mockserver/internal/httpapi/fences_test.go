@@ -31,7 +31,8 @@ func TestLimitHeadersMatchPlain(t *testing.T) {
 			st := &limitState{plan: c.plan}
 			st.policy, st.limit = constantHeaders(c.plan)
 			fast, plain := http.Header{}, http.Header{}
-			setLimitHeaders(fast, st, c.v)
+			var vals [3]string
+			setLimitHeaders(fast, st, c.v, &vals)
 			plainLimitHeaders(plain, c.plan, c.v)
 			if diff := cmp.Diff(plain, fast); diff != "" {
 				t.Errorf("headers differ (-plain +fast):\n%s", diff)

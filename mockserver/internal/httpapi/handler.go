@@ -86,7 +86,8 @@ func writeAnswer(w http.ResponseWriter, rq *request, a answer) {
 		h[k] = vs
 	}
 	if a.contentType != "" {
-		h.Set("Content-Type", a.contentType)
+		rq.contentType[0] = a.contentType
+		h["Content-Type"] = rq.contentType[:]
 	}
 	if len(a.body) > chunkingThreshold {
 		// net/http sends the length of a shorter answer itself; a longer one it would send

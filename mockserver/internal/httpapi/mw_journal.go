@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/medspa/medspa-go/mockserver/internal/reqlog"
 )
 
 // journal records every request that passes it in the journal (docs/protocol.md §12 "GET
@@ -84,25 +86,24 @@ func levelOf(status int) slog.Level {
 	return slog.LevelInfo
 }
 
-// logRequest writes the request's log line: metadata only. The record is made here rather than
-// by Logger.LogAttrs, which would look up the caller's program counter for every line (it is
-// always this function's: journalPC) and build the attributes in a slice of their own. A fenced
-// optimisation kept by BenchmarkFenceRequestLog (BENCHMARKS.md).
+// logRequest writes the request's log line: metadata only. The server's own handler
+// (reqlog.Handler: the binary's, and NewLogHandler's) takes the line's fields as they are; any
+// other gets a record made here rather than by Logger.LogAttrs, which would look up the
+// caller's program counter for every line (it is always this function's: journalPC) and build
+// the attributes in a slice of their own. Fenced optimisations kept by BenchmarkFenceRequestLog
+// and reqlog's BenchmarkFenceRequestLines (BENCHMARKS.md).
 func logRequest(l *slog.Logger, e *JournalEntry, end time.Time, d time.Duration) {
 	ctx, level, h := context.Background(), levelOf(e.Status), l.Handler()
 	if !h.Enabled(ctx, level) {
 		return
 	}
-	r := slog.NewRecord(end, level, "request", journalPC)
-	r.AddAttrs(slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
-		slog.Duration("duration", d), slog.String("request_id", e.RequestID))
-	if e.Account != "" {
-		r.AddAttrs(slog.String("account", e.Account))
+	line := reqlog.Line{Time: end, Level: level, Method: e.Method, Path: e.Path, Status: e.Status, Duration: d,
+		RequestID: e.RequestID, Account: e.Account, Fault: e.Fault}
+	if rh, ok := h.(*reqlog.Handler); ok {
+		_ = rh.Request(&line) // a log that cannot be written does not fail the request
+		return
 	}
-	if e.Fault != "" {
-		r.AddAttrs(slog.String("fault", e.Fault))
-	}
-	_ = h.Handle(ctx, r) // a log that cannot be written does not fail the request
+	_ = h.Handle(ctx, line.Record(journalPC))
 }
 
 // journalPC is the source a handler with AddSource shows for request lines: this file.

@@ -107,7 +107,7 @@ func (l *rateLimits) take(w http.ResponseWriter, rq *request) *problem.Problem {
 	setLimitHeaders(w.Header(), st, limitValues{
 		remaining: int64(math.Floor(tokens)), full: full, dailyLeft: int64(max(plan.Daily-st.used, 0)),
 		toMidnight: ceilSeconds(toMidnight), reset: now.Unix() + full,
-	})
+	}, &rq.limitHeaders)
 	return p
 }
 
@@ -119,10 +119,10 @@ type limitValues struct {
 }
 
 // setLimitHeaders sets the rate-limit headers (docs/protocol.md §7). The three changing values
-// are made in one buffer and one string, and their header slices share one array: two
-// allocations rather than six; the constant ones are the state's, made once. A fenced
+// are made in one buffer and one string, and their header slices share vals (the request's):
+// one allocation rather than six; the constant ones are the state's, made once. A fenced
 // optimisation kept by BenchmarkFenceRateLimitHeaders (BENCHMARKS.md).
-func setLimitHeaders(h http.Header, st *limitState, v limitValues) {
+func setLimitHeaders(h http.Header, st *limitState, v limitValues, vals *[3]string) {
 	var buf [160]byte
 	const burst = `"burst";r=`
 	b := append(buf[:0], burst...)
@@ -139,7 +139,7 @@ func setLimitHeaders(h http.Header, st *limitState, v limitValues) {
 	endState := len(b)
 	b = strconv.AppendInt(b, v.reset, 10)
 	all := string(b)
-	vals := &[3]string{all[:endState], all[len(burst):endRemaining], all[endState:]}
+	*vals = [3]string{all[:endState], all[len(burst):endRemaining], all[endState:]}
 	// Canonical keys assigned directly: no canonicalization.
 	h["Ratelimit-Policy"] = st.policy
 	h["Ratelimit"] = vals[0:1:1]

@@ -6,6 +6,7 @@ import "net/http"
 // problems repeat it as requestId).
 func (a *API) requestID(w http.ResponseWriter, rq *request, next handler) {
 	rq.id = a.newRequestID(a.store.Clock().At(rq.arrived))
-	w.Header()["X-Request-Id"] = []string{rq.id} // canonical already
+	rq.idHeader[0] = rq.id
+	w.Header()["X-Request-Id"] = rq.idHeader[:] // canonical already
 	next(w, rq)
 }

@@ -413,8 +413,11 @@ func (a *Account) openPatients(recs []*PatientRecord, out []patients.Patient) ([
 	defer plainBuffers.Put(buf)
 	var endsArray [100]int // a page's (perPage ≤ 100) without an allocation
 	ends, b := endsArray[:0], (*buf)[:0]
+	// Every record's associated data starts with the same account and kind: made once a page.
+	*ad = sealedAt{a.ID, "patient", "", ""}.ad((*ad)[:0])
+	prefix := len(*ad) - 2 // the empty id and field's terminators
 	for _, r := range recs {
-		*ad = sealedAt{a.ID, "patient", r.ID, "phi"}.ad((*ad)[:0])
+		*ad = append(append(append((*ad)[:prefix], r.ID...), 0), "phi\x00"...)
 		var err error
 		if b, err = a.store.sealer.openADTo(b, r.Sealed, *ad); err != nil {
 			return out, err
