@@ -136,13 +136,8 @@ func (l *Log) Close() error {
 
 // compact returns id's compact form; the caller holds l.mu.
 func (l *Log) compact(id string) compactID {
-	var c compactID
-	if wire.WellFormedID(id) {
-		prefix, hexPart, _ := strings.Cut(id, "_")
-		if _, err := hex.Decode(c.raw[:], []byte(hexPart)); err == nil {
-			c.sym, c.isRaw = l.intern(prefix), true
-			return c
-		}
+	if prefix, raw, ok := wire.DecodeID(id); ok {
+		return compactID{raw: raw, sym: l.intern(prefix), isRaw: true}
 	}
 	return compactID{sym: l.intern(id)}
 }
