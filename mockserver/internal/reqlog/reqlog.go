@@ -143,12 +143,21 @@ func appendHead(b []byte, t time.Time, level slog.Level) []byte {
 // other than space, '=', '"' and '\' (a conservative subset of what it leaves unquoted).
 func unquoted(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || c == '=' || c == '"' || c == '\\' {
+		if !bare[s[i]] {
 			return false
 		}
 	}
 	return s != ""
 }
+
+// bare says which bytes unquoted lets through: one load a byte rather than five comparisons
+// (every request line's method, path, request id and account pass here).
+var bare = func() (t [256]bool) {
+	for c := '!'; c < 0x7f; c++ {
+		t[c] = c != '=' && c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // appendRFC3339Millis is how the TextHandler writes a record's time: RFC 3339, milliseconds.
 func appendRFC3339Millis(b []byte, t time.Time) []byte {
