@@ -91,6 +91,15 @@ func appendDate(b []byte, d client.Date) []byte {
 	return append(b, '"')
 }
 
+// pooledPatient is a patient answer from patientAnswers, given back once it is encoded.
+type pooledPatient struct{ patientJSON }
+
+// release gives p back to patientAnswers, emptied: the pool keeps no PHI.
+func (p *pooledPatient) release() {
+	*p = pooledPatient{}
+	patientAnswers.Put(p)
+}
+
 // patientList is a page of patients. pooled, when not nil, is the slice of patientPages its
 // data was opened into, given back once the page is encoded (release).
 type patientList struct {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -114,5 +115,16 @@ func TestPatientPageReleaseKeepsNoPHI(t *testing.T) {
 	unpooled.release()
 	if unpooled.Data[0].FirstName != "Ada" {
 		t.Error("release cleared a page that was not pooled")
+	}
+}
+
+// A patient answer given back to its pool keeps no PHI. Not parallel: once given back, the
+// answer is the pool's, and a parallel test's read could take it.
+func TestPatientAnswerReleaseKeepsNoPHI(t *testing.T) {
+	answer := &pooledPatient{patientJSON{ID: "pat_1", FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
+		Notes: "allergic", Address: &patients.Address{Line1: "12 St James's Square"}, Tags: []string{"vip"}}}
+	answer.release()
+	if !reflect.DeepEqual(*answer, pooledPatient{}) {
+		t.Errorf("released: %+v", *answer)
 	}
 }

@@ -325,8 +325,9 @@ func BenchmarkFenceRequestWriters(b *testing.B) {
 	})
 }
 
-// BenchmarkFencePatientPages keeps patientPages (answerbuf.go): page 2 of 20 patients opened
-// into a pooled slice and encoded, versus into a fresh one.
+// BenchmarkFencePatientPages keeps patientPages and patientAnswers (answerbuf.go): page 2 of 20
+// patients opened into a pooled slice and encoded, versus into a fresh one; and one patient
+// ("one/") answered from the pool versus a fresh one.
 func BenchmarkFencePatientPages(b *testing.B) {
 	acct := store.New(store.Options{}).Account("acct_bench")
 	at := time.Date(2026, 11, 25, 20, 0, 0, 0, time.UTC)
@@ -368,6 +369,45 @@ func BenchmarkFencePatientPages(b *testing.B) {
 				b.Fatal(err)
 			}
 			encode(b, newPatientList(items, total, w))
+		}
+	})
+	// GET by id: the patient answered from patientAnswers versus a fresh one.
+	first, _, err := acct.ListPatients(store.PatientFilter{}, store.Window{Page: 1, PerPage: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := first[0].ID
+	encodeOne := func(b *testing.B, v jsonAppender) {
+		buf := answerBuffers.Get().(*[]byte)
+		body := v.appendJSON((*buf)[:0])
+		if r, ok := v.(releaser); ok {
+			r.release()
+		}
+		if len(body) < 100 {
+			b.Fatalf("a patient of %d bytes", len(body))
+		}
+		recycle(buf, body)
+	}
+	b.Run("one/fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p, err := acct.GetPatient(id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			answer := patientAnswers.Get().(*pooledPatient)
+			answer.patientJSON = patientJSON(p)
+			encodeOne(b, answer)
+		}
+	})
+	b.Run("one/plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p, err := acct.GetPatient(id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			encodeOne(b, (*patientJSON)(&p))
 		}
 	})
 }

@@ -51,7 +51,12 @@ func (a *API) getPatient(rq *request) (int, any, error) {
 	}
 	rq.audit = auditInfo{"read", "patient", id}
 	p, err := rq.acct.GetPatient(id)
-	return ok, (*patientJSON)(&p), err
+	if err != nil {
+		return 0, nil, err
+	}
+	answer := patientAnswers.Get().(*pooledPatient)
+	answer.patientJSON = patientJSON(p)
+	return ok, answer, nil
 }
 
 func (a *API) updatePatient(rq *request) (int, any, error) {
