@@ -67,11 +67,11 @@ type options struct {
 // and fault when known. Any slog handler will do; NewLogHandler's is the fastest.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// NewLogHandler returns the standalone binary's log handler, writing to w: slog's TextHandler at
-// its default level, byte for byte, except that the server hands it request lines with no
-// slog.Record made for them, which costs the request path about a third of what a TextHandler's
-// line costs. w gets one Write per line; wrap it in a buffer when lines are many (the binary
-// batches them).
+// NewLogHandler returns the standalone binary's log handler, writing to w what slog's
+// TextHandler at its default level writes, byte for byte. The server hands it request lines with
+// no slog.Record made for them: a line costs the request path about a quarter of what it costs
+// through a TextHandler (BENCHMARKS.md). w gets one Write per line; wrap it in a buffer when lines
+// are many (the binary batches them).
 func NewLogHandler(w io.Writer) slog.Handler { return reqlog.New(w) }
 
 // WithTrustedProxy names the proxies whose X-Forwarded-For the server believes (for IP
