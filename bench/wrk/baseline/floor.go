@@ -179,8 +179,8 @@ func (f *floorServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		f.s.mu.RLock()
 		total := len(f.s.order)
-		start := min((page-1)*perPage, total)
-		ids := f.s.order[start:min(start+perPage, total)]
+		first := min((page-1)*perPage, total)
+		ids := f.s.order[first:min(first+perPage, total)]
 		body = append((*bp)[:0], `{"data":[`...)
 		plain := make([]byte, 0, 128)
 		for i, id := range ids {
