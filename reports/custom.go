@@ -90,8 +90,9 @@ func (d Dimension) Validate() error {
 
 // CustomParams are the query of a custom report.
 type CustomParams struct {
-	// From and To are the window on the source's time field (appointments startAt, the others
-	// createdAt); zero takes the 30 days up to now.
+	// From and To are the window [From, To) on the source's time field (appointments
+	// startAt, the others createdAt). A zero To is the end of the server's current second (what
+	// was just written is inside); a zero From is 30 days before To.
 	From time.Time `url:"from,omitempty"`
 	To   time.Time `url:"to,omitempty"`
 	// Timezone is the IANA zone of day/week/month dimensions (default UTC).

@@ -59,11 +59,19 @@ func (g GroupBy) Validate() error {
 }
 
 // Params are the query of the revenue, appointments and patients reports. Zero fields take the
-// server's defaults: the 30 days up to now, UTC, and the report's own default groupBy.
+// server's defaults: the 30 days up to and including now, UTC, and the report's own default
+// groupBy.
+//
+// The window is [From, To): From inclusive, To exclusive, so a record stamped exactly at To is
+// outside. A zero To is the end of the server clock's current second, so what was just written
+// (even under a frozen clock, as with mockserver.WithStartTime) is inside; a zero From is 30
+// days before To. An explicit To of time.Now() leaves out the current second: leave To zero,
+// or add a second.
 type Params struct {
-	// From is the window start (inclusive).
+	// From is the window start (inclusive); zero: 30 days before To.
 	From time.Time `url:"from,omitempty"`
-	// To is the window end (exclusive); at most 366 days after From.
+	// To is the window end (exclusive); at most 366 days after From. Zero: the end of the
+	// server's current second, so the current second is inside.
 	To time.Time `url:"to,omitempty"`
 	// Timezone is the IANA zone of the day/week/month buckets ("America/New_York").
 	Timezone string `url:"timezone,omitempty"`
@@ -73,14 +81,18 @@ type Params struct {
 }
 
 // RevenueParams are the query of the revenue report (groupBy day, week, month, provider or
-// service; default day).
+// service; default day). The window is [From, To), To defaulting to the end of the server's
+// current second (see Params).
 type RevenueParams = Params
 
 // AppointmentsParams are the query of the appointments report (groupBy day, week, month,
-// provider, service or status; default status).
+// provider, service or status; default status). The window is [From, To) on startAt, To
+// defaulting to the end of the server's current second (see Params).
 type AppointmentsParams = Params
 
-// PatientsParams are the query of the patients report (groupBy day, week or month; default month).
+// PatientsParams are the query of the patients report (groupBy day, week or month; default
+// month). The window is [From, To), To defaulting to the end of the server's current second
+// (see Params).
 type PatientsParams = Params
 
 // RevenueTotals are the revenue metrics of a bucket or of the whole window. Amounts are in

@@ -164,32 +164,33 @@ func TestReportWindowDefaultAndEdges(t *testing.T) {
 	env := testenv.New(t, nil)
 	now := at("2026-11-22T12:00:00Z")
 	newPatientsAt(t, env,
-		"2026-10-23T11:59:59Z", // one second before the default window
-		"2026-10-23T12:00:00Z", // exactly at from: inside
-		"2026-11-22T11:59:59Z", // last second inside
+		"2026-10-23T12:00:00Z", // one second before the default window
+		"2026-10-23T12:00:01Z", // exactly at from: inside
+		"2026-11-22T11:59:59Z",
+		"2026-11-22T12:00:00Z", // at the clock's instant (now): inside, the default to is the end of its second
 	)
-	newPatientsAt(t, env, "2026-11-22T12:00:00Z") // exactly at to (now): outside
+	newPatientsAt(t, env, "2026-11-22T12:00:01Z") // exactly at the default to: outside
 	env.Server.SetTime(env.Key.Account, now)
 
 	r, _, err := env.Client.Reports.Patients(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.From.Equal(at("2026-10-23T12:00:00Z")) || !r.To.Equal(now) || r.Timezone != "UTC" || r.GroupBy != "month" || r.Currency != "usd" {
+	if !r.From.Equal(at("2026-10-23T12:00:01Z")) || !r.To.Equal(now.Add(time.Second)) || r.Timezone != "UTC" || r.GroupBy != "month" || r.Currency != "usd" {
 		t.Errorf("defaults: %+v", r)
 	}
-	if diff := cmp.Diff(map[string]int64{"2026-10": 1, "2026-11": 1}, newPatients(r)); diff != "" {
+	if diff := cmp.Diff(map[string]int64{"2026-10": 1, "2026-11": 2}, newPatients(r)); diff != "" {
 		t.Errorf("default window (-want +got):\n%s", diff)
 	}
-	if r.Totals.NewPatients != 2 {
-		t.Errorf("totals %+v, want 2", r.Totals)
+	if r.Totals.NewPatients != 3 {
+		t.Errorf("totals %+v, want 3", r.Totals)
 	}
 	// An explicit to: a record stamped exactly at to is outside.
-	r, _, err = env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-10-23T11:59:59Z"), To: at("2026-11-22T11:59:59Z"), GroupBy: "day"})
+	r, _, err = env.Client.Reports.Patients(ctx, &reports.PatientsParams{From: at("2026-10-23T12:00:00Z"), To: at("2026-11-22T12:00:00Z"), GroupBy: "day"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]int64{"2026-10-23": 2}, newPatients(r)); diff != "" {
+	if diff := cmp.Diff(map[string]int64{"2026-10-23": 2, "2026-11-22": 1}, newPatients(r)); diff != "" {
 		t.Errorf("explicit window (-want +got):\n%s", diff)
 	}
 	// Exactly 366 days is allowed.

@@ -43,9 +43,10 @@ var standardGroupBy = map[string][]string{
 	string(reports.NamePatients):     {"month", "day", "week"},
 }
 
-// ParseReport validates q for report (revenue, appointments, patients or custom) with now as
-// the default end of the window. It returns every invalid parameter (pointers are parameter
-// names); the request is nil when there is any.
+// ParseReport validates q for report (revenue, appointments, patients or custom) at the
+// clock's time now. A defaulted to is the end of now's second (docs/protocol.md §9 "Reports"),
+// so what was written at now, even under a frozen clock, is inside the window. It returns every
+// invalid parameter (pointers are parameter names); the request is nil when there is any.
 func ParseReport(report string, q ReportQuery, now time.Time) (*ReportRequest, FieldErrors) {
 	var errs FieldErrors
 	fail := func(name, code, detail string) {
@@ -68,7 +69,7 @@ func ParseReport(report string, q ReportQuery, now time.Time) (*ReportRequest, F
 		fail("to", "invalid_format", "must be an RFC 3339 timestamp or a YYYY-MM-DD date")
 	}
 	if to.IsZero() {
-		to = now
+		to = now.Truncate(time.Second).Add(time.Second) // exclusive: the current second is inside
 	}
 	if from.IsZero() {
 		from = to.AddDate(0, 0, -reportDefaultDays)

@@ -152,7 +152,7 @@ func TestParseReportWindow(t *testing.T) {
 		from, to string
 		tz       string
 	}{
-		{"default 30 days up to now", ReportQuery{}, "2026-10-23T12:00:00Z", "2026-11-22T12:00:00Z", "UTC"},
+		{"default 30 days up to the end of now's second", ReportQuery{}, "2026-10-23T12:00:01Z", "2026-11-22T12:00:01Z", "UTC"},
 		{"dates at local midnight", ReportQuery{From: "2026-03-01", To: "2026-04-01", Timezone: "America/New_York"},
 			"2026-03-01T05:00:00Z", "2026-04-01T04:00:00Z", "America/New_York"},
 		{"timestamps with offsets", ReportQuery{From: "2026-01-01T00:00:00+01:00", To: "2026-01-02T00:00:00Z"},
