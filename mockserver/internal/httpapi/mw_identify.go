@@ -49,8 +49,8 @@ func (a *API) resolveCaller(r *http.Request) caller {
 	if len(values) == 0 {
 		return caller{}
 	}
-	scheme, secret, ok := strings.Cut(values[0], " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" || strings.ContainsAny(secret, " \t") {
+	secret, ok := bearerSecret(values[0])
+	if !ok {
 		return caller{}
 	}
 	c := a.credentialOf(secret)
@@ -58,6 +58,16 @@ func (a *API) resolveCaller(r *http.Request) caller {
 		c.state = callerNone
 	}
 	return c
+}
+
+// bearerSecret reads an Authorization value "Bearer <secret>" (scheme in any case, the secret
+// without blanks); false when it is not one.
+func bearerSecret(v string) (string, bool) {
+	scheme, secret, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" || strings.ContainsAny(secret, " \t") {
+		return "", false
+	}
+	return secret, true
 }
 
 func (a *API) credentialOf(secret string) caller {
