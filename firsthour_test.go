@@ -100,9 +100,9 @@ func TestFirstHourWithNewTest(t *testing.T) {
 	}
 
 	// Typed values: what cannot be sent as written is refused before the wire.
-	journal := len(ts.Requests(ts.Account))
+	journal := len(ts.Requests())
 	_, _, err = c.Appointments.List(ctx, &appointments.ListParams{Status: []appointments.Status{"canceled"}})
-	if !errors.Is(err, medspa.ErrInvalidArgument) || len(ts.Requests(ts.Account)) != journal {
+	if !errors.Is(err, medspa.ErrInvalidArgument) || len(ts.Requests()) != journal {
 		t.Fatalf("unknown status: %v", err)
 	}
 
@@ -147,13 +147,13 @@ func TestFirstHourMovedClock(t *testing.T) {
 		t.Fatalf("create in 2020: %v %+v", err, p)
 	}
 	for _, step := range []time.Duration{3 * time.Hour, 7 * time.Hour, 30 * time.Hour} {
-		ts.AdvanceTime("", step) // the server-wide clock
+		ts.Server.AdvanceTime("", step) // the server-wide clock
 		got, resp, err := c.Patients.Get(ctx, p.ID)
 		if err != nil || got.ID != p.ID || resp.Header.Get("Signature") == "" {
 			t.Fatalf("after +%v: %v", step, err)
 		}
 	}
-	ts.AdvanceTime(ts.Account, 90*time.Minute) // the account's own clock
+	ts.AdvanceTime(90*time.Minute) // the account's own clock
 	if _, _, err := c.Patients.Get(ctx, p.ID); err != nil {
 		t.Fatalf("after the account's clock moved: %v", err)
 	}
@@ -192,7 +192,7 @@ func TestFirstHourMovedClock(t *testing.T) {
 		if _, resp, err := oauth.Patients.Get(ctx, p.ID); err != nil || resp.Attempts != 1 {
 			t.Fatalf("oauth: %v %+v", err, resp)
 		}
-		ts.AdvanceTime(ts.Account, 2*time.Hour)
+		ts.AdvanceTime(2*time.Hour)
 	}
 	mu.Lock()
 	defer mu.Unlock()

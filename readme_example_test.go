@@ -241,8 +241,8 @@ func TestREADMEMockServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.SetTime(key.Account, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) // freeze the clock
-	rec := srv.RecordEvents(key.Account)                                    // domain events, in process
+	srv.Server.SetTime(key.Account, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) // freeze the clock
+	rec := srv.Server.RecordEvents(key.Account)                                    // domain events, in process
 
 	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 	if err != nil {
@@ -252,9 +252,9 @@ func TestREADMEMockServer(t *testing.T) {
 	if err != nil || len(events) != 1 || events[0].Type != webhooks.EventPatientCreated {
 		t.Fatalf("events %v, %v", events, err)
 	}
-	srv.AdvanceTime(key.Account, 25*time.Hour)
-	if !p.CreatedAt.Equal(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) || !srv.Now(key.Account).Equal(p.CreatedAt.Add(25*time.Hour)) {
-		t.Fatalf("clock: created %v, now %v", p.CreatedAt, srv.Now(key.Account))
+	srv.Server.AdvanceTime(key.Account, 25*time.Hour)
+	if !p.CreatedAt.Equal(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)) || !srv.Server.Now(key.Account).Equal(p.CreatedAt.Add(25*time.Hour)) {
+		t.Fatalf("clock: created %v, now %v", p.CreatedAt, srv.Server.Now(key.Account))
 	}
 }
 

@@ -36,19 +36,37 @@ func (s *Server) Frozen(account string) bool { return s.clockFor(account, false)
 
 // SetTime freezes account's clock ("" for the server-wide clock) at t. Every time-based rule
 // follows: timestamps, expiry, rate limits, no-show, reports, signatures, retries.
+//
+// Naming an account gives it a clock of its own, which later SetTime("") calls leave alone (it
+// was set on purpose), while AdvanceTime("") moves it too, by the same amount; RealTime(account)
+// makes it follow the server-wide clock again.
 func (s *Server) SetTime(account string, t time.Time) {
 	s.clockFor(account, true).Set(t)
 	s.clockChanged(account)
 }
 
-// AdvanceTime moves account's clock ("" for the server-wide clock) forward by d; work that
-// falls due (webhook retries) runs.
+// AdvanceTime moves account's clock forward by d; work that falls due (webhook retries) runs.
+// Account "" moves the server-wide clock and every account's clock of its own (one that SetTime
+// or AdvanceTime naming the account gave it), each by d: moving the server clock moves every
+// account, whether it follows the server's time or a time set for it.
 func (s *Server) AdvanceTime(account string, d time.Duration) {
-	s.clockFor(account, true).Advance(d)
-	s.clockChanged(account)
+	if account != "" {
+		s.clockFor(account, true).Advance(d)
+		s.clockChanged(account)
+		return
+	}
+	s.clock.Advance(d)
+	s.clockChanged("")
+	for _, a := range s.store.Accounts() {
+		if c := a.Clock(); c != s.clock {
+			c.Advance(d)
+			s.clockChanged(a.ID)
+		}
+	}
 }
 
-// RealTime returns account's clock ("" for the server-wide clock) to real time.
+// RealTime returns the server-wide clock (account "") to real time, or makes account follow
+// the server-wide clock again, dropping its clock of its own.
 func (s *Server) RealTime(account string) {
 	if account == "" {
 		s.clock.Real()

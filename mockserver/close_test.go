@@ -28,7 +28,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	if _, _, err := s.Client.Webhooks.Create(ctx, &webhooks.CreateParams{URL: receiver.URL + "/hook", Events: []webhooks.EventType{webhooks.EventAll}}); err != nil {
 		t.Fatal(err)
 	}
-	rec := s.RecordEvents(s.Account)
+	rec := s.RecordEvents()
 	if _, _, err := s.Client.Patients.Create(ctx, &patients.CreateParams{FirstName: "A", LastName: "B", Email: "a@example.com"}); err != nil {
 		t.Fatal(err)
 	}

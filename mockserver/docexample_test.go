@@ -23,7 +23,7 @@ func TestDocExample(t *testing.T) {
 	c, key := srv.Client, srv.Key
 
 	// Fixtures: created through the API's own rules; "@patients.0" names the first patient.
-	ids, err := srv.LoadFixtures(key.Account, mockserver.Fixtures{
+	ids, err := srv.LoadFixtures(mockserver.Fixtures{
 		Patients: []any{
 			patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"},
 			map[string]any{"firstName": "Old", "lastName": "Timer", "email": "old@example.com",
@@ -35,7 +35,7 @@ func TestDocExample(t *testing.T) {
 	}
 
 	// Clock: frozen at start; move it and timestamps follow.
-	srv.AdvanceTime("", 90*time.Minute)
+	srv.AdvanceTime(90 * time.Minute)
 	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -45,13 +45,13 @@ func TestDocExample(t *testing.T) {
 	}
 
 	// Snapshots: save, change, restore.
-	if err := srv.Snapshot(key.Account, "seeded"); err != nil {
+	if err := srv.Snapshot("seeded"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := c.Patients.Update(ctx, ids.Patients[0], &patients.UpdateParams{Tags: medspa.Set([]string{"vip"})}); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Restore(key.Account, "seeded"); err != nil {
+	if err := srv.Restore("seeded"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -78,7 +78,7 @@ func TestDocExample(t *testing.T) {
 
 	// Journal: what the server saw, newest last (no bodies, no Authorization, no query values).
 	var statuses []int
-	for _, e := range srv.Requests(key.Account) {
+	for _, e := range srv.Requests() {
 		statuses = append(statuses, e.Status)
 	}
 	if !equal(statuses, []int{201, 200, 503, 503, 200, 503}) {

@@ -33,7 +33,7 @@ func TestFixturesAppointments(t *testing.T) {
 	for i, st := range want {
 		items = append(items, appt("@patients.0", time.Date(2026, 11, 20, 9+i, 0, 0, 0, time.UTC).Format(time.RFC3339), st))
 	}
-	ids, err := s.LoadFixtures(k.Account, mockserver.Fixtures{
+	ids, err := s.Server.LoadFixtures(k.Account, mockserver.Fixtures{
 		Patients:     []any{map[string]any{"firstName": "Apt", "lastName": "Holder", "email": "a@example.com"}},
 		Appointments: items,
 	})
@@ -52,7 +52,7 @@ func TestFixturesAppointments(t *testing.T) {
 
 	// A conflicting appointment fails the load at its index; nothing of the load stays.
 	_, _, before := raw(t, s.Server, k.Key, "GET", "/api/v1/appointments?perPage=100", "")
-	_, err = s.LoadFixtures(k.Account, mockserver.Fixtures{
+	_, err = s.Server.LoadFixtures(k.Account, mockserver.Fixtures{
 		Patients: []any{map[string]any{"firstName": "New", "lastName": "Comer", "email": "n@example.com"}},
 		Appointments: []any{
 			appt("@patients.0", "2026-11-23T09:00:00Z", ""),
@@ -83,11 +83,11 @@ func TestFixturesAppointments(t *testing.T) {
 	}
 
 	// Snapshots cover appointments too.
-	if err := s.Snapshot(k.Account, "a"); err != nil {
+	if err := s.Server.Snapshot(k.Account, "a"); err != nil {
 		t.Fatal(err)
 	}
 	raw(t, s.Server, k.Key, "PATCH", "/api/v1/appointments/"+ids.Appointments[0], `{"status":"cancelled"}`)
-	if err := s.Restore(k.Account, "a"); err != nil {
+	if err := s.Server.Restore(k.Account, "a"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, after := raw(t, s.Server, k.Key, "GET", "/api/v1/appointments?perPage=100", ""); !bytes.Equal(after, before) {
@@ -164,11 +164,11 @@ func TestFixturesEveryKind(t *testing.T) {
 		return all.String()
 	}
 	before := lists()
-	if err := s.Snapshot(k.Account, "billing"); err != nil {
+	if err := s.Server.Snapshot(k.Account, "billing"); err != nil {
 		t.Fatal(err)
 	}
 	raw(t, s.Server, k.Key, "POST", "/api/v1/inventory/adjust", `{"productId":"`+ids.Products[0]+`","delta":-3,"reason":"used"}`)
-	if err := s.Restore(k.Account, "billing"); err != nil {
+	if err := s.Server.Restore(k.Account, "billing"); err != nil {
 		t.Fatal(err)
 	}
 	if after := lists(); after != before {

@@ -59,7 +59,7 @@ func TestReportDefaultWindowHoldsWhatWasJustWritten(t *testing.T) {
 
 	// The next second starts a new window: what was written at its first instant is inside,
 	// and an explicit to stays exclusive.
-	ts.AdvanceTime(ts.Account, time.Second)
+	ts.AdvanceTime(time.Second)
 	rev, _, err = c.Reports.Revenue(ctx, &reports.RevenueParams{To: start})
 	if err != nil {
 		t.Fatal(err)

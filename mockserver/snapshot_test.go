@@ -45,7 +45,7 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 	s := mockserver.NewTest(t)
 	k := newKey(t, s.Server, "")
 	t0 := time.Date(2031, 3, 3, 9, 0, 0, 0, time.UTC)
-	s.SetTime(k.Account, t0)
+	s.Server.SetTime(k.Account, t0)
 
 	var mu sync.Mutex
 	got := map[string]int{}
@@ -67,7 +67,7 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 	if st, _, b := raw(t, s.Server, k.Key, "POST", "/api/v1/webhooks", `{"url":"`+recv.URL+`/h","events":["patient.created"]}`); st != 201 {
 		t.Fatalf("webhook: %d %s", st, b)
 	}
-	rec := s.RecordEvents(k.Account)
+	rec := s.Server.RecordEvents(k.Account)
 	raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Snap","lastName":"Shot","email":"s@example.com"}`)
 	events, err := rec.Wait(t.Context(), 1)
 	if err != nil {
@@ -95,20 +95,20 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 		return fmt.Sprint(len(a.Events), a.Events[len(a.Events)-1].Hash)
 	}
 	audited := auditAt()
-	if err := s.Snapshot(k.Account, "whole"); err != nil {
+	if err := s.Server.Snapshot(k.Account, "whole"); err != nil {
 		t.Fatal(err)
 	}
 
 	// After the snapshot: the clock moves (the retry goes out), a new token.
-	s.AdvanceTime(k.Account, time.Hour)
+	s.Server.AdvanceTime(k.Account, time.Hour)
 	restarttest.WaitFor(t, "the retry", func() bool { return deliveries(event) == 2 })
 	after := token(t, s.Server, cl.ClientID, cl.ClientSecret)
 
-	if err := s.Restore(k.Account, "whole"); err != nil {
+	if err := s.Server.Restore(k.Account, "whole"); err != nil {
 		t.Fatal(err)
 	}
-	if now := s.Now(k.Account); !now.Equal(t0) || !s.Frozen(k.Account) {
-		t.Errorf("the account's clock after the restore: %v (frozen %v), want %v", now, s.Frozen(k.Account), t0)
+	if now := s.Server.Now(k.Account); !now.Equal(t0) || !s.Server.Frozen(k.Account) {
+		t.Errorf("the account's clock after the restore: %v (frozen %v), want %v", now, s.Server.Frozen(k.Account), t0)
 	}
 	if st, _, _ := raw(t, s.Server, before, "GET", "/api/v1/patients", ""); st != 200 {
 		t.Errorf("a token of the snapshot after the restore: %d", st)
@@ -121,7 +121,7 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 	if got := auditAt(); got != audited || audited == "" {
 		t.Errorf("the audit chain after the restore: %q, want %q", got, audited)
 	}
-	s.AdvanceTime(k.Account, 10*time.Second) // the restored retry falls due
+	s.Server.AdvanceTime(k.Account, 10*time.Second) // the restored retry falls due
 	restarttest.WaitFor(t, "the restored retry", func() bool { return deliveries(event) == 3 })
 }
 
@@ -137,7 +137,7 @@ func TestFailedFixtureLoadUndoesOnlyItself(t *testing.T) {
 		fmt.Fprintf(&items, `{"firstName":"Fix%d","lastName":"Ture","email":"fix%d@example.com"},`, i, i)
 	}
 	items.WriteString(`{"firstName":"Bad","lastName":"Item","email":"not-an-email"}`)
-	rec := s.RecordEvents(k.Account)
+	rec := s.Server.RecordEvents(k.Account)
 
 	var ids []string
 	stop := make(chan struct{})

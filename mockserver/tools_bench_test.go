@@ -25,22 +25,22 @@ func BenchmarkSnapshot(b *testing.B) {
 			fx.Patients = append(fx.Patients, map[string]any{"firstName": fmt.Sprint("P", i), "lastName": "Bench", "email": "p@example.com",
 				"notes": strings.Repeat("n", 200), "tags": []string{"a", "b"}})
 		}
-		if _, err := s.LoadFixtures(k.Account, fx); err != nil {
+		if _, err := s.Server.LoadFixtures(k.Account, fx); err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Snapshot(k.Account, "x"); err != nil {
+		if err := s.Server.Snapshot(k.Account, "x"); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("save/%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if err := s.Snapshot(k.Account, "x"); err != nil {
+				if err := s.Server.Snapshot(k.Account, "x"); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 		b.Run(fmt.Sprintf("restore/%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if err := s.Restore(k.Account, "x"); err != nil {
+				if err := s.Server.Restore(k.Account, "x"); err != nil {
 					b.Fatal(err)
 				}
 			}

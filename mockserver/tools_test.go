@@ -60,21 +60,21 @@ func TestAccountsAreIsolatedWithJournal(t *testing.T) {
 	if st, _, _ := raw(t, s.Server, kb.Key, "GET", "/api/v1/patients/"+pa.ID, ""); st != 404 {
 		t.Fatalf("other account's get by id = %d, want 404", st)
 	}
-	accountA := s.Requests("")[0].Account
-	for _, e := range s.Requests(kb.Account) {
+	accountA := s.Server.Requests("")[0].Account
+	for _, e := range s.Server.Requests(kb.Account) {
 		if e.Account != kb.Account {
 			t.Fatalf("journal of B has %+v", e)
 		}
 	}
-	if n := len(s.Requests(kb.Account)); n != 2 {
+	if n := len(s.Server.Requests(kb.Account)); n != 2 {
 		t.Fatalf("journal of B has %d entries, want 2", n)
 	}
-	for _, e := range s.Requests(accountA) {
+	for _, e := range s.Server.Requests(accountA) {
 		if e.Account != accountA {
 			t.Fatalf("journal of A has %+v", e)
 		}
 	}
-	if n := len(s.Requests(accountA)); n != 1 {
+	if n := len(s.Server.Requests(accountA)); n != 1 {
 		t.Fatalf("journal of A has %d entries, want 1", n)
 	}
 }
@@ -101,7 +101,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 		t.Fatalf("keyed create %d %s", st, keyed)
 	}
 	before := list()
-	if err := s.Snapshot(k.Account, "base"); err != nil {
+	if err := s.Server.Snapshot(k.Account, "base"); err != nil {
 		t.Fatal(err)
 	}
 	raw(t, s.Server, k.Key, "POST", "/api/v1/patients", `{"firstName":"Dee","lastName":"Tester","email":"d@example.com"}`)
@@ -111,7 +111,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	if list() == before {
 		t.Fatal("changes did not change the list")
 	}
-	if err := s.Restore(k.Account, "base"); err != nil {
+	if err := s.Server.Restore(k.Account, "base"); err != nil {
 		t.Fatal(err)
 	}
 	if after := list(); after != before {
@@ -122,7 +122,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	if st != 201 || h.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again, keyed) {
 		t.Fatalf("replay after restore: %d %q %s", st, h.Get("Idempotent-Replayed"), again)
 	}
-	if err := s.Restore(k.Account, "nope"); err == nil {
+	if err := s.Server.Restore(k.Account, "nope"); err == nil {
 		t.Fatal("restoring an unknown snapshot succeeded")
 	}
 }
@@ -309,7 +309,7 @@ func TestJournalBoundAndRedaction(t *testing.T) {
 	for i := range 4 {
 		raw(t, s.Server, k.Key, "GET", "/api/v1/patients?q=Secretname&page="+string(rune('1'+i)), "")
 	}
-	j := s.Requests(k.Account)
+	j := s.Server.Requests(k.Account)
 	if len(j) != 3 {
 		t.Fatalf("journal holds %d entries, want 3", len(j))
 	}
@@ -433,7 +433,7 @@ func TestFixtures(t *testing.T) {
 		t.Fatal("setup")
 	}
 	_ = c
-	ids, err := s.LoadFixtures(k.Account, mockserver.Fixtures{Patients: []any{
+	ids, err := s.Server.LoadFixtures(k.Account, mockserver.Fixtures{Patients: []any{
 		map[string]any{"firstName": "Old", "lastName": "Timer", "email": "o@example.com", "createdAt": "2020-01-02T03:04:05Z"},
 		map[string]any{"firstName": "Ref", "lastName": "Erence", "email": "r@example.com", "tags": []any{"@patients.0", "sibling of @patients.0"}},
 		patients.CreateParams{FirstName: "Plain", LastName: "Struct", Email: "p@example.com"},
@@ -675,7 +675,7 @@ func TestFaultStatusAfterCommit(t *testing.T) {
 	if page.Meta.Total != 1 || page.Data[0].ID != p.ID {
 		t.Fatalf("%d patients after a committed 503 and a retry", page.Meta.Total)
 	}
-	j := s.Requests("")
+	j := s.Server.Requests("")
 	if len(j) != 3 || j[0].Fault != "status-after-commit" || j[0].Status != 503 || j[1].Status != 201 {
 		t.Fatalf("journal %+v", j)
 	}
@@ -717,7 +717,7 @@ func TestOAuthTokensScopeFaultsAndJournal(t *testing.T) {
 	if st, _, _ := raw(t, s.Server, tok.AccessToken, "GET", "/api/v1/patients", ""); st != 200 {
 		t.Fatalf("after the fault: %d", st)
 	}
-	j := s.Requests(k.Account)
+	j := s.Server.Requests(k.Account)
 	last := j[len(j)-1]
 	if last.CredentialID != cl.ClientID || last.Status != 200 {
 		t.Fatalf("journal entry of a token request: %+v", last)
