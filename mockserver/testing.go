@@ -10,7 +10,11 @@ import (
 
 // TestServer is a server made for one test, with what the test needs to talk to it: an SDK
 // client, the API key it uses and that key's account. The embedded *Server carries the
-// controls (clock, fixtures, faults, journal, …); pass Account to those that take one.
+// controls (clock, fixtures, faults, journal, …). Those that take an account have a short form
+// on TestServer for Account — ts.SetTime(t), ts.AdvanceTime(d), ts.Now(), ts.Requests(),
+// ts.Deliveries(), ts.Reset(), ts.LoadFixtures(fx), ts.Snapshot(name), … — which shadows the
+// *Server method; reach another account (or "", the server-wide clock) through the embedded
+// field: ts.Server.SetTime(other, t). WebhookReceiver gives a verified webhook endpoint.
 type TestServer struct {
 	*Server
 	// Client is an SDK client authenticated with Key. It retries without waiting, so injected
