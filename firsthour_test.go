@@ -153,7 +153,7 @@ func TestFirstHourMovedClock(t *testing.T) {
 			t.Fatalf("after +%v: %v", step, err)
 		}
 	}
-	ts.AdvanceTime(90*time.Minute) // the account's own clock
+	ts.AdvanceTime(90 * time.Minute) // the account's own clock
 	if _, _, err := c.Patients.Get(ctx, p.ID); err != nil {
 		t.Fatalf("after the account's clock moved: %v", err)
 	}
@@ -192,7 +192,7 @@ func TestFirstHourMovedClock(t *testing.T) {
 		if _, resp, err := oauth.Patients.Get(ctx, p.ID); err != nil || resp.Attempts != 1 {
 			t.Fatalf("oauth: %v %+v", err, resp)
 		}
-		ts.AdvanceTime(2*time.Hour)
+		ts.AdvanceTime(2 * time.Hour)
 	}
 	mu.Lock()
 	defer mu.Unlock()
