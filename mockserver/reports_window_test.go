@@ -7,11 +7,8 @@ import (
 	"testing"
 	"time"
 
-	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/mockserver"
-	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"
 )
 
@@ -22,21 +19,7 @@ func TestReportDefaultWindowHoldsWhatWasJustWritten(t *testing.T) {
 	start := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 	ts := mockserver.NewTest(t, mockserver.WithStartTime(start))
 	c, ctx := ts.Client, context.Background()
-	p, _, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, _, err := c.Invoices.Create(ctx, &billing.InvoiceCreateParams{
-		PatientID: p.ID, LineItems: []billing.LineItemParams{{Description: "Peel", Quantity: 1, UnitAmount: medspa.Ptr[int64](9900)}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := c.Payments.Create(ctx, &billing.PaymentCreateParams{
-		InvoiceID: inv.ID, Amount: inv.AmountDue, Method: billing.MethodCard, CardToken: billing.TokenVisa,
-	}); err != nil {
-		t.Fatal(err)
-	}
+	inv := payInvoice(t, c) // a patient, an invoice and its payment
 
 	rev, _, err := c.Reports.Revenue(ctx, &reports.RevenueParams{GroupBy: reports.GroupByDay})
 	if err != nil {
