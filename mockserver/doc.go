@@ -27,6 +27,10 @@
 //     VerifyAuditChain and VerifyAuditChainFrom;
 //   - Reset, SaveState and LoadState.
 //
+// A TestServer has the same controls without the account for its own (ts.SetTime(t),
+// ts.Requests(), …; ts.Server.SetTime(other, t) for another), and WebhookReceiver: a verified
+// webhook endpoint whose Next waits for an event.
+//
 // For long-running shared use (docs/protocol.md §13) everything the server keeps for requests
 // is bounded (WithBounds, WithAuditRetention, WithJournalSize; RELIABILITY.md "Bounds"), and
 // HTTPServer, LimitListener and ListenAndServe serve it over a listener with the protocol's
