@@ -48,6 +48,7 @@ type config struct {
 	seed                                            uint64
 	journal, maxConns, auditRetention, memoryLimit  int
 	admin, useTLS, version, quiet                   bool
+	healthcheck                                     bool // healthcheck.go
 	strict, privateHooks                            bool
 	saveInterval                                    time.Duration
 	apiKeys                                         keySpecs // known.go
@@ -84,6 +85,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tlsHosts, "tls-hosts", "", "with -tls: more DNS names and IP addresses for the certificate, comma-separated (e.g. medspa-mock,10.88.0.5)")
 	fs.StringVar(&c.tlsCAOut, "tls-ca-out", "", "with -tls: write the certificate's CA here (PEM), for clients elsewhere to trust")
 	fs.StringVar(&c.corsOrigins, "cors-origins", "", "exact browser origins that may call /api/v1 (CORS), comma-separated, e.g. http://localhost:5173; never /__admin/")
+	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr (on loopback; https with -tls) whether it is ready (GET /readyz), exit 0 if so: a container's health command")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
 	fs.Usage = func() {
@@ -126,6 +128,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.version {
 		fmt.Fprintln(stdout, client.Version)
 		return nil
+	}
+	if c.healthcheck {
+		return healthcheck(c, stdout)
 	}
 	nf, err := checkNetFlags(c) // network.go
 	if err != nil {

@@ -233,3 +233,25 @@ func TestDataNotWritable(t *testing.T) {
 		t.Fatalf("log: %q", log.String())
 	}
 }
+
+// TestHealthcheckFlag: -healthcheck exits cleanly against a ready server at -addr, and fails
+// with one line when nothing answers or the server is not ready.
+func TestHealthcheckFlag(t *testing.T) {
+	t.Parallel()
+	p := startBinary(t)
+	defer p.stop(t, false)
+	addr := strings.TrimPrefix(p.base, "http://")
+	var out strings.Builder
+	if err := run(context.Background(), []string{"-healthcheck", "-addr", addr}, &out, io.Discard); err != nil || !strings.Contains(out.String(), "ready") {
+		t.Fatalf("ready server: %v, %q", err, out.String())
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := ln.Addr().String()
+	ln.Close()
+	if err := run(context.Background(), []string{"-healthcheck", "-addr", free}, io.Discard, io.Discard); err == nil || !strings.HasPrefix(err.Error(), "-healthcheck:") {
+		t.Fatalf("nothing listening: %v", err)
+	}
+}
