@@ -61,7 +61,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("medspa-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets (0: random)")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets, the printed key included: predictable, for tests only (0: random)")
 	fs.StringVar(&c.start, "start", "", "freeze the server clock at this RFC 3339 time")
 	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data holds a state)")
 	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
