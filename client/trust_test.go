@@ -89,3 +89,32 @@ func TestPlainHTTPToANamedHost(t *testing.T) {
 		t.Fatalf("on the wire: %+v", seen)
 	}
 }
+
+// TestPlainHTTPRedirectsFollowTheOptIn: with WithInsecurePlainHTTPHost, a redirect to plain
+// http stays allowed to the named host only; to any other host that is not loopback it is
+// refused as before.
+func TestPlainHTTPRedirectsFollowTheOptIn(t *testing.T) {
+	t.Parallel()
+	srv := newRecorder(t, false, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/patients/pat_1":
+			redirectTo(http.StatusFound, "http://medspa-mock:8080/api/v1/patients/pat_2")(w, r)
+		case "/api/v1/patients/pat_3":
+			redirectTo(http.StatusFound, "http://elsewhere.test:8080/api/v1/patients/pat_2")(w, r)
+		default:
+			answerJSON(w, r)
+		}
+	})
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}}}
+	e := engine(t, "http://medspa-mock:8080", client.WithHTTPClient(hc), client.WithInsecurePlainHTTPHost("medspa-mock"))
+	if _, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil {
+		t.Fatalf("redirect within the named host: %v", err)
+	}
+	_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_3"), nil)
+	var re *client.RedirectError
+	if !errors.As(err, &re) || re.Rule != client.RedirectInsecure {
+		t.Fatalf("redirect to another plain-http host: %v", err)
+	}
+}
