@@ -109,6 +109,22 @@ func WithHTTPClient(hc *http.Client) Option { return client.WithHTTPClient(hc) }
 // the client's transport: give it to New, not to a call.
 func WithTimeouts(t Timeouts) Option { return client.WithTimeouts(t) }
 
+// WithRootCAs makes the default transport trust the CA certificates in pem besides the
+// system's roots: a mock server's exported CA (medspa-mock -tls -tls-ca-out FILE) or a test
+// network's own. New fails when pem holds no certificate. Give it to New, not to a call; it
+// does not apply to a client given with WithHTTPClient.
+func WithRootCAs(pem []byte) Option { return client.WithRootCAs(pem) }
+
+// WithCAFile is WithRootCAs with the PEM read from the file at path.
+func WithCAFile(path string) Option { return client.WithCAFile(path) }
+
+// WithInsecurePlainHTTPHost allows plain http (no TLS: the key and PHI travel in clear) to the
+// named hosts besides loopback, for test networks only, e.g. WithInsecurePlainHTTPHost(
+// "medspa-mock") with WithBaseURL("http://medspa-mock:8080"). Prefer https with WithRootCAs.
+func WithInsecurePlainHTTPHost(hosts ...string) Option {
+	return client.WithInsecurePlainHTTPHost(hosts...)
+}
+
 // WithMaxRetries sets how many times a failed call is retried (default DefaultMaxRetries; 0
 // disables retries). Only what is safe to resend is retried: GET, PATCH, DELETE and POSTs,
 // which carry an Idempotency-Key.

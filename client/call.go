@@ -147,9 +147,11 @@ func (c *call) configure(e *Engine, opts []Option) error {
 		return c.cfg.err
 	case c.cfg.timeouts != e.cfg.timeouts:
 		return errors.New("medspa: WithTimeouts configures the client's transport: give it to New, not to a call")
+	case c.cfg.rootCAs != e.cfg.rootCAs:
+		return errors.New("medspa: WithRootCAs configures the client's transport: give it to New, not to a call")
 	}
 	if c.cfg.baseURL != e.cfg.baseURL {
-		if err := checkBaseURL(c.cfg.baseURL); err != nil {
+		if err := checkBaseURL(c.cfg.baseURL, c.cfg.plainHTTPHosts); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,7 @@ func NewEngine(opts ...Option) (*Engine, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if err := checkBaseURL(cfg.baseURL); err != nil {
+	if err := checkBaseURL(cfg.baseURL, cfg.plainHTTPHosts); err != nil {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, hc: httpClient(&cfg), creds: map[string]credentials{}, limiters: map[string]*limiter{}}

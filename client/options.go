@@ -1,6 +1,9 @@
 package client
 
 import (
+	"crypto/x509"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -41,6 +44,10 @@ type config struct {
 	// now is the client's clock (WithClock): request signatures, the age of response signatures
 	// and token lifetimes are judged by it. Waits (retries, the rate limiter) use real time.
 	now func() time.Time
+	// rootCAs are the roots the default transport trusts (WithRootCAs; nil: the system's).
+	rootCAs *x509.CertPool
+	// plainHTTPHosts are the non-loopback hosts plain http may go to (WithInsecurePlainHTTPHost).
+	plainHTTPHosts []string
 	// err is an invalid option's error, returned by New (or by the call).
 	err error
 }
@@ -191,6 +198,51 @@ func WithClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now != nil {
 			c.now = now
+		}
+	}
+}
+
+// WithRootCAs makes the default transport trust the CA certificates in pem (PEM, one or more)
+// besides the system's roots: a mock server's exported CA (medspa-mock -tls -tls-ca-out FILE),
+// or a test network's own CA. New fails when pem holds no certificate. It configures the
+// client's transport, so it is refused as a per-call option, and it does not apply to a client
+// given with WithHTTPClient.
+func WithRootCAs(pem []byte) Option {
+	return func(c *config) {
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			c.err = errors.New("medspa: WithRootCAs: no PEM certificate found")
+			return
+		}
+		c.rootCAs = pool
+	}
+}
+
+// WithCAFile is WithRootCAs with the PEM read from the file at path. New fails when the file
+// cannot be read or holds no certificate.
+func WithCAFile(path string) Option {
+	return func(c *config) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			c.err = fmt.Errorf("medspa: WithCAFile: %w", err)
+			return
+		}
+		WithRootCAs(b)(c)
+	}
+}
+
+// WithInsecurePlainHTTPHost allows plain http (no TLS: the API key and PHI travel in clear) to
+// the named hosts besides loopback, for test networks only: a mock server reached by its
+// container name, such as WithInsecurePlainHTTPHost("medspa-mock") with base URL
+// "http://medspa-mock:8080". Names match a URL's host exactly (case-insensitive, no port).
+// Without it, plain http goes to loopback hosts only; prefer https with WithRootCAs.
+func WithInsecurePlainHTTPHost(hosts ...string) Option {
+	return func(c *config) {
+		for _, h := range hosts {
+			c.plainHTTPHosts = append(c.plainHTTPHosts, strings.ToLower(strings.TrimSuffix(h, ".")))
 		}
 	}
 }

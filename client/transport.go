@@ -2,11 +2,13 @@ package client
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,13 +64,13 @@ func (t Timeouts) effective() Timeouts {
 	}
 }
 
-// newTransport is http.DefaultTransport's settings with TLS 1.3 as the minimum and the
-// timeouts t.
-func newTransport(t Timeouts) *http.Transport {
+// newTransport is http.DefaultTransport's settings with TLS 1.3 as the minimum, the
+// timeouts t and the roots (nil: the system's).
+func newTransport(t Timeouts, roots *x509.CertPool) *http.Transport {
 	t = t.effective()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: t.Dial, KeepAlive: 30 * time.Second}).DialContext
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS13}
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS13, RootCAs: roots}
 	tr.TLSHandshakeTimeout = t.TLSHandshake
 	tr.ResponseHeaderTimeout = t.ResponseHeader
 	tr.IdleConnTimeout = t.Idle
@@ -80,16 +82,16 @@ func newTransport(t Timeouts) *http.Transport {
 // redirect rules in front of its own), or one over the default transport.
 func httpClient(cfg *config) *http.Client {
 	if cfg.httpClient == nil {
-		return &http.Client{Transport: newTransport(cfg.timeouts), CheckRedirect: checkRedirect(nil)}
+		return &http.Client{Transport: newTransport(cfg.timeouts, cfg.rootCAs), CheckRedirect: checkRedirect(nil, cfg.plainHTTPHosts)}
 	}
 	hc := *cfg.httpClient
-	hc.CheckRedirect = checkRedirect(cfg.httpClient.CheckRedirect)
+	hc.CheckRedirect = checkRedirect(cfg.httpClient.CheckRedirect, cfg.plainHTTPHosts)
 	return &hc
 }
 
 // checkBaseURL refuses what would leak credentials or PHI: non-http(s) schemes and plain http
-// to anything but a loopback host.
-func checkBaseURL(raw string) error {
+// to anything but a loopback host or one of plainHosts (WithInsecurePlainHTTPHost).
+func checkBaseURL(raw string, plainHosts []string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return errors.New("medspa: invalid base URL")
@@ -98,13 +100,21 @@ func checkBaseURL(raw string) error {
 	case "https":
 		return nil
 	case "http":
-		if wire.IsLoopbackHost(u.Hostname()) {
+		if plainHTTPAllowed(u.Hostname(), plainHosts) {
 			return nil
 		}
-		return fmt.Errorf("medspa: refusing plain http to %s: only loopback hosts may use http", safetext.Line(u.Hostname()))
+		return fmt.Errorf("medspa: refusing plain http to %s: only loopback hosts may use http "+
+			"(use https, trusting a test server's CA with WithRootCAs or WithCAFile, "+
+			"or allow this host on a test network with WithInsecurePlainHTTPHost)", safetext.Line(u.Hostname()))
 	default:
 		return fmt.Errorf("medspa: unsupported base URL scheme %q", u.Scheme)
 	}
+}
+
+// plainHTTPAllowed reports whether plain http may go to host: a loopback host, or one the
+// client was told (WithInsecurePlainHTTPHost).
+func plainHTTPAllowed(host string, plainHosts []string) bool {
+	return wire.IsLoopbackHost(host) || slices.Contains(plainHosts, strings.ToLower(strings.TrimSuffix(host, ".")))
 }
 
 // MaxRedirects is how many redirects one attempt follows.
@@ -144,7 +154,8 @@ var crossOriginHeaders = []string{"Authorization", "Signature", "Signature-Input
 
 // checkRedirect is the SDK's redirect policy, run before next (the caller's CheckRedirect,
 // if any). req is the next hop with the first request's headers already copied by net/http.
-func checkRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+// plainHosts are the hosts besides loopback plain http may go to (WithInsecurePlainHTTPHost).
+func checkRedirect(next func(*http.Request, []*http.Request) error, plainHosts []string) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		prev, first := via[len(via)-1].URL, via[0].URL
 		refuse := func(rule RedirectRule) error {
@@ -153,7 +164,7 @@ func checkRedirect(next func(*http.Request, []*http.Request) error) func(*http.R
 		switch {
 		case len(via) > MaxRedirects:
 			return refuse(RedirectTooMany)
-		case req.URL.Scheme == "http" && (prev.Scheme == "https" || !wire.IsLoopbackHost(req.URL.Hostname())):
+		case req.URL.Scheme == "http" && (prev.Scheme == "https" || !plainHTTPAllowed(req.URL.Hostname(), plainHosts)):
 			return refuse(RedirectInsecure)
 		}
 		if origin(req.URL) != origin(first) {

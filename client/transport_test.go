@@ -16,13 +16,13 @@ import (
 // none).
 func TestDefaultTransport(t *testing.T) {
 	t.Parallel()
-	tr := newTransport(Timeouts{})
+	tr := newTransport(Timeouts{}, nil)
 	if tr.TLSClientConfig.MinVersion != tls.VersionTLS13 || tr.TLSHandshakeTimeout != DefaultTimeouts.TLSHandshake ||
 		tr.ResponseHeaderTimeout != DefaultTimeouts.ResponseHeader || tr.IdleConnTimeout != DefaultTimeouts.Idle || tr.DialContext == nil {
 		t.Errorf("default transport: TLS %x, handshake %v, header %v, idle %v", tr.TLSClientConfig.MinVersion, tr.TLSHandshakeTimeout,
 			tr.ResponseHeaderTimeout, tr.IdleConnTimeout)
 	}
-	tr = newTransport(Timeouts{ResponseHeader: time.Second, Idle: -1, TLSHandshake: 2 * time.Second})
+	tr = newTransport(Timeouts{ResponseHeader: time.Second, Idle: -1, TLSHandshake: 2 * time.Second}, nil)
 	if tr.ResponseHeaderTimeout != time.Second || tr.IdleConnTimeout != 0 || tr.TLSHandshakeTimeout != 2*time.Second {
 		t.Errorf("overridden: header %v, idle %v, handshake %v", tr.ResponseHeaderTimeout, tr.IdleConnTimeout, tr.TLSHandshakeTimeout)
 	}

@@ -26,6 +26,10 @@ type APIKeyParams struct {
 	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
 	Burst         int     `json:"burst,omitempty"`
 	Daily         int     `json:"daily,omitempty"`
+	// Key is the bearer secret to register (msk_test_ and 32 base62 characters), for keys a
+	// test or CI job knows before the server starts (medspa-mock -api-key); empty: a generated
+	// one. Only Go callers set it: the admin body cannot.
+	Key string `json:"-"`
 }
 
 // APIKey is a created API key: what CreateAPIKey returns (and POST /__admin/api-keys answers).

@@ -60,6 +60,7 @@ type options struct {
 	bounds       Bounds
 	conn         ConnLimits
 	realTime     func() time.Time // tests (export_test.go)
+	corsOrigins  []string         // WithCORSOrigins (health.go)
 }
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials), with
@@ -234,6 +235,11 @@ func New(opts ...Option) (*Server, error) {
 	if !headerSafe(o.adminToken) {
 		return nil, errors.New("mockserver: the admin token must be printable ASCII without spaces")
 	}
+	for _, origin := range o.corsOrigins {
+		if err := CheckCORSOrigin(origin); err != nil {
+			return nil, fmt.Errorf("mockserver: CORS %w", err)
+		}
+	}
 	if o.dataDir != "" {
 		key, err := persist.Key(o.dataDir, o.phiKey)
 		if err != nil {
@@ -269,7 +275,8 @@ func New(opts ...Option) (*Server, error) {
 		RealTime:       o.realTime,
 		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks,
 		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin, Audit: auditLog,
-		AdminToken: o.adminToken, AdminHosts: o.adminHosts})
+		AdminToken: o.adminToken, AdminHosts: o.adminHosts,
+		Ready: readiness(o.dataDir, o.logger), CORSOrigins: o.corsOrigins}) // health.go
 	s.api = api
 	s.closers = append(s.closers, auditLog.Close) // closed last: after NewTest's listener
 	fresh := true

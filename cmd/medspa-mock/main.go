@@ -25,9 +25,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/medspa/medspa-go/client"
@@ -50,8 +48,11 @@ type config struct {
 	seed                                            uint64
 	journal, maxConns, auditRetention, memoryLimit  int
 	admin, useTLS, version, quiet                   bool
+	healthcheck                                     bool // healthcheck.go
 	strict, privateHooks                            bool
 	saveInterval                                    time.Duration
+	apiKeys                                         keySpecs // known.go
+	tlsHosts, tlsCAOut, corsOrigins                 string   // network.go
 }
 
 // parse reads flags, then MEDSPA_MOCK_* variables for the flags not given.
@@ -60,7 +61,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("medspa-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets (0: random)")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets, the printed key included: predictable, for tests only (0: random)")
 	fs.StringVar(&c.start, "start", "", "freeze the server clock at this RFC 3339 time")
 	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data holds a state)")
 	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
@@ -80,6 +81,11 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
 	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it; it rises with the data held, to the live heap plus a quarter (0: none; GOMEMLIMIT, when set, wins)")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, for finding what holds memory")
+	fs.Var(&c.apiKeys, "api-key", "an API key known before start (repeatable; blank-separated in MEDSPA_MOCK_API_KEY): msk_test_<32 base62>[:plan=starter|professional|enterprise][:scopes=S1,S2], default plan enterprise, scopes *; or @FILE, one a line")
+	fs.StringVar(&c.tlsHosts, "tls-hosts", "", "with -tls: more DNS names and IP addresses for the certificate, comma-separated (e.g. medspa-mock,10.88.0.5)")
+	fs.StringVar(&c.tlsCAOut, "tls-ca-out", "", "with -tls: write the certificate's CA here (PEM), for clients elsewhere to trust")
+	fs.StringVar(&c.corsOrigins, "cors-origins", "", "exact browser origins that may call /api/v1 (CORS), comma-separated, e.g. http://localhost:5173; never /__admin/")
+	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr (on loopback; https with -tls) whether it is ready (GET /readyz), exit 0 if so: a container's health command")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
 	fs.Usage = func() {
@@ -123,6 +129,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, client.Version)
 		return nil
 	}
+	if c.healthcheck {
+		return healthcheck(c, stdout)
+	}
+	nf, err := checkNetFlags(c) // network.go
+	if err != nil {
+		return err
+	}
+	if c.data != "" {
+		if err := checkData(c.data); err != nil { // notready.go
+			return serveNotReady(ctx, c, err, stdout, stderr)
+		}
+	}
 	defer setMemoryLimit(c.memoryLimit)()
 	opts := []mockserver.Option{mockserver.WithJournalSize(c.journal)}
 	if !c.quiet {
@@ -150,6 +168,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	opts = append(opts, mockserver.WithConnLimits(mockserver.ConnLimits{MaxConns: c.maxConns}),
 		mockserver.WithAuditRetention(c.auditRetention))
+	if nf.corsOrigins != nil {
+		opts = append(opts, mockserver.WithCORSOrigins(nf.corsOrigins...))
+	}
 	if c.strict {
 		opts = append(opts, mockserver.WithStrictValidation())
 	}
@@ -187,6 +208,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := provisionKeys(srv, nf.keys, apiKey.Account); err != nil { // known.go
+		return err
+	}
 	if migrated != nil {
 		fmt.Fprintf(stdout, "medspa-mock: migrated %s (medspa-mock-state/1) into the data directory; the old file is %s\n", c.data, migrated.backup)
 	}
@@ -207,7 +231,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ln = srv.LimitListener(ln) // -max-conns, below TLS
 	scheme := "http"
 	if c.useTLS {
-		cfg, certPath, err := newSelfSignedTLS(c.tlsCertOut)
+		cfg, certPath, err := newSelfSignedTLS(tlsSetup{certOut: c.tlsCertOut, caOut: c.tlsCAOut, hosts: nf.tlsHosts})
 		if err != nil {
 			ln.Close()
 			return fmt.Errorf("-tls: %w", err)
@@ -215,6 +239,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ln = tls.NewListener(ln, cfg)
 		scheme = "https"
 		defer fmt.Fprintf(stdout, "medspa-mock: certificate left at %s\n", certPath)
+		if c.tlsCAOut != "" {
+			certPath = c.tlsCAOut // the CA alone
+		}
 		fmt.Fprintf(stdout, "MEDSPA_CA_CERT=%s\n", certPath)
 	}
 	base := scheme + "://" + ln.Addr().String()
@@ -223,19 +250,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "MEDSPA_API_KEY=%s\n", apiKey.Key)
 	fmt.Fprintf(stdout, "account=%s\n", apiKey.Account)
 
-	hs := srv.HTTPServer() // the timeouts and head limit of docs/protocol.md §13
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil {
+	// The timeouts and head limit of docs/protocol.md §13; on a signal, in-flight requests end.
+	if err := serveUntilSignal(ctx, srv.HTTPServer(), ln); err != nil { // notready.go
 		return err
 	}
 	if err := srv.Close(); err != nil { // with -data: the last compaction

@@ -27,7 +27,7 @@ import (
 func TestTLS13Only(t *testing.T) {
 	t.Parallel()
 	certPath := filepath.Join(t.TempDir(), "cert.pem")
-	cfg, err := selfSignedTLS(certPath)
+	cfg, err := selfSignedTLS(certPath, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

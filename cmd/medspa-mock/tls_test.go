@@ -22,7 +22,7 @@ func TestTLSCertRefusesSymlink(t *testing.T) {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := newSelfSignedTLS(link); err == nil {
+		if _, _, err := newSelfSignedTLS(tlsSetup{certOut: link}); err == nil {
 			t.Fatalf("%s: the certificate was written", name)
 		}
 		if got, err := os.Readlink(link); err != nil || got != target {
@@ -44,11 +44,11 @@ func TestTLSCertRefusesSymlink(t *testing.T) {
 // its owner can enter, in a file only its owner can read; each run gets its own.
 func TestTLSCertPrivateDir(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	_, first, err := newSelfSignedTLS("")
+	_, first, err := newSelfSignedTLS(tlsSetup{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, second, err := newSelfSignedTLS("")
+	_, second, err := newSelfSignedTLS(tlsSetup{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestTLSCertReplacesFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := newSelfSignedTLS(path); err != nil {
+	if _, _, err := newSelfSignedTLS(tlsSetup{certOut: path}); err != nil {
 		t.Fatal(err)
 	}
 	assertCertFile(t, path)
-	if _, _, err := newSelfSignedTLS(filepath.Dir(path)); err == nil {
+	if _, _, err := newSelfSignedTLS(tlsSetup{certOut: filepath.Dir(path)}); err == nil {
 		t.Fatal("wrote over a directory")
 	}
 }

@@ -17,3 +17,18 @@ func IsLoopbackHost(host string) bool {
 	ip, err := netip.ParseAddr(h)
 	return err == nil && ip.Unmap().IsLoopback()
 }
+
+// IsAPIKey reports whether s has the shape of a test API key: msk_test_ and 32 base62
+// characters (docs/protocol.md §5). The mock registers only such keys.
+func IsAPIKey(s string) bool {
+	rest, ok := strings.CutPrefix(s, "msk_test_")
+	if !ok || len(rest) != 32 {
+		return false
+	}
+	for _, c := range []byte(rest) {
+		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}

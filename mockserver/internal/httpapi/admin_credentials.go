@@ -59,6 +59,9 @@ type APIKeyParams struct {
 	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
 	Burst         int     `json:"burst,omitempty"`
 	Daily         int     `json:"daily,omitempty"`
+	// Key is the bearer secret to register (msk_test_ and 32 base62), for keys known before
+	// the server starts; empty: a generated one. Go only: the admin body cannot set it.
+	Key string `json:"-"`
 }
 
 // APIKey is a created key. Key and SigningSecret are shown only here.
@@ -141,6 +144,9 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
 	checkScopes(&errs, p.Scopes)
 	checkAccountName(&errs, p.Account)
+	if p.Key != "" {
+		a.checkKnownKey(&errs, p.Key)
+	}
 	var prefixes []netip.Prefix
 	for i, s := range p.AllowedIPs {
 		pr, err := netip.ParsePrefix(s)
@@ -161,7 +167,10 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	if account == "" {
 		account = a.NewAccountID()
 	}
-	secret := a.newAPIKeySecret()
+	secret := p.Key
+	if secret == "" {
+		secret = a.newAPIKeySecret()
+	}
 	signing := a.newSigningSecret()
 	cred := &auth.Credential{
 		ID: a.store.IDs().New("key", a.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes),
@@ -179,6 +188,16 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 		out.AllowedIPs = []string{}
 	}
 	return out, nil
+}
+
+// checkKnownKey records what is wrong with a bearer secret a caller chose (APIKeyParams.Key):
+// not the shape of a test key, or one already registered (a replaced secret still counts).
+func (a *API) checkKnownKey(errs *store.FieldErrors, key string) {
+	if !wire.IsAPIKey(key) {
+		errs.Add("/key", "invalid_format", "must be msk_test_ followed by 32 letters and digits")
+	} else if _, taken := a.keys.Lookup(key, func(string) time.Time { return time.Time{} }); taken {
+		errs.Add("/key", "invalid_value", "is already registered")
+	}
 }
 
 // apiKeyOf is the admin surface's view of a key with the bearer secret it was given.

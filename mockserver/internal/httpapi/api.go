@@ -71,6 +71,11 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed (for IP allowlists):
 	// the caller is the last hop a trusted proxy appended. Empty: none (the peer is the caller).
 	TrustedProxies []netip.Prefix
+	// Ready says whether the server can keep what it acknowledges (GET /readyz; nil: always).
+	Ready func() error
+	// CORSOrigins are the exact browser origins (scheme://host[:port]) /api/v1 answers
+	// cross-origin (cors.go); none by default.
+	CORSOrigins []string
 }
 
 // API is the whole HTTP surface: /api/v1 (and its /v1 alias), /oauth, the OpenAPI documents

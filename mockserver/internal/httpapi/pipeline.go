@@ -36,6 +36,8 @@ func (a *API) buildPipeline() {
 	// Every request.
 	a.front = steps{
 		a.limits,       // mw_limits.go       request-size limits of docs/protocol.md §13 (a slot)
+		a.health,       // health.go          /healthz, /readyz: no credentials, limits, journal or audit
+		a.cors,         // cors.go            CORS on /api/v1 for the configured origins; preflights answered
 		a.adminSurface, // admin.go           /__admin/ leaves for the admin routes (unless off)
 		a.requestID,    // mw_requestid.go    X-Request-Id
 		a.identify,     // mw_identify.go     the credential the request names, and its address

@@ -1,0 +1,46 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+)
+
+// health answers the health endpoints (docs/mock-server.md "Health") before any other step
+// sees the request: no credentials, no rate limit, no journal entry, no audit event.
+func (a *API) health(w http.ResponseWriter, rq *request, next handler) {
+	if !ServeHealth(w, rq.Request, a.opts.Ready) {
+		next(w, rq)
+	}
+}
+
+// ServeHealth answers GET (or HEAD) /healthz — 200 {"status":"ok"} while the process serves —
+// and /readyz — 200 {"status":"ready"} when ready returns nil (nil ready: always), else 503
+// {"status":"not_ready","reason":…} — and reports whether r was one of them. Another method
+// is 405.
+func ServeHealth(w http.ResponseWriter, r *http.Request, ready func() error) bool {
+	if r.URL.Path != "/healthz" && r.URL.Path != "/readyz" {
+		return false
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		problem.Write(w, "", problem.New("method_not_allowed", r.Method+" is not allowed here").WithHeader("Allow", "GET, HEAD"))
+		return true
+	}
+	status, body := http.StatusOK, map[string]string{"status": "ok"}
+	if r.URL.Path == "/readyz" {
+		body["status"] = "ready"
+		if ready != nil {
+			if err := ready(); err != nil {
+				status, body = http.StatusServiceUnavailable, map[string]string{"status": "not_ready", "reason": err.Error()}
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if r.Method == http.MethodGet {
+		_ = json.NewEncoder(w).Encode(body)
+	}
+	return true
+}
