@@ -51,12 +51,12 @@ func TestHealthEndpoints(t *testing.T) {
 	if resp, _ := do(t, http.MethodPost, ts.BaseURL+"/healthz", nil); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
 		t.Fatalf("POST: %d %v", resp.StatusCode, resp.Header)
 	}
-	for _, e := range ts.Requests("") {
+	for _, e := range ts.Server.Requests("") {
 		if strings.HasSuffix(e.Path, "z") {
 			t.Fatalf("journaled: %+v", e)
 		}
 	}
-	if ev := ts.AuditEvents(mockserver.AnonymousAudit); len(ev) != 0 {
+	if ev := ts.Server.AuditEvents(mockserver.AnonymousAudit); len(ev) != 0 {
 		t.Fatalf("audited: %+v", ev)
 	}
 
