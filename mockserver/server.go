@@ -125,6 +125,10 @@ type Bounds struct {
 	// IdempotencyKeysPerAccount bounds an account's idempotency keys (default 100,000): past it,
 	// the oldest completed keys are forgotten before their 24 h (a retry with one runs anew).
 	IdempotencyKeysPerAccount int
+	// IdempotencyBytesPerAccount bounds the bytes of an account's stored idempotent answers
+	// (default 64 MiB): past it, the oldest completed keys are forgotten before their 24 h, down
+	// to nine tenths of it (a retry with one runs anew, as after the 24 h).
+	IdempotencyBytesPerAccount int
 	// OAuthFamiliesPerClient bounds an OAuth client's live token families, one per
 	// authorization or client-credentials grant (default 10,000): past it, the client's oldest
 	// family is revoked.
@@ -255,7 +259,8 @@ func New(opts ...Option) (*Server, error) {
 		o.webhooks.Policy = &webhook.Policy{}
 	}
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey),
-		WebhookURLs: o.webhooks.Policy.CheckURL, IdempotencyKeys: o.bounds.IdempotencyKeysPerAccount})
+		WebhookURLs: o.webhooks.Policy.CheckURL, IdempotencyKeys: o.bounds.IdempotencyKeysPerAccount,
+		IdempotencyBytes: o.bounds.IdempotencyBytesPerAccount})
 	o.webhooks.QueueLimit, o.webhooks.BacklogLimit = o.bounds.WebhookQueue, o.bounds.WebhookBacklog
 	o.webhooks.LogLimit, o.webhooks.LogTotalLimit = o.bounds.DeliveryLog, o.bounds.DeliveryLogTotal
 	o.webhooks.RecorderLimit = o.bounds.RecordedEvents

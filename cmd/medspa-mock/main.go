@@ -50,7 +50,7 @@ type config struct {
 	seed                                            uint64
 	journal, maxConns, auditRetention, memoryLimit  int
 	admin, useTLS, version, quiet                   bool
-	strict, privateHooks                            bool
+	strict, privateHooks, loopbackHooks             bool
 	saveInterval                                    time.Duration
 }
 
@@ -78,6 +78,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>/phi.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
+	fs.BoolVar(&c.loopbackHooks, "loopback-webhooks", false, "allow webhook endpoints on loopback when the listener is not loopback-only (a trusted network: they reach this host's services)")
 	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it; it rises with the data held, to the live heap plus a quarter (0: none; GOMEMLIMIT, when set, wins)")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, for finding what holds memory")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
@@ -155,6 +156,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.privateHooks {
 		opts = append(opts, mockserver.WithPrivateWebhookURLs())
+	}
+	if !c.loopbackHooks { // a listener on the network must not let its users reach this host
+		loopback, err := loopbackOnly(addrHost(c.addr))
+		if err != nil {
+			return fmt.Errorf("-addr: %w", err)
+		}
+		opts = append(opts, mockserver.WithLoopbackWebhooks(loopback))
 	}
 	if c.phiKey != "" {
 		key, err := decodeKey(c.phiKey)
@@ -306,6 +314,13 @@ func loopbackOnly(host string) (bool, error) {
 		}
 	}
 	return len(addrs) > 0, nil
+}
+
+// addrHost is the host part of -addr ("" when it has none, or it does not parse: the listener
+// then fails with its own error).
+func addrHost(addr string) string {
+	host, _, _ := net.SplitHostPort(addr)
+	return host
 }
 
 // loopbackAddr reports whether a listener's address is a loopback one.

@@ -64,7 +64,10 @@ func newChecker() checker { return checker{errs: &FieldErrors{}, extra: &FieldEr
 func (c checker) pointer(name string) string { return c.prefix + "/" + EscapePointer(name) }
 
 // EscapePointer escapes a JSON Pointer reference token (RFC 6901: "~" and "/").
-func EscapePointer(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+func EscapePointer(s string) string { return pointerEscaper.Replace(s) }
+
+// pointerEscaper is built once: building one per name made a body of many unknown keys slow.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // in returns a checker for the object at member name (or item name/i).
 func (c checker) in(pointer string) checker {

@@ -108,7 +108,7 @@ func (a *Account) MigrateUnbound(b []byte) ([]byte, error) {
 			return nil, err
 		}
 		e.answer = idem.arena.add(sealed)
-		idem.entries[k] = e
+		idem.put(k, e)
 	}
 	state, err := json.Marshal(accountState{Data: d, Idempotency: idem.records()})
 	if err != nil {
@@ -118,7 +118,7 @@ func (a *Account) MigrateUnbound(b []byte) ([]byte, error) {
 }
 
 // decodeState decodes an exported state.
-func decodeState(b []byte, limit int) (*data, *idemStore, error) {
+func decodeState(b []byte, limit idemBounds) (*data, *idemStore, error) {
 	st := accountState{Data: newData()}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, nil, fmt.Errorf("store: importing account: %w", err)

@@ -1,0 +1,84 @@
+package mockserver_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/mockserver"
+)
+
+// unknownKeysBody is a patient with the three required fields and n unknown keys "k1":1, ….
+func unknownKeysBody(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"`)
+	for i := 1; i <= n; i++ {
+		b.WriteString(`,"k` + strconv.Itoa(i) + `":1`)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// TestManyUnknownKeysAreBounded (issue 32, item 1): a body of 60,000 unknown keys (0.7 MB) is
+// answered with the first 100 field errors and a count of the rest, not a 5.5 MB list; a
+// duplicate key among many is still found (httpapi's TestCheckJSONIsLinear times the check).
+func TestManyUnknownKeysAreBounded(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, nil)
+	const n = 60_000
+	body := unknownKeysBody(n)
+	resp, answer := env.DoInvalid(t, "POST", "/api/v1/patients", body)
+	var p struct {
+		Code          string            `json:"code"`
+		Detail        string            `json:"detail"`
+		Errors        []json.RawMessage `json:"errors"`
+		OmittedErrors int               `json:"omittedErrors"`
+	}
+	if err := json.Unmarshal(answer, &p); err != nil || resp.StatusCode != 422 || p.Code != "validation_error" {
+		t.Fatalf("%d %.300s", resp.StatusCode, answer)
+	}
+	if len(p.Errors) != 100 || p.OmittedErrors != n-100 || p.Detail != fmt.Sprintf("%d fields are invalid", n) {
+		t.Errorf("%d errors listed, %d omitted, detail %q: want 100, %d, every field counted", len(p.Errors), p.OmittedErrors, p.Detail, n-100)
+	}
+	if len(answer) > 16<<10 {
+		t.Errorf("answer of %d bytes for a body of %d", len(answer), len(body))
+	}
+	// A duplicate key past the first keys of an object is still refused.
+	dup := strings.TrimSuffix(unknownKeysBody(1000), "}") + `,"k7":2}`
+	if resp, answer := env.DoInvalid(t, "POST", "/api/v1/patients", dup); resp.StatusCode != 400 || code(answer) != "malformed_json" {
+		t.Errorf("duplicate among many keys: %d %s", resp.StatusCode, answer)
+	}
+	// Up to 100 errors, every one is listed and nothing is omitted.
+	_, answer = env.DoInvalid(t, "POST", "/api/v1/patients", unknownKeysBody(100))
+	if err := json.Unmarshal(answer, &p); err != nil || len(p.Errors) != 100 || strings.Contains(string(answer), "omittedErrors") {
+		t.Errorf("100 unknown keys: %.300s", answer)
+	}
+}
+
+// TestIdempotencyByteBudget (issue 32, item 2): an account's stored answers are bounded by
+// bytes; past the budget the oldest keys are forgotten (a retry with one runs anew, answered
+// as a fresh request), and the newest still replay byte for byte.
+func TestIdempotencyByteBudget(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, []mockserver.Option{mockserver.WithBounds(mockserver.Bounds{IdempotencyBytesPerAccount: 256 << 10})})
+	body := unknownKeysBody(150) // a 422 of about 10 KB
+	first := map[int][]byte{}
+	for i := range 60 { // about 600 KB of answers
+		resp, answer := env.DoInvalid(t, "POST", "/api/v1/patients", body, "Idempotency-Key: budget-"+strconv.Itoa(i))
+		if resp.StatusCode != 422 {
+			t.Fatalf("%d %.200s", resp.StatusCode, answer)
+		}
+		first[i] = answer
+	}
+	resp, answer := env.DoInvalid(t, "POST", "/api/v1/patients", body, "Idempotency-Key: budget-59")
+	if resp.Header.Get("Idempotent-Replayed") != "true" || string(answer) != string(first[59]) {
+		t.Errorf("newest key: replayed %q, same answer %v", resp.Header.Get("Idempotent-Replayed"), string(answer) == string(first[59]))
+	}
+	resp, answer = env.DoInvalid(t, "POST", "/api/v1/patients", body, "Idempotency-Key: budget-0")
+	if resp.StatusCode != 422 || resp.Header.Get("Idempotent-Replayed") != "" || string(answer) == string(first[0]) {
+		t.Errorf("oldest key past the budget: %d replayed %q: want it run anew", resp.StatusCode, resp.Header.Get("Idempotent-Replayed"))
+	}
+}
