@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/medspa/medspa-go/internal/httpsig"
 )
 
 // post sends a JSON POST with a bearer key and returns the status and body.
@@ -57,6 +63,80 @@ func TestLoopbackWebhooksRefusedOnTheNetwork(t *testing.T) {
 				if status == 422 && (!strings.Contains(answer, `"pointer":"/url"`) || !strings.Contains(answer, "loopback")) {
 					t.Errorf("refusal does not name the field and the reason: %s", answer)
 				}
+			}
+		})
+	}
+}
+
+// TestSignedRequestsDoNotReplayAfterARestart (issue 32, item 4): the signature nonce cache
+// lives in memory, so a signed POST resent byte for byte after a restart on the same data
+// directory (SIGKILL or SIGTERM), within the 300 s window, would run again. A signature made
+// before the server started is refused: 401 invalid_signature, and no second patient.
+func TestSignedRequestsDoNotReplayAfterARestart(t *testing.T) {
+	t.Parallel()
+	for _, kill := range []bool{true, false} {
+		t.Run(map[bool]string{false: "sigterm", true: "sigkill"}[kill], func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "data")
+			p := startBinary(t, "-data", dir)
+			status, answer := post(t, p.base+"/__admin/api-keys", "",
+				`{"plan":"enterprise","scopes":["*"],"signingRequired":true,"account":"`+p.account+`"}`)
+			var k struct{ ID, Key, SigningSecret string }
+			if err := json.Unmarshal([]byte(answer), &k); status != 201 || err != nil {
+				t.Fatalf("key: %d %s", status, answer)
+			}
+			secret, err := httpsig.ParseSecret(k.SigningSecret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := []byte(`{"firstName":"Ada","lastName":"Lovelace","email":"ada@example.com"}`)
+			signed, err := http.NewRequest(http.MethodPost, p.base+"/api/v1/patients", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			signed.Header.Set("Authorization", "Bearer "+k.Key)
+			signed.Header.Set("Content-Type", "application/json")
+			if err := httpsig.SignRequest(signed, body, k.ID, secret, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			host := signed.URL.Host
+			// send sends the signed request's very bytes (its Host too) to base.
+			send := func(base string) (int, string) {
+				req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/patients", bytes.NewReader(body))
+				req.Header, req.Host = signed.Header.Clone(), host
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			if status, answer := send(p.base); status != 201 {
+				t.Fatalf("signed POST: %d %s", status, answer)
+			}
+			if status, answer := send(p.base); status != 401 || !strings.Contains(answer, "invalid_signature") {
+				t.Fatalf("replay before the restart: %d %s", status, answer)
+			}
+			time.Sleep(1100 * time.Millisecond) // created has whole seconds: the restart comes a second later
+			p.stop(t, kill)
+			again := startBinary(t, "-data", dir)
+			status, answer = send(again.base)
+			if status != 401 || !strings.Contains(answer, "invalid_signature") {
+				t.Errorf("replay after the restart: %d %s, want 401 invalid_signature", status, answer)
+			}
+			req, _ := http.NewRequest(http.MethodGet, again.base+"/api/v1/patients", nil)
+			req.Header.Set("Authorization", "Bearer "+again.key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var page struct {
+				Meta struct{ Total int } `json:"meta"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || page.Meta.Total != 1 {
+				t.Errorf("patients after the replay: %d (%v), want 1", page.Meta.Total, err)
 			}
 		})
 	}
