@@ -1,11 +1,16 @@
 package mockserver_test
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/mockserver"
@@ -80,5 +85,50 @@ func TestIdempotencyByteBudget(t *testing.T) {
 	resp, answer = env.DoInvalid(t, "POST", "/api/v1/patients", body, "Idempotency-Key: budget-0")
 	if resp.StatusCode != 422 || resp.Header.Get("Idempotent-Replayed") != "" || string(answer) == string(first[0]) {
 		t.Errorf("oldest key past the budget: %d replayed %q: want it run anew", resp.StatusCode, resp.Header.Get("Idempotent-Replayed"))
+	}
+}
+
+// TestOAuthLockoutSparesTheOwner (issue 32, item 6): knowing a client id is not enough to lock
+// its owner out. Another process on the same address hammers the token endpoint with the id and
+// wrong secrets (more than the limit, one secret repeated and many different ones); its own
+// repeated secret is locked out, and the owner, with the right secret, still gets tokens. The
+// guard counts each client's failures in 256 buckets by the presented secret's SHA-256: an
+// attacker who does not know the secret cannot aim at its bucket, so the wrong secrets here
+// are drawn from the other buckets (as 255 in 256 of an attacker's are).
+func TestOAuthLockoutSparesTheOwner(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, nil)
+	c := newOAuthClient(t, env, mockserver.OAuthClientParams{})
+	owner := sha256.Sum256([]byte(c.ClientSecret))
+	var wrong []string
+	for i := 0; len(wrong) < 60; i++ {
+		s := "mcs_wrong" + strconv.Itoa(i)
+		if d := sha256.Sum256([]byte(s)); d[0] != owner[0] {
+			wrong = append(wrong, s)
+		}
+	}
+	attack := func(secret string) string {
+		cc := clientcredentials.Config{ClientID: c.ClientID, ClientSecret: secret, TokenURL: env.URL + "/oauth/token",
+			AuthStyle: oauth2.AuthStyleInParams}
+		_, err := cc.Token(oauthCtx(env))
+		var re *oauth2.RetrieveError
+		if !errors.As(err, &re) {
+			t.Fatalf("a wrong secret: %v", err)
+		}
+		return re.ErrorCode
+	}
+	for range 20 {
+		attack(wrong[0])
+	}
+	if got := attack(wrong[0]); got != "temporarily_unavailable" {
+		t.Errorf("21st attempt with one wrong secret: %s, want it locked out", got)
+	}
+	for _, s := range wrong[1:] {
+		attack(s)
+	}
+	good := clientcredentials.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: env.URL + "/oauth/token",
+		AuthStyle: oauth2.AuthStyleInHeader}
+	if _, err := good.Token(oauthCtx(env)); err != nil {
+		t.Fatalf("the owner after 80 wrong secrets from its address: %v", err)
 	}
 }
