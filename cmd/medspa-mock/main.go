@@ -51,6 +51,7 @@ type config struct {
 	journal, maxConns, auditRetention, memoryLimit  int
 	admin, useTLS, version, quiet                   bool
 	strict, privateHooks, loopbackHooks             bool
+	predictableSecrets                              bool
 	saveInterval                                    time.Duration
 }
 
@@ -60,7 +61,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("medspa-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets (0: random)")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and data (0: random); secrets stay random")
+	fs.BoolVar(&c.predictableSecrets, "predictable-secrets", false, "INSECURE, for tests comparing whole answers: derive every key, secret and token from -seed")
 	fs.StringVar(&c.start, "start", "", "freeze the server clock at this RFC 3339 time")
 	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data holds a state)")
 	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
@@ -133,6 +135,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.seed != 0 {
 		opts = append(opts, mockserver.WithSeed(c.seed))
+	}
+	if c.predictableSecrets {
+		if c.seed == 0 {
+			return errors.New("-predictable-secrets needs -seed")
+		}
+		fmt.Fprintln(stderr, "medspa-mock: -predictable-secrets: every key, secret and token follows -seed; anyone who knows it can use them")
+		opts = append(opts, mockserver.WithPredictableSecrets())
 	}
 	if c.start != "" {
 		t, err := time.Parse(time.RFC3339, c.start)

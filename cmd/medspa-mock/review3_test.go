@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -139,5 +140,43 @@ func TestSignedRequestsDoNotReplayAfterARestart(t *testing.T) {
 				t.Errorf("patients after the replay: %d (%v), want 1", page.Meta.Total, err)
 			}
 		})
+	}
+}
+
+// TestSeedLeavesSecretsRandom (issue 32, item 7): -seed makes ids and data reproducible, not
+// secrets: two servers with the same seed print the same account but different API keys, and
+// give different webhook secrets. -predictable-secrets (which needs -seed) derives them from
+// the seed, for tests that compare whole answers.
+func TestSeedLeavesSecretsRandom(t *testing.T) {
+	t.Parallel()
+	secrets := func(args ...string) (account, key, webhookSecret string) {
+		p := startBinary(t, args...)
+		status, answer := post(t, p.base+"/api/v1/webhooks", p.key, `{"url":"http://127.0.0.1:9/hook","events":["*"]}`)
+		var w struct{ Secret string }
+		if err := json.Unmarshal([]byte(answer), &w); status != 201 || err != nil || w.Secret == "" {
+			t.Fatalf("webhook: %d %s", status, answer)
+		}
+		return p.account, p.key, w.Secret
+	}
+	seeded := []string{"-seed", "42", "-start", "2026-11-22T09:00:00Z"}
+	a1, k1, w1 := secrets(seeded...)
+	a2, k2, w2 := secrets(seeded...)
+	if a1 != a2 {
+		t.Errorf("the seed no longer makes ids reproducible: accounts %s, %s", a1, a2)
+	}
+	if k1 == k2 || w1 == w2 {
+		t.Errorf("with -seed alone, secrets repeat: keys equal %v, webhook secrets equal %v", k1 == k2, w1 == w2)
+	}
+	predictable := append(seeded, "-predictable-secrets")
+	_, k1, w1 = secrets(predictable...)
+	_, k2, w2 = secrets(predictable...)
+	if k1 != k2 || w1 != w2 {
+		t.Errorf("-predictable-secrets: keys equal %v, webhook secrets equal %v", k1 == k2, w1 == w2)
+	}
+	if _, err := parse([]string{"-predictable-secrets"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-quiet", "-predictable-secrets"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "-seed") {
+		t.Errorf("-predictable-secrets without -seed: %v", err)
 	}
 }

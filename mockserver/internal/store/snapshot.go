@@ -152,9 +152,9 @@ func parseDigest(s string) (digest, error) {
 // state so that loading it with another key fails clearly instead of failing on every read.
 func (s *Store) KeyCheck() string { return s.sealer.Index("medspa-mock PHI key check") }
 
-// Rand returns the source for generated secrets (API keys, signing and webhook secrets):
-// crypto/rand, or for a seeded generator a stream derived from the seed, so that seeded
-// servers hand out the same secrets run after run.
+// Rand returns the source for generated secrets (API keys, signing and webhook secrets, OAuth
+// secrets, codes and tokens): crypto/rand, even for a seeded generator, or after
+// PredictableSecrets a stream derived from its seed.
 func (g *IDGen) Rand() io.Reader {
 	if g.secrets == nil {
 		return cryptoReader
