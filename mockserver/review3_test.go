@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
@@ -130,5 +131,40 @@ func TestOAuthLockoutSparesTheOwner(t *testing.T) {
 		AuthStyle: oauth2.AuthStyleInHeader}
 	if _, err := good.Token(oauthCtx(env)); err != nil {
 		t.Fatalf("the owner after 80 wrong secrets from its address: %v", err)
+	}
+}
+
+// TestCredentialsExpireOnRealTimeUnderAFrozenClock (issue 32, item 5): under a frozen clock a
+// rotated key's grace, a key's expiresAt and OAuth token lifetimes still run out, on real
+// elapsed time (whichever of the two clocks runs out first).
+func TestCredentialsExpireOnRealTimeUnderAFrozenClock(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	env := testenv.New(t, []mockserver.Option{mockserver.WithStartTime(start), mockserver.WithTokenLifetimes(time.Second, time.Second)})
+	rotated := env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}})
+	if _, err := env.Server.RotateAPIKey(rotated.ID, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	soon := start.Add(time.Second)
+	expiring := env.NewKey(t, mockserver.APIKeyParams{Plan: "enterprise", Scopes: []string{"*"}, ExpiresAt: &soon})
+	cfg := authCodeConfig(env, newOAuthClient(t, env, mockserver.OAuthClientParams{RedirectURIs: []string{redirectURI}}))
+	tok := exchange(t, env, cfg)
+	bearers := map[string]string{"rotated key's old secret": rotated.Key, "key with expiresAt": expiring.Key, "access token": tok.AccessToken}
+	for name, b := range bearers {
+		if resp, body := env.Do(t, "GET", "/api/v1/patients", "", "Authorization: Bearer "+b); resp.StatusCode != 200 {
+			t.Fatalf("%s at first: %d %s", name, resp.StatusCode, body)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // real time; the server's clock stays at start
+	if now := env.Server.Now(""); !now.Equal(start) {
+		t.Fatalf("the clock moved: %v", now)
+	}
+	for name, b := range bearers {
+		if resp, body := env.Do(t, "GET", "/api/v1/patients", "", "Authorization: Bearer "+b); resp.StatusCode != 401 {
+			t.Errorf("%s a real second later under a frozen clock: %d %s, want 401", name, resp.StatusCode, body)
+		}
+	}
+	if _, err := refresh(env, cfg, tok.RefreshToken); oauthErrorCode(t, err) != "invalid_grant" {
+		t.Errorf("the refresh token a real second later: %v, want invalid_grant", err)
 	}
 }
