@@ -51,7 +51,6 @@ func TestDebugLogHoldsTheRoutePattern(t *testing.T) {
 func TestStalledBodyEndsTheCall(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	defer close(release)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", "100")
@@ -71,6 +70,7 @@ func TestStalledBodyEndsTheCall(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	defer close(release) // first: a stalled handler must end before Close waits for it
 	e := engine(t, srv.URL, client.WithTimeouts(client.Timeouts{Body: 300 * time.Millisecond}), client.WithMaxRetries(0))
 	for _, id := range []string{"pat_stall", "pat_slow"} {
 		start := time.Now()
