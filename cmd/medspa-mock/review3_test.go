@@ -15,7 +15,7 @@ import (
 )
 
 // post sends a JSON POST with a bearer key and returns the status and body.
-func post(t *testing.T, url, key, body string, header ...string) (int, string) {
+func post(t *testing.T, url, key, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
@@ -23,10 +23,12 @@ func post(t *testing.T, url, key, body string, header ...string) (int, string) {
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	for _, h := range header {
-		k, v, _ := strings.Cut(h, ": ")
-		req.Header.Set(k, v)
-	}
+	return roundTrip(t, req)
+}
+
+// roundTrip sends req and returns the status and body.
+func roundTrip(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -105,13 +107,7 @@ func TestSignedRequestsDoNotReplayAfterARestart(t *testing.T) {
 			send := func(base string) (int, string) {
 				req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/patients", bytes.NewReader(body))
 				req.Header, req.Host = signed.Header.Clone(), host
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				b, _ := io.ReadAll(resp.Body)
-				return resp.StatusCode, string(b)
+				return roundTrip(t, req)
 			}
 			if status, answer := send(p.base); status != 201 {
 				t.Fatalf("signed POST: %d %s", status, answer)
