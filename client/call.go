@@ -350,7 +350,8 @@ func (c *call) logWait(ctx context.Context, d time.Duration, reason string) {
 		slog.Duration("wait", d), slog.String("reason", reason), slog.Int("attempt", c.attempts))
 }
 
-// log writes metadata only: never bodies, query strings (they may hold PHI filters) or credentials.
+// log writes metadata only: the route's pattern, never its ids, query strings (they may hold
+// PHI filters), bodies or credentials.
 func (c *call) log(ctx context.Context, req *http.Request, resp *http.Response, err error, d time.Duration) {
 	l := c.cfg.logger
 	if l == nil || !l.Enabled(ctx, slog.LevelDebug) {
@@ -358,7 +359,7 @@ func (c *call) log(ctx context.Context, req *http.Request, resp *http.Response, 
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("path", req.URL.Path),
+		slog.String("route", c.route.Pattern()),
 		slog.Int("attempt", c.attempts),
 		slog.Duration("duration", d),
 	}

@@ -206,7 +206,7 @@ func TestDebugLogsCarryMetadataOnly(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &rec); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"method", "path", "status", "request_id", "attempt", "duration"} {
+	for _, k := range []string{"method", "route", "status", "request_id", "attempt", "duration"} {
 		if _, ok := rec[k]; !ok {
 			t.Errorf("log record lacks %q: %v", k, rec)
 		}

@@ -34,7 +34,7 @@
 //   - the metadata of every answer (*Response: status, request id, rate limit, attempts, replay)
 //     returned with every result and error;
 //   - one clock (WithClock) for signatures, token lifetimes and receivers, real time for waits;
-//   - logging with log/slog: metadata only (method, path, status, request id, attempt, duration;
+//   - logging with log/slog: metadata only (method, route pattern, status, request id, attempt, duration;
 //     before any wait over a second its route pattern, length and reason; every token fetch, also
 //     to WithTokenRefreshHook), never bodies, query strings or credentials.
 package client

@@ -18,7 +18,8 @@ import (
 
 // Timeouts bound the stages of one attempt on the client's default transport. A zero field
 // takes its DefaultTimeouts value; a negative one disables that timeout. They bound the stages
-// where a server can stall a call before it answers; a whole call is bounded by its context.
+// where a server can stall a call, so that a call made with context.Background() ends; a whole
+// call is bounded by its context.
 type Timeouts struct {
 	// Dial bounds opening the TCP connection.
 	Dial time.Duration
@@ -28,6 +29,10 @@ type Timeouts struct {
 	ResponseHeader time.Duration
 	// Idle is how long an idle keep-alive connection is kept for reuse.
 	Idle time.Duration
+	// Body bounds reading the response's body once its headers arrived: a server that sends
+	// headers and then stalls fails the call with an error that matches
+	// os.ErrDeadlineExceeded.
+	Body time.Duration
 }
 
 // DefaultTimeouts are the timeouts of the default transport.
@@ -36,6 +41,7 @@ var DefaultTimeouts = Timeouts{
 	TLSHandshake:   10 * time.Second,
 	ResponseHeader: 60 * time.Second, // POST /webhooks/{id}/test alone may take 10 s
 	Idle:           90 * time.Second,
+	Body:           60 * time.Second,
 }
 
 // WithTimeouts overrides the default transport's timeouts (zero fields keep their defaults).
@@ -61,6 +67,7 @@ func (t Timeouts) effective() Timeouts {
 		TLSHandshake:   pick(t.TLSHandshake, DefaultTimeouts.TLSHandshake),
 		ResponseHeader: pick(t.ResponseHeader, DefaultTimeouts.ResponseHeader),
 		Idle:           pick(t.Idle, DefaultTimeouts.Idle),
+		Body:           pick(t.Body, DefaultTimeouts.Body),
 	}
 }
 
@@ -82,7 +89,7 @@ func newTransport(t Timeouts, roots *x509.CertPool) *http.Transport {
 // redirect rules in front of its own), or one over the default transport.
 func httpClient(cfg *config) *http.Client {
 	if cfg.httpClient == nil {
-		return &http.Client{Transport: newTransport(cfg.timeouts, cfg.rootCAs), CheckRedirect: checkRedirect(nil, cfg.plainHTTPHosts)}
+		return &http.Client{Transport: bodyTimeout(newTransport(cfg.timeouts, cfg.rootCAs), cfg.timeouts.effective().Body), CheckRedirect: checkRedirect(nil, cfg.plainHTTPHosts)}
 	}
 	hc := *cfg.httpClient
 	hc.CheckRedirect = checkRedirect(cfg.httpClient.CheckRedirect, cfg.plainHTTPHosts)

@@ -135,7 +135,7 @@ func WithTokenLifetimes(access, refresh time.Duration) Option {
 // revoked, not expired on the server clock.
 func (s *Server) APIKeyAccount(key string) (account string, ok bool) {
 	c, found := s.api.Keys().Lookup(key, s.Now)
-	if !found || !c.ExpiresAt.IsZero() && !s.clock.Now().Before(c.ExpiresAt) {
+	if !found || c.Expired(s.clock.Now()) {
 		return "", false
 	}
 	return c.Account, true

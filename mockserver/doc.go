@@ -37,7 +37,8 @@
 // timeouts and connection cap (WithConnLimits). WithTrustedProxy names the proxies whose
 // X-Forwarded-For it believes.
 //
-// WithSeed and WithStartTime make a server deterministic: the same test gives byte-identical
-// responses run after run. WithStrictValidation validates every request against the OpenAPI
+// WithSeed and WithStartTime make a server deterministic: the same test gets the same ids and
+// data run after run; secrets stay random unless WithPredictableSecrets (tests that compare
+// whole answers byte for byte). WithStrictValidation validates every request against the OpenAPI
 // document first. See docs/mock-server.md for the full reference.
 package mockserver

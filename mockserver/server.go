@@ -44,6 +44,7 @@ type options struct {
 	trustProxy   []string // nil: no proxy trusted
 	noAdmin      bool
 	seed         uint64
+	predictable  bool // WithPredictableSecrets
 	phiKey       []byte
 	listen       bool
 	journal      int
@@ -126,6 +127,10 @@ type Bounds struct {
 	// IdempotencyKeysPerAccount bounds an account's idempotency keys (default 100,000): past it,
 	// the oldest completed keys are forgotten before their 24 h (a retry with one runs anew).
 	IdempotencyKeysPerAccount int
+	// IdempotencyBytesPerAccount bounds the bytes of an account's stored idempotent answers
+	// (default 64 MiB): past it, the oldest completed keys are forgotten before their 24 h, down
+	// to nine tenths of it (a retry with one runs anew, as after the 24 h).
+	IdempotencyBytesPerAccount int
 	// OAuthFamiliesPerClient bounds an OAuth client's live token families, one per
 	// authorization or client-credentials grant (default 10,000): past it, the client's oldest
 	// family is revoked.
@@ -174,9 +179,16 @@ func WithAdminHosts(hosts ...string) Option {
 	return func(o *options) { o.adminHosts = append(o.adminHosts, hosts...) }
 }
 
-// WithSeed makes generated ids, request ids, API keys, signing secrets and OAuth client
-// secrets, codes and tokens reproducible (with WithStartTime, responses are byte-identical).
+// WithSeed makes generated ids, request ids and data reproducible. Secrets (API keys, signing
+// and webhook secrets, OAuth client secrets, codes and tokens) still come from crypto/rand,
+// unless WithPredictableSecrets.
 func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+
+// WithPredictableSecrets derives every generated secret from the seed too (WithSeed, which it
+// needs), so that with WithStartTime whole responses are byte-identical run after run. For
+// tests that compare whole answers only: anyone who knows the seed knows every key, secret and
+// token of the server.
+func WithPredictableSecrets() Option { return func(o *options) { o.predictable = true } }
 
 // WithPHIKey sets the 32-byte AES-256 key that seals PHI at rest (default: random per process);
 // New fails on a key of any other length.
@@ -260,8 +272,17 @@ func New(opts ...Option) (*Server, error) {
 	if o.webhooks.Policy == nil {
 		o.webhooks.Policy = &webhook.Policy{}
 	}
-	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(o.seed), Sealer: store.NewSealer(o.phiKey),
-		WebhookURLs: o.webhooks.Policy.CheckURL, IdempotencyKeys: o.bounds.IdempotencyKeysPerAccount})
+	ids := store.NewIDGen(o.seed)
+	if o.predictable {
+		if o.seed == 0 {
+			auditLog.Close()
+			return nil, errors.New("mockserver: WithPredictableSecrets needs WithSeed")
+		}
+		ids.PredictableSecrets(o.seed)
+	}
+	st := store.New(store.Options{Clock: clk, IDs: ids, Sealer: store.NewSealer(o.phiKey),
+		WebhookURLs: o.webhooks.Policy.CheckURL, IdempotencyKeys: o.bounds.IdempotencyKeysPerAccount,
+		IdempotencyBytes: o.bounds.IdempotencyBytesPerAccount})
 	o.webhooks.QueueLimit, o.webhooks.BacklogLimit = o.bounds.WebhookQueue, o.bounds.WebhookBacklog
 	o.webhooks.LogLimit, o.webhooks.LogTotalLimit = o.bounds.DeliveryLog, o.bounds.DeliveryLogTotal
 	o.webhooks.RecorderLimit = o.bounds.RecordedEvents

@@ -332,7 +332,7 @@ func TestJournalBoundAndRedaction(t *testing.T) {
 
 // script runs a fixed sequence of requests and returns every answer, dumped byte for byte.
 func script(t *testing.T) []byte {
-	s, err := mockserver.New(mockserver.WithSeed(42), mockserver.WithStartTime(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)))
+	s, err := mockserver.New(mockserver.WithSeed(42), mockserver.WithPredictableSecrets(), mockserver.WithStartTime(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,28 @@ import (
 // WithPrivateWebhookURLs lets webhook endpoints use private and link-local addresses (say,
 // receivers on a Docker network), over http:// too. By default they are refused when an
 // endpoint is registered and again at every connection (so DNS rebinding cannot reach them);
-// loopback is always allowed.
+// loopback is allowed unless WithLoopbackWebhooks(false).
 func WithPrivateWebhookURLs() Option {
 	return func(o *options) {
 		if o.webhooks.Policy == nil {
 			o.webhooks.Policy = &webhook.Policy{}
 		}
 		o.webhooks.Policy.AllowPrivate = true
+	}
+}
+
+// WithLoopbackWebhooks says whether webhook endpoints may point to loopback addresses and
+// names (127.0.0.0/8, ::1, localhost). They may by default: tests run their receivers there.
+// A server reachable from the network passes false, so that its users cannot make it reach
+// services of its own host (cmd/medspa-mock does when its listener is not loopback-only,
+// unless -loopback-webhooks): such endpoints are refused with 422 when registered and again
+// at every connection.
+func WithLoopbackWebhooks(allow bool) Option {
+	return func(o *options) {
+		if o.webhooks.Policy == nil {
+			o.webhooks.Policy = &webhook.Policy{}
+		}
+		o.webhooks.Policy.RefuseLoopback = !allow
 	}
 }
 

@@ -49,7 +49,8 @@ type config struct {
 	journal, maxConns, auditRetention, memoryLimit  int
 	admin, useTLS, version, quiet                   bool
 	healthcheck                                     bool // healthcheck.go
-	strict, privateHooks                            bool
+	strict, privateHooks, loopbackHooks             bool
+	predictableSecrets                              bool
 	saveInterval                                    time.Duration
 	apiKeys                                         keySpecs // known.go
 	tlsHosts, tlsCAOut, corsOrigins                 string   // network.go
@@ -61,7 +62,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("medspa-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address (port 0: any free port)")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and generated secrets, the printed key included: predictable, for tests only (0: random)")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed for ids and data (0: random); secrets stay random")
+	fs.BoolVar(&c.predictableSecrets, "predictable-secrets", false, "INSECURE, for tests comparing whole answers: derive every key, secret and token from -seed")
 	fs.StringVar(&c.start, "start", "", "freeze the server clock at this RFC 3339 time")
 	fs.StringVar(&c.fixtures, "fixtures", "", "JSON fixtures file loaded at start into the printed account (skipped when -data holds a state)")
 	fs.IntVar(&c.journal, "journal", mockserver.DefaultJournalSize, "request journal entries kept per account (0: off)")
@@ -79,6 +81,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>/phi.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
+	fs.BoolVar(&c.loopbackHooks, "loopback-webhooks", false, "allow webhook endpoints on loopback when the listener is not loopback-only (a trusted network: they reach this host's services)")
 	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it; it rises with the data held, to the live heap plus a quarter (0: none; GOMEMLIMIT, when set, wins)")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, for finding what holds memory")
 	fs.Var(&c.apiKeys, "api-key", "an API key known before start (repeatable; blank-separated in MEDSPA_MOCK_API_KEY): msk_test_<32 base62>[:plan=starter|professional|enterprise][:scopes=S1,S2], default plan enterprise, scopes *; or @FILE, one a line")
@@ -151,6 +154,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.seed != 0 {
 		opts = append(opts, mockserver.WithSeed(c.seed))
 	}
+	if c.predictableSecrets {
+		if c.seed == 0 {
+			return errors.New("-predictable-secrets needs -seed")
+		}
+		fmt.Fprintln(stderr, "medspa-mock: -predictable-secrets: every key, secret and token follows -seed; anyone who knows it can use them")
+		opts = append(opts, mockserver.WithPredictableSecrets())
+	}
 	if c.start != "" {
 		t, err := time.Parse(time.RFC3339, c.start)
 		if err != nil {
@@ -176,6 +186,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.privateHooks {
 		opts = append(opts, mockserver.WithPrivateWebhookURLs())
+	}
+	if !c.loopbackHooks { // a listener on the network must not let its users reach this host
+		loopback, err := loopbackOnly(addrHost(c.addr))
+		if err != nil {
+			return fmt.Errorf("-addr: %w", err)
+		}
+		opts = append(opts, mockserver.WithLoopbackWebhooks(loopback))
 	}
 	if c.phiKey != "" {
 		key, err := decodeKey(c.phiKey)
@@ -322,6 +339,13 @@ func loopbackOnly(host string) (bool, error) {
 		}
 	}
 	return len(addrs) > 0, nil
+}
+
+// addrHost is the host part of -addr ("" when it has none, or it does not parse: the listener
+// then fails with its own error).
+func addrHost(addr string) string {
+	host, _, _ := net.SplitHostPort(addr)
+	return host
 }
 
 // loopbackAddr reports whether a listener's address is a loopback one.

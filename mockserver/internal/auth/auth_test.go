@@ -117,7 +117,7 @@ func TestRegistryRotateRevoke(t *testing.T) {
 	c := &Credential{ID: "key_1", Account: "acct_1", SigningSecret: "mss_x"}
 	r.Add("s1", c)
 	r.Add("other", &Credential{ID: "key_2", Account: "acct_2"})
-	if got, ok := r.Rotate("key_1", "s2", t0.Add(time.Minute)); !ok || got != c {
+	if got, ok := r.Rotate("key_1", "s2", t0.Add(time.Minute), time.Time{}); !ok || got != c {
 		t.Fatalf("rotate: %v %t", got, ok)
 	}
 	clock = t0
@@ -153,20 +153,20 @@ func TestRegistryRotateRevoke(t *testing.T) {
 		t.Fatalf("export after import differs:\n%s\n%s", b, b2)
 	}
 	// Rotating again within the grace period ends the old secret at once: at most two work.
-	r.Rotate("key_1", "s3", t0.Add(time.Hour))
+	r.Rotate("key_1", "s3", t0.Add(time.Hour), time.Time{})
 	if works(r, "s1") || !works(r, "s2") || !works(r, "s3") {
 		t.Fatal("after a second rotation only the last two secrets work")
 	}
 	// No grace: the old secret stops at once.
-	r.Rotate("key_1", "s4", time.Time{})
+	r.Rotate("key_1", "s4", time.Time{}, time.Time{})
 	if works(r, "s2") || works(r, "s3") || !works(r, "s4") {
 		t.Fatal("a rotation without grace")
 	}
-	if _, ok := r.Rotate("key_9", "x", time.Time{}); ok {
+	if _, ok := r.Rotate("key_9", "x", time.Time{}, time.Time{}); ok {
 		t.Fatal("rotated an unknown key")
 	}
 	// Revocation: every secret of the key, not the others; twice is false.
-	r.Rotate("key_1", "s5", t0.Add(time.Hour))
+	r.Rotate("key_1", "s5", t0.Add(time.Hour), time.Time{})
 	if !r.Revoke("key_1") || works(r, "s4") || works(r, "s5") || !works(r, "other") {
 		t.Fatal("revoke")
 	}

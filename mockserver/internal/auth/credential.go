@@ -40,9 +40,30 @@ type Credential struct {
 	SigningRequired bool
 	SigningSecret   string
 	SigningKey      []byte
-	// ExpiresAt ends the credential (zero: never).
+	// ExpiresAt ends the credential (zero: never), on its account clock.
 	ExpiresAt time.Time
+	// RealExpiresAt ends it too, on real time (RealDeadline; zero: never): whichever comes
+	// first, so a frozen or rewound clock cannot keep it for ever.
+	RealExpiresAt time.Time `json:",omitzero"`
 }
+
+// Expired reports whether the credential has expired at now, its account clock's time, or on
+// real time.
+func (c *Credential) Expired(now time.Time) bool {
+	return (!c.ExpiresAt.IsZero() && !now.Before(c.ExpiresAt)) || RealExpired(c.RealExpiresAt)
+}
+
+// realNow is the real time of RealDeadline and RealExpired (tests do not replace it: they wait).
+var realNow = time.Now
+
+// RealDeadline is when a lifetime of d that begins now ends in real time. Credentials that
+// expire on their account clock (a key's expiresAt, a rotated secret's grace, OAuth access and
+// refresh tokens) expire at their real deadline too, whichever comes first: a frozen clock (-start) or
+// one set back cannot keep them working for ever.
+func RealDeadline(d time.Duration) time.Time { return realNow().Add(d).UTC().Round(0) }
+
+// RealExpired reports whether a real deadline (zero: none) has passed.
+func RealExpired(deadline time.Time) bool { return !deadline.IsZero() && !realNow().Before(deadline) }
 
 // Allows reports whether the credential's scopes grant scope ("area:read" or "area:write"):
 // "*" grants all, and write implies read.
@@ -88,8 +109,9 @@ type Registry struct {
 // secret is one bearer secret of a credential: its current one, or one a rotation replaced.
 type secret struct {
 	cred *Credential
-	// retiresAt ends a replaced secret (zero: the credential's current secret).
-	retiresAt time.Time
+	// retiresAt ends a replaced secret (zero: the credential's current secret), and
+	// retiresReal on real time, whichever comes first.
+	retiresAt, retiresReal time.Time
 }
 
 // NewRegistry returns an empty registry.
@@ -116,7 +138,7 @@ func (r *Registry) Lookup(bearer string, now func(account string) time.Time) (*C
 	r.mu.RLock()
 	s, ok := r.bySecret[sum]
 	r.mu.RUnlock()
-	if !ok || (!s.retiresAt.IsZero() && !now(s.cred.Account).Before(s.retiresAt)) {
+	if !ok || (!s.retiresAt.IsZero() && (!now(s.cred.Account).Before(s.retiresAt) || RealExpired(s.retiresReal))) {
 		return nil, false
 	}
 	return s.cred, true
@@ -148,9 +170,10 @@ func (r *Registry) Revoke(id string) bool {
 }
 
 // Rotate gives the credential with the public id a new bearer secret. Its current secret keeps
-// working until retiresAt (zero: it stops at once); a secret an earlier rotation left working
-// stops at once, so at most two work. It returns the credential, or false when there is none.
-func (r *Registry) Rotate(id, bearer string, retiresAt time.Time) (*Credential, bool) {
+// working until retiresAt (zero: it stops at once) and retiresReal on real time (zero: no
+// bound), whichever comes first; a secret an earlier rotation left working stops at once, so at
+// most two work. It returns the credential, or false when there is none.
+func (r *Registry) Rotate(id, bearer string, retiresAt, retiresReal time.Time) (*Credential, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, ok := r.byID[id]
@@ -168,7 +191,7 @@ func (r *Registry) Rotate(id, bearer string, retiresAt time.Time) (*Credential, 
 		if retiresAt.IsZero() {
 			delete(r.bySecret, old[0])
 		} else {
-			r.bySecret[old[0]] = secret{cred: c, retiresAt: retiresAt}
+			r.bySecret[old[0]] = secret{cred: c, retiresAt: retiresAt, retiresReal: retiresReal}
 			r.digests[id] = append(r.digests[id], old[0])
 		}
 	}

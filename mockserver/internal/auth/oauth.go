@@ -82,10 +82,12 @@ type Token struct {
 	Client    *OAuthClient
 	Scopes    []string
 	ExpiresAt time.Time
-	Refresh   bool
-	revoked   bool
-	rotated   bool // a refresh token already exchanged
-	family    *family
+	// RealExpiresAt ends the token on real time too (RealDeadline), whichever comes first.
+	RealExpiresAt time.Time
+	Refresh       bool
+	revoked       bool
+	rotated       bool // a refresh token already exchanged
+	family        *family
 }
 
 // OAuth holds the OAuth clients, codes and tokens. Secrets are kept only as SHA-256 digests.
@@ -304,12 +306,12 @@ func (o *OAuth) issueLocked(client *OAuthClient, fam *family, scopes []string, n
 		return out, recs
 	}
 	d := digest(out.Access)
-	t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), family: fam}
+	t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(accessTTL), RealExpiresAt: RealDeadline(accessTTL), family: fam}
 	o.addToken(d, t)
 	recs = append(recs, tokenRecord(d, t))
 	if withRefresh {
 		d := digest(out.Refresh)
-		t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), Refresh: true, family: fam}
+		t := &Token{Client: client, Scopes: out.Scopes, ExpiresAt: now.Add(refreshTTL), RealExpiresAt: RealDeadline(refreshTTL), Refresh: true, family: fam}
 		o.addToken(d, t)
 		recs = append(recs, tokenRecord(d, t))
 	}
@@ -334,7 +336,7 @@ func (o *OAuth) Refresh(value string, client *OAuthClient, scopes []string, now 
 	defer o.mu.Unlock()
 	d := digest(value)
 	t, ok := o.lookup(value, now)
-	if !ok || !t.Refresh || t.Client != client || t.revoked || t.family.revoked || !now.Before(t.ExpiresAt) {
+	if !ok || !t.Refresh || t.Client != client || t.revoked || t.family.revoked || !now.Before(t.ExpiresAt) || RealExpired(t.RealExpiresAt) {
 		return Issued{}, RefreshInvalid
 	}
 	if t.rotated {
@@ -377,7 +379,7 @@ func (o *OAuth) Access(value string, now func(*OAuthClient) time.Time) (*Token, 
 		o.purgeFamily(t.family)
 		return nil, TokenUnknown
 	}
-	if !at.Before(t.ExpiresAt) {
+	if !at.Before(t.ExpiresAt) || RealExpired(t.RealExpiresAt) {
 		return t, TokenExpired
 	}
 	return t, TokenValid

@@ -21,6 +21,7 @@ type persistedCredential struct {
 	SecretSHA256 string      `json:"secretSha256"`
 	Credential   *Credential `json:"credential"`
 	RetiresAt    *time.Time  `json:"retiresAt,omitempty"`
+	RetiresReal  time.Time   `json:"retiresReal,omitzero"`
 }
 
 // Export returns every registered credential with the digest of its secret, as JSON, so a
@@ -34,7 +35,7 @@ func (r *Registry) Export() ([]byte, error) {
 	for _, id := range ids {
 		for _, d := range r.digests[id] {
 			s := r.bySecret[d]
-			p := persistedCredential{SecretSHA256: hex.EncodeToString(d[:]), Credential: s.cred}
+			p := persistedCredential{SecretSHA256: hex.EncodeToString(d[:]), Credential: s.cred, RetiresReal: s.retiresReal}
 			if !s.retiresAt.IsZero() {
 				p.RetiresAt = &s.retiresAt
 			}
@@ -83,7 +84,7 @@ func (r *Registry) Import(b []byte) error {
 			r.byID[c.ID] = c
 			r.digests[c.ID] = nil
 		}
-		s := secret{cred: c}
+		s := secret{cred: c, retiresReal: p.RetiresReal}
 		if p.RetiresAt != nil {
 			s.retiresAt = *p.RetiresAt
 		}
@@ -107,8 +108,9 @@ type CredentialState struct {
 
 // persistedSecret is one secret of a CredentialState.
 type persistedSecret struct {
-	SHA256    string     `json:"sha256"`
-	RetiresAt *time.Time `json:"retiresAt,omitempty"`
+	SHA256      string     `json:"sha256"`
+	RetiresAt   *time.Time `json:"retiresAt,omitempty"`
+	RetiresReal time.Time  `json:"retiresReal,omitzero"`
 }
 
 // OnChange registers the change hook (one; a later call replaces it): f sees the new state of
@@ -134,7 +136,7 @@ func (r *Registry) stateLocked(id string) CredentialState {
 	for _, d := range r.digests[id] {
 		p := persistedSecret{SHA256: hex.EncodeToString(d[:])}
 		if s := r.bySecret[d]; !s.retiresAt.IsZero() {
-			p.RetiresAt = &s.retiresAt
+			p.RetiresAt, p.RetiresReal = &s.retiresAt, s.retiresReal
 		}
 		st.Secrets = append(st.Secrets, p)
 	}
@@ -168,7 +170,7 @@ func (r *Registry) Restore(st CredentialState) error {
 			return fmt.Errorf("auth: restoring credential %q: malformed secret", st.ID)
 		}
 		copy(digests[i][:], d)
-		secrets[i] = secret{cred: st.Credential}
+		secrets[i] = secret{cred: st.Credential, retiresReal: p.RetiresReal}
 		if p.RetiresAt != nil {
 			secrets[i].retiresAt = *p.RetiresAt
 		}
@@ -297,6 +299,7 @@ type persistedToken struct {
 	ClientID  string    `json:"clientId"`
 	Scopes    []string  `json:"scopes"`
 	ExpiresAt time.Time `json:"expiresAt"`
+	RealExp   time.Time `json:"realExpiresAt,omitzero"`
 	Refresh   bool      `json:"refresh,omitempty"`
 	Rotated   bool      `json:"rotated,omitempty"`
 	Family    string    `json:"family"`
@@ -318,7 +321,7 @@ func codeRecord(d [32]byte, c *Code) OAuthRecord {
 
 func tokenRecord(d [32]byte, t *Token) OAuthRecord {
 	return OAuthRecord{Kind: oauthToken, Key: hex.EncodeToString(d[:]), Token: &persistedToken{ClientID: t.Client.Credential.ID,
-		Scopes: t.Scopes, ExpiresAt: t.ExpiresAt, Refresh: t.Refresh, Rotated: t.rotated, Family: t.family.id}}
+		Scopes: t.Scopes, ExpiresAt: t.ExpiresAt, RealExp: t.RealExpiresAt, Refresh: t.Refresh, Rotated: t.rotated, Family: t.family.id}}
 }
 
 func familyRecord(f *family) OAuthRecord {
@@ -500,7 +503,7 @@ func (o *OAuth) restoreLocked(r OAuthRecord) error {
 		if f.revoked {
 			return nil // revoked with its family: gone
 		}
-		t := &Token{Client: c, Scopes: p.Scopes, ExpiresAt: p.ExpiresAt, Refresh: p.Refresh, rotated: p.Rotated, family: f}
+		t := &Token{Client: c, Scopes: p.Scopes, ExpiresAt: p.ExpiresAt, RealExpiresAt: p.RealExp, Refresh: p.Refresh, rotated: p.Rotated, family: f}
 		if old, ok := o.tokens[d]; ok && old.family == f { // the same token again (rotated since)
 			old.rotated = t.rotated
 			return nil

@@ -179,6 +179,7 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	cred.SigningKey, _ = base64.RawURLEncoding.DecodeString(strings.TrimPrefix(signing, "mss_"))
 	if p.ExpiresAt != nil {
 		cred.ExpiresAt = p.ExpiresAt.UTC()
+		cred.RealExpiresAt = auth.RealDeadline(max(cred.ExpiresAt.Sub(a.accountNow(account)), 0))
 	}
 	a.store.Account(account) // exists from now on, empty
 	a.keys.Add(secret, cred)
@@ -279,12 +280,13 @@ func (a *API) rotateAPIKey(id string, grace time.Duration, rq *request) (APIKeyR
 	if !ok {
 		return APIKeyRotation{}, problem.NotFound("API key")
 	}
-	var retires time.Time
+	var retires, retiresReal time.Time
 	if grace > 0 {
 		retires = ceilSecond(a.accountNow(c.Account).Add(grace)) // never less than asked
+		retiresReal = auth.RealDeadline(grace)
 	}
 	bearer := a.newAPIKeySecret()
-	if c, ok = a.keys.Rotate(id, bearer, retires); !ok {
+	if c, ok = a.keys.Rotate(id, bearer, retires, retiresReal); !ok {
 		return APIKeyRotation{}, problem.NotFound("API key") // revoked meanwhile
 	}
 	if err := a.auditAdmin(c.Account, rq, auditInfo{action: "update", resourceType: "apiKey", resourceID: id}); err != nil {

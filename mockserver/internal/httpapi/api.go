@@ -96,6 +96,8 @@ type API struct {
 	snapshots SnapshotStore  // admin: saved account states
 	// journalSalt keys the digests of idempotency keys in the journal (drawn once per server).
 	journalSalt [32]byte
+	// started is when the API began, in real time: the nonces of before it are not in replays.
+	started time.Time
 
 	// adminToken is the digest of Options.AdminToken (nil: none), for adminGuard.
 	adminToken *adminToken
@@ -139,8 +141,17 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	a.guard.limit, a.guard.now = b.StuffingPairs, opts.RealTime
 	a.oauth.MaxFamilies, a.oauth.MaxCodes = b.OAuthFamilies, b.OAuthCodes
 	a.armed.limit = b.ArmedFaults
+	a.started = a.realNow()
 	a.buildPipeline()
 	return a
+}
+
+// realNow is the real time (Options.RealTime), for what must not follow the admin clock.
+func (a *API) realNow() time.Time {
+	if a.opts.RealTime != nil {
+		return a.opts.RealTime()
+	}
+	return time.Now()
 }
 
 // ServeHTTP serves every request through the pipeline.

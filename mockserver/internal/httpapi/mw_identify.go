@@ -87,7 +87,7 @@ func (a *API) credentialOf(secret string) caller {
 	switch {
 	case !ok:
 		return caller{state: callerUnknown}
-	case !c.ExpiresAt.IsZero() && !a.accountNow(c.Account).Before(c.ExpiresAt):
+	case c.Expired(a.accountNow(c.Account)):
 		return caller{cred: c, state: callerKeyExpired}
 	}
 	return caller{cred: c, state: callerValid}

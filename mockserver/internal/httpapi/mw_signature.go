@@ -142,6 +142,13 @@ func (a *API) checkSignature(rq *request) *problem.Problem {
 	if p.Created.Sub(now).Abs() > signatureMaxSkew {
 		return invalid("the signature's created time is more than 300 seconds from the server clock")
 	}
+	// The nonce cache lives in memory: a signature made before this process started could be
+	// a replay of a request the previous process served. On the account clock, the start is now
+	// less the real time since (the time a running clock read then), in the whole seconds of
+	// created.
+	if start := now.Add(-a.realNow().Sub(a.started)).Truncate(time.Second); p.Created.Before(start) {
+		return invalid("the signature was made before the server started: sign the request again")
+	}
 	if a.replays.seen(c, p.Nonce, now) {
 		return invalid("the signature's nonce was already used")
 	}

@@ -105,9 +105,30 @@ func presentedClient(rq *request, params map[string]string) string {
 // else "" (made-up ids share one tenant, so they cannot multiply the guard's counters).
 func (a *API) tenant(rq *request, params map[string]string) string {
 	if c, ok := a.oauth.Client(presentedClient(rq, params)); ok {
-		return c.Credential.ID // the client's own string, not a piece of the request
+		return guardTenant(c, presentedSecret(rq, params))
 	}
 	return ""
+}
+
+// guardTenant is a registered client's tenant for the stuffing guard: its id (the client's own
+// string, not a piece of the request) and one of 256 buckets, by the first byte of the presented
+// secret's SHA-256. Knowing a client id is then not enough to lock its owner out: failures with
+// wrong secrets fill their own buckets, and the owner's secret is in its bucket, which the
+// caller cannot aim at without knowing the secret (filling every bucket takes 256 times the
+// limit in a minute).
+func guardTenant(c *auth.OAuthClient, secret string) string {
+	d := sha256.Sum256([]byte(secret))
+	return c.Credential.ID + "/" + strconv.Itoa(int(d[0]))
+}
+
+// presentedSecret is the client secret a request presents (HTTP Basic or client_secret).
+func presentedSecret(rq *request, params map[string]string) string {
+	if _, pass, ok := rq.BasicAuth(); ok {
+		if pw, err := url.QueryUnescape(pass); err == nil {
+			return pw
+		}
+	}
+	return params["client_secret"]
 }
 
 // singleValues returns the parameters as single values; a repeated one is invalid_request
@@ -225,7 +246,7 @@ func (a *API) clientAuth(rq *request, form map[string]string) (*auth.OAuthClient
 	if !ok || !c.CheckSecret(secret) {
 		tenant := ""
 		if ok {
-			tenant = c.Credential.ID
+			tenant = guardTenant(c, secret)
 		}
 		a.guard.fail(rq.addr, tenant)
 		return nil, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",

@@ -70,13 +70,23 @@ func (p *Problem) WithHeader(key, value string) *Problem {
 	return p
 }
 
-// Validation returns the 422 for the given field errors (at least one).
+// MaxListedErrors is how many field errors a 422 lists: past it, the detail still counts every
+// invalid field and the member omittedErrors says how many are not listed, so that a body of
+// many unknown keys cannot make an answer many times its size (docs/protocol.md §4).
+const MaxListedErrors = 100
+
+// Validation returns the 422 for the given field errors (at least one): the first
+// MaxListedErrors listed, and omittedErrors counting the rest.
 func Validation(errs []FieldError) *Problem {
 	detail := "1 field is invalid"
 	if len(errs) != 1 {
 		detail = strconv.Itoa(len(errs)) + " fields are invalid"
 	}
 	p := New("validation_error", detail)
+	if len(errs) > MaxListedErrors {
+		p.With("omittedErrors", len(errs)-MaxListedErrors)
+		errs = errs[:MaxListedErrors:MaxListedErrors]
+	}
 	p.Errors = errs
 	return p
 }

@@ -59,7 +59,7 @@ func BenchmarkFenceIdempotencyArena(b *testing.B) {
 		return sha256.Sum256(k[:])
 	}
 	b.Run("fast", func(b *testing.B) {
-		s := newIdemStore(0)
+		s := newIdemStore(idemBounds{})
 		for i := range n {
 			s.entries[key(i)] = idemEntry{status: 201, answer: s.arena.add(answer)}
 		}

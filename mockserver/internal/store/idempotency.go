@@ -66,23 +66,87 @@ func (e *idemEntry) expired(now time.Time) bool {
 // runs anew).
 const DefaultIdempotencyKeys = 100_000
 
-// idemStore is an account's idempotency keys; the caller holds Account.idemMu.
+// DefaultIdempotencyBytes bounds the bytes of stored answers an account keeps (RELIABILITY.md
+// "Bounds"): past it, the oldest completed keys are forgotten before their 24 h, down to nine
+// tenths of it (a retry with one of them runs anew, as after the 24 h).
+const DefaultIdempotencyBytes = 64 << 20
+
+// idemBounds are an account's bounds on idempotency keys (zero fields: the defaults).
+type idemBounds struct{ keys, bytes int }
+
+// idemStore is an account's idempotency keys; the caller holds Account.idemMu. Entries change
+// through put and forget only, which keep live, the bytes of the answers held.
 type idemStore struct {
 	entries map[digest]idemEntry
 	arena   arena
+	live    int // bytes of the entries' answers
 	sweepAt int // sweep expired keys when entries reaches this size
-	limit   int // keys kept at most (0: DefaultIdempotencyKeys)
+	limit   idemBounds
 }
 
-func newIdemStore(limit int) *idemStore {
+func newIdemStore(limit idemBounds) *idemStore {
 	return &idemStore{entries: map[digest]idemEntry{}, limit: limit}
+}
+
+// put sets the entry of k.
+func (s *idemStore) put(k digest, e idemEntry) {
+	s.forget(k)
+	s.entries[k] = e
+	s.live += int(e.answer.n)
+}
+
+// forget drops the entry of k, if any.
+func (s *idemStore) forget(k digest) {
+	if old, ok := s.entries[k]; ok {
+		s.live -= int(old.answer.n)
+		delete(s.entries, k)
+	}
+}
+
+// overBudget forgets the oldest completed entries while the answers held exceed the byte
+// budget, down to nine tenths of it (so the cost is amortized), and returns the keys forgotten.
+func (s *idemStore) overBudget() []digest {
+	budget := cmp.Or(s.limit.bytes, DefaultIdempotencyBytes)
+	if s.live <= budget {
+		return nil
+	}
+	var gone []digest
+	for _, d := range s.oldestCompleted() {
+		if s.live <= budget*9/10 {
+			break
+		}
+		s.forget(d)
+		gone = append(gone, d)
+	}
+	s.compact()
+	return gone
+}
+
+// oldestCompleted returns the completed entries' keys, oldest first.
+func (s *idemStore) oldestCompleted() []digest {
+	type aged struct {
+		k  digest
+		at int64
+	}
+	var done []aged
+	for k, e := range s.entries {
+		if !e.inFlight {
+			done = append(done, aged{k, e.storedAt})
+		}
+	}
+	slices.SortFunc(done, func(a, b aged) int { return cmp.Compare(a.at, b.at) })
+	out := make([]digest, len(done))
+	for i, d := range done {
+		out[i] = d.k
+	}
+	return out
 }
 
 // sweep drops expired entries once the map has doubled since the last sweep (or holds more
 // than its limit): amortized constant time per key (a sweep every 1,024 keys made seeding a
 // million keyed POSTs quadratic), and at most twice the live entries in memory.
 func (s *idemStore) sweep(now time.Time) {
-	limit := cmp.Or(s.limit, DefaultIdempotencyKeys)
+	limit := cmp.Or(s.limit.keys, DefaultIdempotencyKeys)
 	if len(s.entries) < min(max(4096, s.sweepAt), limit) {
 		return
 	}
@@ -96,19 +160,9 @@ func (s *idemStore) sweep(now time.Time) {
 // dropOldest forgets the n oldest completed entries (at the limit: a tenth of it at once, so
 // the cost is amortized).
 func (s *idemStore) dropOldest(n int) {
-	type aged struct {
-		k  digest
-		at int64
-	}
-	var done []aged
-	for k, e := range s.entries {
-		if !e.inFlight {
-			done = append(done, aged{k, e.storedAt})
-		}
-	}
-	slices.SortFunc(done, func(a, b aged) int { return cmp.Compare(a.at, b.at) })
-	for _, d := range done[:min(n, len(done))] {
-		delete(s.entries, d.k)
+	done := s.oldestCompleted()
+	for _, k := range done[:min(n, len(done))] {
+		s.forget(k)
 	}
 	s.compact()
 }
@@ -118,7 +172,7 @@ func (s *idemStore) dropOldest(n int) {
 func (s *idemStore) sweepNow(now time.Time) {
 	for k, e := range s.entries {
 		if e.expired(now) {
-			delete(s.entries, k)
+			s.forget(k)
 		}
 	}
 	s.compact()
@@ -126,11 +180,7 @@ func (s *idemStore) sweepNow(now time.Time) {
 
 // compact copies the live answers to a fresh arena when more than half of the arena is dead.
 func (s *idemStore) compact() {
-	live := 0
-	for _, e := range s.entries {
-		live += int(e.answer.n)
-	}
-	if 2*live < s.arena.size {
+	if 2*s.live < s.arena.size {
 		var fresh arena
 		for k, e := range s.entries {
 			if e.answer.n > 0 {
@@ -181,7 +231,7 @@ func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (Idempotency
 		// is as good as gone: the request runs anew.
 	}
 	s.sweep(now)
-	s.entries[k] = idemEntry{fingerprint: fp, inFlight: true, storedAt: now.UnixNano()}
+	s.put(k, idemEntry{fingerprint: fp, inFlight: true, storedAt: now.UnixNano()})
 	if a.scope != nil {
 		a.scope.claim = hex.EncodeToString(k[:8]) + "." + strconv.FormatUint(a.claims.Add(1), 10)
 	}
@@ -189,7 +239,8 @@ func (a *Account) BeginIdempotent(key string, fp [sha256.Size]byte) (Idempotency
 }
 
 // FinishIdempotent stores the outcome of a claimed key; 5xx outcomes are forgotten so a retry
-// runs anew (the request's writes, if any, stay). Either way the claim is resolved.
+// runs anew (the request's writes, if any, stay). Either way the claim is resolved. Past the
+// account's byte budget, the oldest answers are forgotten, in the same change.
 func (a *Account) FinishIdempotent(key string, status int, header map[string][]string, body []byte, audit ...string) {
 	k := sha256.Sum256([]byte(key))
 	kx := hex.EncodeToString(k[:])
@@ -201,17 +252,18 @@ func (a *Account) FinishIdempotent(key string, status int, header map[string][]s
 	s := a.idem
 	e, ok := s.entries[k]
 	if !ok || status >= 500 {
-		if ok {
-			delete(s.entries, k)
-		}
+		s.forget(k)
 		a.commitLocked(Change{Account: a.ID, Resolved: claim})
 		return
 	}
 	e.inFlight, e.status, e.storedAt = false, int32(status), a.Clock().Now().UnixNano()
 	e.answer = s.arena.add(sealed)
-	s.entries[k] = e
-	a.commitLocked(Change{Account: a.ID, Resolved: claim,
-		Writes: []Write{{Kind: "idempotency", ID: kx, Value: a.idemRecordLocked(k, e)}}})
+	s.put(k, e)
+	writes := []Write{{Kind: "idempotency", ID: kx, Value: a.idemRecordLocked(k, e)}}
+	for _, d := range s.overBudget() {
+		writes = append(writes, Write{Kind: "idempotency", ID: hex.EncodeToString(d[:]), Deleted: true})
+	}
+	a.commitLocked(Change{Account: a.ID, Resolved: claim, Writes: writes})
 }
 
 // AbandonIdempotent forgets a claimed key whose request ended without FinishIdempotent (its
@@ -222,7 +274,7 @@ func (a *Account) AbandonIdempotent(key string) {
 	a.idemMu.Lock()
 	defer a.idemMu.Unlock()
 	if e, ok := a.idem.entries[k]; ok && e.inFlight {
-		delete(a.idem.entries, k)
+		a.idem.forget(k)
 	}
 	if claim := a.takeClaim(); claim != "" {
 		a.commitLocked(Change{Account: a.ID, Resolved: claim})
@@ -321,7 +373,7 @@ func (s *idemStore) add(r IdempotencyRecord) error {
 	if err := errors.Join(err1, err2); err != nil {
 		return fmt.Errorf("idempotency entry: %w", err)
 	}
-	s.entries[key] = idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), answer: s.arena.add(r.Sealed)}
+	s.put(key, idemEntry{fingerprint: fp, storedAt: r.StoredAt.UnixNano(), status: int32(r.Status), answer: s.arena.add(r.Sealed)})
 	return nil
 }
 

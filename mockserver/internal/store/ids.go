@@ -15,7 +15,7 @@ import (
 // IDGen makes ids: prefix + "_" + 32 hex digits of a UUIDv7 (48-bit millisecond time, a 12-bit
 // counter, random bits). Ids are strictly increasing in generation order (RFC 9562 §6.2, method
 // 1), so records created in the same second keep their creation order. A seeded generator is
-// reproducible.
+// reproducible; its secrets (Rand) are not, unless PredictableSecrets.
 type IDGen struct {
 	mu     sync.Mutex
 	rnd    *rand.ChaCha8
@@ -33,12 +33,17 @@ func NewIDGen(seed uint64) *IDGen {
 	} else {
 		binary.LittleEndian.PutUint64(s[:], seed)
 	}
-	g := &IDGen{rnd: rand.NewChaCha8(s)}
-	if seed != 0 {
-		s[31] = 1 // a second stream, so secrets do not shift the ids
-		g.secrets = &lockedReader{r: rand.NewChaCha8(s)}
-	}
-	return g
+	return &IDGen{rnd: rand.NewChaCha8(s)}
+}
+
+// PredictableSecrets draws the generator's secrets (Rand) from a stream derived from seed
+// instead of crypto/rand, so that a seeded server hands out the same secrets run after run:
+// for tests that compare whole answers only (anyone who knows the seed knows every secret).
+func (g *IDGen) PredictableSecrets(seed uint64) {
+	var s [32]byte
+	binary.LittleEndian.PutUint64(s[:], seed)
+	s[31] = 1 // a second stream, so secrets do not shift the ids
+	g.secrets = &lockedReader{r: rand.NewChaCha8(s)}
 }
 
 // lockedReader makes a ChaCha8 stream safe for concurrent use.

@@ -64,7 +64,10 @@ func newChecker() checker { return checker{errs: &FieldErrors{}, extra: &FieldEr
 func (c checker) pointer(name string) string { return c.prefix + "/" + EscapePointer(name) }
 
 // EscapePointer escapes a JSON Pointer reference token (RFC 6901: "~" and "/").
-func EscapePointer(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+func EscapePointer(s string) string { return pointerEscaper.Replace(s) }
+
+// pointerEscaper is built once: building one per name made a body of many unknown keys slow.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // in returns a checker for the object at member name (or item name/i).
 func (c checker) in(pointer string) checker {
@@ -146,10 +149,11 @@ func (c checker) text(name string, f Field[string], required bool, minLen, maxLe
 
 // TextAllowed reports whether s holds only characters a text field of the protocol may hold
 // (docs/protocol.md §2, "text"): no C0 control character (in multi-line text, tab, line feed
-// and carriage return are allowed), no DEL, no C1 control character, no bidirectional
-// embedding, override or isolate (U+202A–U+202E, U+2066–U+2069: they reorder what a reader
-// sees), and none of the invisible characters that hide or spoof text (U+200B zero-width
-// space, U+2060–U+2064, U+206A–U+206F, U+FEFF, U+FFF9–U+FFFB). Joiners (U+200C, U+200D),
+// and carriage return are allowed, and so are the line and paragraph separators U+2028,
+// U+2029), no DEL, no C1 control character, no bidirectional embedding, override or isolate
+// (U+202A–U+202E, U+2066–U+2069: they reorder what a reader sees), and none of the invisible
+// characters that hide or spoof text (U+200B zero-width space, U+2060–U+2064, U+206A–U+206F,
+// U+FEFF, U+FFF9–U+FFFB, and the Hangul fillers U+115F, U+1160, U+3164, U+FFA0). Joiners (U+200C, U+200D),
 // directional marks (U+200E, U+200F, U+061C), the soft hyphen and tag characters stay:
 // scripts and emoji need them.
 func TextAllowed(s string, multiline bool) bool {
@@ -171,8 +175,10 @@ func forbiddenRune(r rune, multiline bool) bool {
 		return true
 	}
 	switch r {
-	case 0x200b, 0xfeff:
+	case 0x200b, 0xfeff, 0x115f, 0x1160, 0x3164, 0xffa0:
 		return true
+	case 0x2028, 0x2029: // line and paragraph separators
+		return !multiline
 	}
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2060 && r <= 0x2064) || (r >= 0x2066 && r <= 0x206f) ||
 		(r >= 0xfff9 && r <= 0xfffb)

@@ -130,6 +130,15 @@ func TestTextAllowed(t *testing.T) {
 		{"replacement character", 0xfffd, true, true},
 		{"tag letter (flag emoji)", 0xe0067, true, true},
 		{"Hebrew letter", 'א', true, true},
+		// Issue 32: line breaks other than the ASCII ones, and invisible fillers.
+		{"line separator", 0x2028, false, true},
+		{"paragraph separator", 0x2029, false, true},
+		{"Hangul filler", 0x3164, false, false},
+		{"Hangul choseong filler", 0x115f, false, false},
+		{"Hangul jungseong filler", 0x1160, false, false},
+		{"halfwidth Hangul filler", 0xffa0, false, false},
+		{"Hangul syllable", '한', true, true},
+		{"ideographic space", 0x3000, true, true},
 	} {
 		s := "a" + string(tc.r) + "b"
 		if got := TextAllowed(s, false); got != tc.oneLine {

@@ -182,7 +182,7 @@ func (a *Account) replayWriteLocked(w LoggedWrite) error {
 			return fmt.Errorf("store: replaying an idempotency entry: %w", err)
 		}
 		if w.Value == nil {
-			delete(a.idem.entries, k)
+			a.idem.forget(k)
 			return nil
 		}
 		var r IdempotencyRecord

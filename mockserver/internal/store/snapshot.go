@@ -108,7 +108,7 @@ func (a *Account) MigrateUnbound(b []byte) ([]byte, error) {
 			return nil, err
 		}
 		e.answer = idem.arena.add(sealed)
-		idem.entries[k] = e
+		idem.put(k, e)
 	}
 	state, err := json.Marshal(accountState{Data: d, Idempotency: idem.records()})
 	if err != nil {
@@ -118,7 +118,7 @@ func (a *Account) MigrateUnbound(b []byte) ([]byte, error) {
 }
 
 // decodeState decodes an exported state.
-func decodeState(b []byte, limit int) (*data, *idemStore, error) {
+func decodeState(b []byte, limit idemBounds) (*data, *idemStore, error) {
 	st := accountState{Data: newData()}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, nil, fmt.Errorf("store: importing account: %w", err)
@@ -152,9 +152,9 @@ func parseDigest(s string) (digest, error) {
 // state so that loading it with another key fails clearly instead of failing on every read.
 func (s *Store) KeyCheck() string { return s.sealer.Index("medspa-mock PHI key check") }
 
-// Rand returns the source for generated secrets (API keys, signing and webhook secrets):
-// crypto/rand, or for a seeded generator a stream derived from the seed, so that seeded
-// servers hand out the same secrets run after run.
+// Rand returns the source for generated secrets (API keys, signing and webhook secrets, OAuth
+// secrets, codes and tokens): crypto/rand, even for a seeded generator, or after
+// PredictableSecrets a stream derived from its seed.
 func (g *IDGen) Rand() io.Reader {
 	if g.secrets == nil {
 		return cryptoReader

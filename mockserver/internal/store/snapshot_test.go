@@ -104,9 +104,17 @@ func TestIDGenStateContinues(t *testing.T) {
 		t.Fatalf("restored generator gave %s, want %s", got, next)
 	}
 	var s1, s2 [8]byte
-	_, _ = NewIDGen(3).Rand().Read(s1[:])
-	_, _ = NewIDGen(3).Rand().Read(s2[:])
+	p1, p2 := NewIDGen(3), NewIDGen(3)
+	_, _ = p1.Rand().Read(s1[:])
+	_, _ = p2.Rand().Read(s2[:])
+	if s1 == s2 {
+		t.Fatal("a seed alone makes secrets predictable (issue 32, item 7)")
+	}
+	p1.PredictableSecrets(3)
+	p2.PredictableSecrets(3)
+	_, _ = p1.Rand().Read(s1[:])
+	_, _ = p2.Rand().Read(s2[:])
 	if s1 != s2 {
-		t.Fatal("seeded secrets differ")
+		t.Fatal("predictable secrets differ")
 	}
 }

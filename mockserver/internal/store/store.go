@@ -24,8 +24,8 @@ type Store struct {
 	ids      *IDGen
 	sealer   *Sealer
 	checkURL URLCheck
-	// idemLimit bounds each account's idempotency keys (0: DefaultIdempotencyKeys).
-	idemLimit int
+	// idemLimit bounds each account's idempotency keys and answers' bytes.
+	idemLimit idemBounds
 
 	mu sync.RWMutex // guards the hooks
 	// accounts maps an account id to its *Account. A sync.Map: every request looks its account up
@@ -54,6 +54,9 @@ type Options struct {
 	WebhookURLs URLCheck
 	// IdempotencyKeys bounds each account's idempotency keys (0: DefaultIdempotencyKeys).
 	IdempotencyKeys int
+	// IdempotencyBytes bounds the bytes of each account's stored answers (0:
+	// DefaultIdempotencyBytes).
+	IdempotencyBytes int
 }
 
 // New returns an empty store.
@@ -67,7 +70,7 @@ func New(o Options) *Store {
 	if o.Sealer == nil {
 		o.Sealer = NewSealer(nil)
 	}
-	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, idemLimit: o.IdempotencyKeys}
+	return &Store{clock: o.Clock, ids: o.IDs, sealer: o.Sealer, checkURL: o.WebhookURLs, idemLimit: idemBounds{o.IdempotencyKeys, o.IdempotencyBytes}}
 }
 
 // Clock returns the server-wide clock.

@@ -201,7 +201,7 @@ func (p *Policy) CheckURL(ctx context.Context, raw string) (code, detail string)
 	const (
 		notHTTPS = "must use https:// (http:// is allowed only to loopback hosts)"
 		internal = "must not point to a private, link-local or reserved address"
-		loopback = "must not point to a loopback address"
+		loopback = "must not point to a loopback address: this server is reachable from the network (-loopback-webhooks allows it)"
 	)
 	if len(raw) > MaxURLLength {
 		return "too_long", "must be at most 2048 characters"
