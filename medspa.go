@@ -73,7 +73,7 @@ func New(opts ...Option) (*Client, error) {
 //
 //	var doc map[string]any // the API's own OpenAPI document, GET /api/v1/openapi.json
 //	resp, err := c.Do(ctx, http.MethodGet, medspa.Path("openapi.json"), nil, &doc)
-func (c *Client) Do(ctx context.Context, method string, path Route, params, out any, opts ...Option) (*Response, error) {
+func (c *Client) Do(ctx context.Context, method string, path Route, params, out any, opts ...RequestOption) (*Response, error) {
 	return c.engine.Do(ctx, method, path, params, out, opts...)
 }
 
@@ -84,14 +84,24 @@ func (c *Client) BaseURL() string { return c.engine.BaseURL() }
 // of webhooks check delivery timestamps against it when built by c.Webhooks.
 func (c *Client) Now() time.Time { return c.engine.Now() }
 
-// Option configures the client (given to New) or a single call (given to a service method); a
-// per-call option overrides the client's setting for that call only. The With* functions of
-// this package make them.
+// Option configures a client: New takes Options. The With* functions of this package make
+// them. Every RequestOption is also an Option (given to New, it sets the default of every
+// call); WithBaseURL, WithHTTPClient, WithTimeouts and WithClock describe the server and the
+// transport, so they are Options only: giving one to a call does not compile.
+//
+//	c, err := medspa.New(medspa.WithAPIKey(key), medspa.WithTimeouts(medspa.Timeouts{Dial: 3 * time.Second}))
 type Option = client.Option
+
+// RequestOption configures one call: every service method and Do take them after their
+// arguments, and they override the client's setting for that call only. A RequestOption is
+// also an Option, so the same With* function serves New and a call:
+//
+//	p, _, err := c.Patients.Get(ctx, id, medspa.WithMaxRetries(0), medspa.WithHeader("X-Trace", t))
+type RequestOption = client.RequestOption
 
 // WithAPIKey authenticates with an API key (Authorization: Bearer <key>). The default is the
 // MEDSPA_API_KEY environment variable.
-func WithAPIKey(key string) Option { return client.WithAPIKey(key) }
+func WithAPIKey(key string) RequestOption { return client.WithAPIKey(key) }
 
 // WithBaseURL sets the API's base address, e.g. "https://api.medspa.dev" or
 // "http://127.0.0.1:8080". The default is MEDSPA_BASE_URL, else DefaultBaseURL. Plain http is
@@ -112,46 +122,46 @@ func WithTimeouts(t Timeouts) Option { return client.WithTimeouts(t) }
 // WithMaxRetries sets how many times a failed call is retried (default DefaultMaxRetries; 0
 // disables retries). Only what is safe to resend is retried: GET, PATCH, DELETE and POSTs,
 // which carry an Idempotency-Key.
-func WithMaxRetries(n int) Option { return client.WithMaxRetries(n) }
+func WithMaxRetries(n int) RequestOption { return client.WithMaxRetries(n) }
 
 // WithRetryWait sets the bounds of the exponential backoff between retries (full jitter;
 // defaults DefaultRetryWaitMin and DefaultRetryWaitMax).
-func WithRetryWait(minWait, maxWait time.Duration) Option {
+func WithRetryWait(minWait, maxWait time.Duration) RequestOption {
 	return client.WithRetryWait(minWait, maxWait)
 }
 
 // WithMaxRetryAfter caps how long a server's Retry-After is honoured (default
 // DefaultRetryAfterMax); a longer Retry-After ends the retries and returns the *Error with
 // RetryAfter set.
-func WithMaxRetryAfter(d time.Duration) Option { return client.WithMaxRetryAfter(d) }
+func WithMaxRetryAfter(d time.Duration) RequestOption { return client.WithMaxRetryAfter(d) }
 
 // WithMaxResponseBytes bounds how much of a response body the client reads into memory
 // (default DefaultMaxResponseBytes); a larger answer fails with ErrResponseTooLarge after at
 // most n+1 bytes were read. A report's CSV stream is not read into memory and not bounded
 // (unless signing is on). n <= 0 keeps the default.
-func WithMaxResponseBytes(n int64) Option { return client.WithMaxResponseBytes(n) }
+func WithMaxResponseBytes(n int64) RequestOption { return client.WithMaxResponseBytes(n) }
 
 // WithMaxPages bounds how many pages one All iteration fetches (default DefaultMaxPages); past
 // it, the iteration ends with ErrPagination. n <= 0 keeps the default.
-func WithMaxPages(n int) Option { return client.WithMaxPages(n) }
+func WithMaxPages(n int) RequestOption { return client.WithMaxPages(n) }
 
 // WithLogger logs the client's work with metadata only — never bodies, query strings, header
 // values or credentials: at Debug one record per attempt (method, path, status, request id,
 // attempt, duration); at Info one record before every wait longer than 1 s ("medspa wait":
 // method, route pattern, wait, reason retry_after, backoff or rate_limit, attempt) and one per
 // OAuth token fetch ("medspa token refresh", see TokenRefresh).
-func WithLogger(l *slog.Logger) Option { return client.WithLogger(l) }
+func WithLogger(l *slog.Logger) RequestOption { return client.WithLogger(l) }
 
 // WithUserAgent appends s to the User-Agent header, e.g. "myapp/1.2".
-func WithUserAgent(s string) Option { return client.WithUserAgent(s) }
+func WithUserAgent(s string) RequestOption { return client.WithUserAgent(s) }
 
 // WithHeader sets an extra request header.
-func WithHeader(key, value string) Option { return client.WithHeader(key, value) }
+func WithHeader(key, value string) RequestOption { return client.WithHeader(key, value) }
 
 // WithIdempotencyKey sets the Idempotency-Key of a POST call instead of a generated one (to
 // resume a call after a crash, say). An empty key sends none; such a POST is then never retried
 // after a possible commit.
-func WithIdempotencyKey(key string) Option { return client.WithIdempotencyKey(key) }
+func WithIdempotencyKey(key string) RequestOption { return client.WithIdempotencyKey(key) }
 
 // WithClock sets the client's clock (default time.Now). Request signatures are created at its
 // time, response signatures must be within 300 s of it, OAuth token lifetimes run on it, and
@@ -167,7 +177,7 @@ func WithClock(now func() time.Time) Option { return client.WithClock(now) }
 // renewed when their lifetime is over (by the client's clock, taken as 30 s to 24 h whatever the
 // server says) or when the server answers 401 token_expired: one request for every concurrent
 // call.
-func WithClientCredentials(clientID, clientSecret string, scopes ...string) Option {
+func WithClientCredentials(clientID, clientSecret string, scopes ...string) RequestOption {
 	return client.WithClientCredentials(clientID, clientSecret, scopes...)
 }
 
@@ -176,35 +186,35 @@ func WithClientCredentials(clientID, clientSecret string, scopes ...string) Opti
 // refresh tokens are kept). When the server answers 401 token_expired the token is refreshed
 // even if it still looks valid locally, once for every concurrent call. Use OAuthEndpoint for
 // cfg.Endpoint.
-func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) Option { return client.WithOAuth2(cfg, tok) }
+func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) RequestOption { return client.WithOAuth2(cfg, tok) }
 
 // WithTokenSource authenticates with OAuth 2.0 access tokens from ts (any golang.org/x/oauth2
 // source), cached and renewed as with WithClientCredentials.
-func WithTokenSource(ts oauth2.TokenSource) Option { return client.WithTokenSource(ts) }
+func WithTokenSource(ts oauth2.TokenSource) RequestOption { return client.WithTokenSource(ts) }
 
 // WithTokenRefreshHook calls hook after every OAuth access-token fetch (the first token, one
 // whose lifetime is over, one the server rejected as expired), successful or not, with metadata
 // only (TokenRefresh). It runs in the goroutine of the call that needed the token; it must be
 // quick and safe for concurrent use. Each fetch is also logged at Info (WithLogger).
-func WithTokenRefreshHook(hook func(TokenRefresh)) Option { return client.WithTokenRefreshHook(hook) }
+func WithTokenRefreshHook(hook func(TokenRefresh)) RequestOption { return client.WithTokenRefreshHook(hook) }
 
 // WithSigning signs every request (RFC 9421 HTTP Message Signatures, hmac-sha256, with a
 // Content-Digest and a fresh nonce per attempt) with the key's id (key_…) and signing secret
 // (mss_…), and verifies the server's signature on every response: a response that fails is
 // ErrResponseSignature and its data is never returned. An invalid secret makes New fail. Use it
 // with WithAPIKey for keys created with signing required.
-func WithSigning(keyID, secret string) Option { return client.WithSigning(keyID, secret) }
+func WithSigning(keyID, secret string) RequestOption { return client.WithSigning(keyID, secret) }
 
 // WithPlan keeps the client within plan's rate limit before requests reach the wire (see
 // WithRateLimit). An unknown plan makes New fail.
-func WithPlan(p Plan) Option { return client.WithPlan(p) }
+func WithPlan(p Plan) RequestOption { return client.WithPlan(p) }
 
 // WithRateLimit keeps the client within perMinute requests a minute with bursts of burst (a
 // token bucket like the server's): calls wait, context-aware, instead of getting 429s. There is
 // one bucket per credential and rate, shared by every call naming them; it also follows the
 // server's rate-limit headers and Retry-After. A wait that would outlast the context's deadline
 // fails at once with an error matching context.DeadlineExceeded.
-func WithRateLimit(perMinute float64, burst int) Option {
+func WithRateLimit(perMinute float64, burst int) RequestOption {
 	return client.WithRateLimit(perMinute, burst)
 }
 

@@ -143,19 +143,19 @@ func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create books an appointment and returns it. An overlap with another active appointment of
 // the provider, room or patient is client.ErrAppointmentConflict (Error.ConflictingID).
-func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Appointment, *client.Response, error) {
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodPost, client.Path("appointments"), params, opts...)
 }
 
 // Get returns the appointment with the given id (client.ErrNotFound if there is none).
-func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Appointment, *client.Response, error) {
+func (s *Service) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodGet, client.Path("appointments", id), nil, opts...)
 }
 
 // Update applies params to the appointment (reschedule, change status, edit) and returns the
 // appointment as it is now. A status the state machine does not allow is
 // client.ErrInvalidStateTransition; moving a visit that is under way, client.ErrAppointmentLocked.
-func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Appointment, *client.Response, error) {
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodPatch, client.Path("appointments", id), params, opts...)
 }
 
@@ -165,7 +165,7 @@ func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, o
 // cancelling an already cancelled appointment with the same reason, changes nothing and returns
 // the same appointment; another reason replaces the stored one. An appointment that is checked
 // in, in progress or done is client.ErrInvalidStateTransition.
-func (s *Service) Cancel(ctx context.Context, id, reason string, opts ...client.Option) (*Appointment, *client.Response, error) {
+func (s *Service) Cancel(ctx context.Context, id, reason string, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	params := &UpdateParams{Status: client.Set(StatusCancelled)}
 	if reason != "" {
 		params.CancellationReason = client.Set(reason)
@@ -174,12 +174,12 @@ func (s *Service) Cancel(ctx context.Context, id, reason string, opts ...client.
 }
 
 // List returns one page of appointments.
-func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Appointment], *client.Response, error) {
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.RequestOption) (*client.Page[Appointment], *client.Response, error) {
 	return client.List[Appointment](ctx, s.e, client.Path("appointments"), params, opts...)
 }
 
 // All iterates over every appointment matching params, fetching pages as needed; an error ends
 // the iteration.
-func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Appointment, error] {
+func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.RequestOption) iter.Seq2[Appointment, error] {
 	return client.All[Appointment](ctx, s.e, client.Path("appointments"), params, opts...)
 }

@@ -259,12 +259,12 @@ func NewInvoicesService(e *client.Engine) *InvoicesService { return &InvoicesSer
 
 // Create creates an invoice and returns it. Product lines sell stock at location "main", all or
 // none: short stock is client.ErrInsufficientStock and nothing changes.
-func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, *client.Response, error) {
+func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.RequestOption) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices"), params, opts...)
 }
 
 // Get returns the invoice with the given id (client.ErrNotFound if there is none).
-func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, *client.Response, error) {
+func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodGet, client.Path("invoices", id), nil, opts...)
 }
 
@@ -274,18 +274,18 @@ func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Opt
 // void invoice takes no payments; its Total and AmountDue stay as they were. Any other invoice
 // is client.ErrInvoiceNotVoidable. params may be nil. Retries are safe: the call's
 // Idempotency-Key returns the stock once.
-func (s *InvoicesService) Void(ctx context.Context, id string, params *InvoiceVoidParams, opts ...client.Option) (*Invoice, *client.Response, error) {
+func (s *InvoicesService) Void(ctx context.Context, id string, params *InvoiceVoidParams, opts ...client.RequestOption) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices", id, "void"), client.OptionalBody(params), opts...)
 }
 
 // List returns one page of invoices.
-func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], *client.Response, error) {
+func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.RequestOption) (*client.Page[Invoice], *client.Response, error) {
 	return client.List[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
 // All iterates over every invoice matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.Option) iter.Seq2[Invoice, error] {
+func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.RequestOption) iter.Seq2[Invoice, error] {
 	return client.All[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
@@ -301,22 +301,22 @@ func NewPaymentsService(e *client.Engine) *PaymentsService { return &PaymentsSer
 // *client.Error matching client.ErrCardDeclined whose PaymentID names the recorded failed
 // payment and whose DeclineCode says why. A paid or void invoice is
 // client.ErrInvoiceNotPayable; an amount above AmountDue is client.ErrAmountExceedsBalance.
-func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, *client.Response, error) {
+func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.RequestOption) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodPost, client.Path("payments"), params, opts...)
 }
 
 // Get returns the payment with the given id (client.ErrNotFound if there is none).
-func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, *client.Response, error) {
+func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodGet, client.Path("payments", id), nil, opts...)
 }
 
 // List returns one page of payments, succeeded and failed.
-func (s *PaymentsService) List(ctx context.Context, params *PaymentListParams, opts ...client.Option) (*client.Page[Payment], *client.Response, error) {
+func (s *PaymentsService) List(ctx context.Context, params *PaymentListParams, opts ...client.RequestOption) (*client.Page[Payment], *client.Response, error) {
 	return client.List[Payment](ctx, s.e, client.Path("payments"), params, opts...)
 }
 
 // All iterates over every payment matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *PaymentsService) All(ctx context.Context, params *PaymentListParams, opts ...client.Option) iter.Seq2[Payment, error] {
+func (s *PaymentsService) All(ctx context.Context, params *PaymentListParams, opts ...client.RequestOption) iter.Seq2[Payment, error] {
 	return client.All[Payment](ctx, s.e, client.Path("payments"), params, opts...)
 }

@@ -89,22 +89,22 @@ func NewRefundsService(e *client.Engine) *RefundsService { return &RefundsServic
 // above what is left to refund is client.ErrAmountExceedsRefundable; an unknown PaymentID is
 // client.ErrValidation (field code not_found). Retries are safe: the call's Idempotency-Key
 // refunds once.
-func (s *RefundsService) Create(ctx context.Context, params *RefundCreateParams, opts ...client.Option) (*Refund, *client.Response, error) {
+func (s *RefundsService) Create(ctx context.Context, params *RefundCreateParams, opts ...client.RequestOption) (*Refund, *client.Response, error) {
 	return client.Call[Refund](ctx, s.e, http.MethodPost, client.Path("refunds"), params, opts...)
 }
 
 // Get returns the refund with the given id (client.ErrNotFound if there is none).
-func (s *RefundsService) Get(ctx context.Context, id string, opts ...client.Option) (*Refund, *client.Response, error) {
+func (s *RefundsService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Refund, *client.Response, error) {
 	return client.Call[Refund](ctx, s.e, http.MethodGet, client.Path("refunds", id), nil, opts...)
 }
 
 // List returns one page of refunds.
-func (s *RefundsService) List(ctx context.Context, params *RefundListParams, opts ...client.Option) (*client.Page[Refund], *client.Response, error) {
+func (s *RefundsService) List(ctx context.Context, params *RefundListParams, opts ...client.RequestOption) (*client.Page[Refund], *client.Response, error) {
 	return client.List[Refund](ctx, s.e, client.Path("refunds"), params, opts...)
 }
 
 // All iterates over every refund matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *RefundsService) All(ctx context.Context, params *RefundListParams, opts ...client.Option) iter.Seq2[Refund, error] {
+func (s *RefundsService) All(ctx context.Context, params *RefundListParams, opts ...client.RequestOption) iter.Seq2[Refund, error] {
 	return client.All[Refund](ctx, s.e, client.Path("refunds"), params, opts...)
 }

@@ -220,28 +220,28 @@ func NewProductsService(e *client.Engine) *ProductsService { return &ProductsSer
 
 // Create creates a product (and its empty stock record at "main") and returns it. A SKU in use
 // (case-insensitively) is client.ErrDuplicateSKU.
-func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.Option) (*Product, *client.Response, error) {
+func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.RequestOption) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodPost, client.Path("products"), params, opts...)
 }
 
 // Get returns the product with the given id (client.ErrNotFound if there is none).
-func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.Option) (*Product, *client.Response, error) {
+func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodGet, client.Path("products", id), nil, opts...)
 }
 
 // Update applies params (a merge patch) to the product and returns the product as it is now.
-func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.Option) (*Product, *client.Response, error) {
+func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.RequestOption) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodPatch, client.Path("products", id), params, opts...)
 }
 
 // List returns one page of products.
-func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.Option) (*client.Page[Product], *client.Response, error) {
+func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.RequestOption) (*client.Page[Product], *client.Response, error) {
 	return client.List[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
 // All iterates over every product matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *ProductsService) All(ctx context.Context, params *ProductListParams, opts ...client.Option) iter.Seq2[Product, error] {
+func (s *ProductsService) All(ctx context.Context, params *ProductListParams, opts ...client.RequestOption) iter.Seq2[Product, error] {
 	return client.All[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
@@ -254,18 +254,18 @@ type StockService struct{ e *client.Engine }
 func NewStockService(e *client.Engine) *StockService { return &StockService{e: e} }
 
 // List returns one page of stock records.
-func (s *StockService) List(ctx context.Context, params *StockListParams, opts ...client.Option) (*client.Page[StockRecord], *client.Response, error) {
+func (s *StockService) List(ctx context.Context, params *StockListParams, opts ...client.RequestOption) (*client.Page[StockRecord], *client.Response, error) {
 	return client.List[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
 // All iterates over every stock record matching params, fetching pages as needed; an error
 // ends the iteration.
-func (s *StockService) All(ctx context.Context, params *StockListParams, opts ...client.Option) iter.Seq2[StockRecord, error] {
+func (s *StockService) All(ctx context.Context, params *StockListParams, opts ...client.RequestOption) iter.Seq2[StockRecord, error] {
 	return client.All[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
 // Adjust moves stock and returns the adjustment with the updated record. Taking more than is on
 // hand (or in the lot) is client.ErrInsufficientStock, with Available set.
-func (s *StockService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.Option) (*Adjustment, *client.Response, error) {
+func (s *StockService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.RequestOption) (*Adjustment, *client.Response, error) {
 	return client.Call[Adjustment](ctx, s.e, http.MethodPost, client.Path("inventory", "adjust"), params, opts...)
 }

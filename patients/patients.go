@@ -132,27 +132,27 @@ func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create creates a patient and returns it. Invalid fields are client.ErrValidation, every one
 // listed in Error.Fields.
-func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Patient, *client.Response, error) {
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.RequestOption) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodPost, client.Path("patients"), params, opts...)
 }
 
 // Get returns the patient with the given id (client.ErrNotFound if there is none).
-func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Patient, *client.Response, error) {
+func (s *Service) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodGet, client.Path("patients", id), nil, opts...)
 }
 
 // Update applies params (a merge patch) to the patient and returns the patient as it is now.
-func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Patient, *client.Response, error) {
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.RequestOption) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodPatch, client.Path("patients", id), params, opts...)
 }
 
 // List returns one page of patients.
-func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Patient], *client.Response, error) {
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.RequestOption) (*client.Page[Patient], *client.Response, error) {
 	return client.List[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }
 
 // All iterates over every patient matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Patient, error] {
+func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.RequestOption) iter.Seq2[Patient, error] {
 	return client.All[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }

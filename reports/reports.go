@@ -228,22 +228,22 @@ type Service struct{ e *client.Engine }
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Revenue runs the revenue report.
-func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.Option) (*RevenueReport, *client.Response, error) {
+func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.RequestOption) (*RevenueReport, *client.Response, error) {
 	return client.Call[RevenueReport](ctx, s.e, http.MethodGet, path(NameRevenue), params, opts...)
 }
 
 // Appointments runs the appointments report.
-func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.Option) (*AppointmentsReport, *client.Response, error) {
+func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.RequestOption) (*AppointmentsReport, *client.Response, error) {
 	return client.Call[AppointmentsReport](ctx, s.e, http.MethodGet, path(NameAppointments), params, opts...)
 }
 
 // Patients runs the patients report.
-func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.Option) (*PatientsReport, *client.Response, error) {
+func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.RequestOption) (*PatientsReport, *client.Response, error) {
 	return client.Call[PatientsReport](ctx, s.e, http.MethodGet, path(NamePatients), params, opts...)
 }
 
 // Custom runs a custom report.
-func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.Option) (*CustomReport, *client.Response, error) {
+func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.RequestOption) (*CustomReport, *client.Response, error) {
 	return client.Call[CustomReport](ctx, s.e, http.MethodGet, path(NameCustom), params, opts...)
 }
 
@@ -251,7 +251,7 @@ func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...clie
 // with params: a *CustomParams for NameCustom, a *Params (or nil) for the others. The caller
 // reads and closes the body. An unknown name, or params of the other kind, is
 // client.ErrInvalidArgument before anything is sent.
-func (s *Service) CSV(ctx context.Context, name Name, params any, opts ...client.Option) (io.ReadCloser, *client.Response, error) {
+func (s *Service) CSV(ctx context.Context, name Name, params any, opts ...client.RequestOption) (io.ReadCloser, *client.Response, error) {
 	if err := name.Validate(); err != nil {
 		return nil, nil, err
 	}
