@@ -186,7 +186,9 @@ func WithClientCredentials(clientID, clientSecret string, scopes ...string) Requ
 // refresh tokens are kept). When the server answers 401 token_expired the token is refreshed
 // even if it still looks valid locally, once for every concurrent call. Use OAuthEndpoint for
 // cfg.Endpoint.
-func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) RequestOption { return client.WithOAuth2(cfg, tok) }
+func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) RequestOption {
+	return client.WithOAuth2(cfg, tok)
+}
 
 // WithTokenSource authenticates with OAuth 2.0 access tokens from ts (any golang.org/x/oauth2
 // source), cached and renewed as with WithClientCredentials.
@@ -196,7 +198,9 @@ func WithTokenSource(ts oauth2.TokenSource) RequestOption { return client.WithTo
 // whose lifetime is over, one the server rejected as expired), successful or not, with metadata
 // only (TokenRefresh). It runs in the goroutine of the call that needed the token; it must be
 // quick and safe for concurrent use. Each fetch is also logged at Info (WithLogger).
-func WithTokenRefreshHook(hook func(TokenRefresh)) RequestOption { return client.WithTokenRefreshHook(hook) }
+func WithTokenRefreshHook(hook func(TokenRefresh)) RequestOption {
+	return client.WithTokenRefreshHook(hook)
+}
 
 // WithSigning signs every request (RFC 9421 HTTP Message Signatures, hmac-sha256, with a
 // Content-Digest and a fresh nonce per attempt) with the key's id (key_…) and signing secret
