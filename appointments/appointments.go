@@ -2,9 +2,9 @@
 // move through the visit's states, cancel and list appointments.
 //
 // The server refuses overlapping active appointments for the same provider, room or patient
-// (client.ErrAppointmentConflict, with the other appointment's id in Error.ConflictingID), and
-// moves Status only along the protocol's state machine (client.ErrInvalidStateTransition, with
-// Error.From and Error.To). Notes are protected health information; the SDK never logs them.
+// (medspa.ErrAppointmentConflict, with the other appointment's id in medspa.Error.ConflictingID), and
+// moves Status only along the protocol's state machine (medspa.ErrInvalidStateTransition, with
+// medspa.Error.From and medspa.Error.To). Notes are protected health information; the SDK never logs them.
 package appointments
 
 import (
@@ -40,7 +40,7 @@ const (
 	StatusNoShow     Status = "no_show"
 )
 
-// Validate refuses a Status other than the seven above (client.ErrInvalidArgument): the call
+// Validate refuses a Status other than the seven above (medspa.ErrInvalidArgument): the call
 // path runs it before anything is sent.
 func (s Status) Validate() error {
 	return client.CheckEnum(s, StatusScheduled, StatusConfirmed, StatusCheckedIn, StatusInProgress,
@@ -102,10 +102,10 @@ func (p CreateParams) MarshalJSON() ([]byte, error) {
 	}{plain(p), wire.FormatTime(p.StartAt), wire.FormatTime(p.EndAt)})
 }
 
-// UpdateParams is a merge patch: fields left zero are unchanged, client.Set sets one,
-// client.Null clears an optional one (RoomID, Notes, CancellationReason). PatientID,
+// UpdateParams is a merge patch: fields left zero are unchanged, medspa.Set sets one,
+// medspa.Null clears an optional one (RoomID, Notes, CancellationReason). PatientID,
 // StartAt, EndAt, ProviderID and RoomID change only while the appointment is scheduled or
-// confirmed (client.ErrAppointmentLocked otherwise). Status moves along the state machine;
+// confirmed (medspa.ErrAppointmentLocked otherwise). Status moves along the state machine;
 // setting StatusCancelled records CancellationReason if given.
 type UpdateParams struct {
 	PatientID          client.Optional[string]    `json:"patientId,omitzero"`
@@ -134,7 +134,7 @@ type ListParams struct {
 
 // Service calls the appointments endpoints. Get one from medspa.New (the client's Appointments
 // field). Every method but All also returns the metadata of the server's answer
-// (*client.Response: status, request id, rate limit, attempts), with the result or the error;
+// (*medspa.Response: status, request id, rate limit, attempts), with the result or the error;
 // it is nil when no answer arrived.
 type Service struct{ e *client.Engine }
 
@@ -142,19 +142,19 @@ type Service struct{ e *client.Engine }
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create books an appointment and returns it. An overlap with another active appointment of
-// the provider, room or patient is client.ErrAppointmentConflict (Error.ConflictingID).
+// the provider, room or patient is medspa.ErrAppointmentConflict (medspa.Error.ConflictingID).
 func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodPost, client.Path("appointments"), params, opts...)
 }
 
-// Get returns the appointment with the given id (client.ErrNotFound if there is none).
+// Get returns the appointment with the given id (medspa.ErrNotFound if there is none).
 func (s *Service) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodGet, client.Path("appointments", id), nil, opts...)
 }
 
 // Update applies params to the appointment (reschedule, change status, edit) and returns the
 // appointment as it is now. A status the state machine does not allow is
-// client.ErrInvalidStateTransition; moving a visit that is under way, client.ErrAppointmentLocked.
+// medspa.ErrInvalidStateTransition; moving a visit that is under way, medspa.ErrAppointmentLocked.
 func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	return client.Call[Appointment](ctx, s.e, http.MethodPatch, client.Path("appointments", id), params, opts...)
 }
@@ -164,7 +164,7 @@ func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, o
 // is kept. It is one PATCH of status and reason (docs/protocol.md §9), so a retry, or
 // cancelling an already cancelled appointment with the same reason, changes nothing and returns
 // the same appointment; another reason replaces the stored one. An appointment that is checked
-// in, in progress or done is client.ErrInvalidStateTransition.
+// in, in progress or done is medspa.ErrInvalidStateTransition.
 func (s *Service) Cancel(ctx context.Context, id, reason string, opts ...client.RequestOption) (*Appointment, *client.Response, error) {
 	params := &UpdateParams{Status: client.Set(StatusCancelled)}
 	if reason != "" {

@@ -103,7 +103,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is the sentinel of e's code, so errors.Is(err, client.ErrNotFound) works.
+// Is reports whether target is the sentinel of e's code, so errors.Is(err, medspa.ErrNotFound) works.
 func (e *Error) Is(target error) bool {
 	s, ok := target.(sentinel)
 	if !ok {

@@ -30,7 +30,7 @@ const (
 	NameCustom       Name = "custom"
 )
 
-// Validate refuses a Name other than the four above (client.ErrInvalidArgument), so that a
+// Validate refuses a Name other than the four above (medspa.ErrInvalidArgument), so that a
 // misspelt report name fails before anything is sent.
 func (n Name) Validate() error {
 	if n == "" {
@@ -52,7 +52,7 @@ const (
 	GroupByStatus   GroupBy = "status"
 )
 
-// Validate refuses a GroupBy other than the six above (client.ErrInvalidArgument): the call
+// Validate refuses a GroupBy other than the six above (medspa.ErrInvalidArgument): the call
 // path runs it before anything is sent.
 func (g GroupBy) Validate() error {
 	return client.CheckEnum(g, GroupByDay, GroupByWeek, GroupByMonth, GroupByProvider, GroupByService, GroupByStatus)
@@ -220,7 +220,7 @@ type PatientsReport struct {
 }
 
 // Service runs reports. Get one from medspa.New (the client's Reports field). Every method also
-// returns the metadata of the server's answer (*client.Response: status, request id, rate
+// returns the metadata of the server's answer (*medspa.Response: status, request id, rate
 // limit, attempts), with the result or the error; it is nil when no answer arrived.
 type Service struct{ e *client.Engine }
 
@@ -250,7 +250,7 @@ func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...clie
 // CSV downloads report name (NameRevenue, NameAppointments, NamePatients or NameCustom) as CSV
 // with params: a *CustomParams for NameCustom, a *Params (or nil) for the others. The caller
 // reads and closes the body. An unknown name, or params of the other kind, is
-// client.ErrInvalidArgument before anything is sent.
+// medspa.ErrInvalidArgument before anything is sent.
 func (s *Service) CSV(ctx context.Context, name Name, params any, opts ...client.RequestOption) (io.ReadCloser, *client.Response, error) {
 	if err := name.Validate(); err != nil {
 		return nil, nil, err

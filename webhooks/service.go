@@ -37,17 +37,17 @@ type CreateParams struct {
 
 // UpdateParams are a merge patch of an endpoint: fields left zero are unchanged. URL and Events
 // are required fields of an endpoint, so they can be replaced but not cleared; Description can
-// be cleared (client.Null) and Enabled reset to its default, true (client.Null). The values are
-// checked as by Create: a URL the server refuses is client.ErrValidation.
+// be cleared (medspa.Null) and Enabled reset to its default, true (medspa.Null). The values are
+// checked as by Create: a URL the server refuses is medspa.ErrValidation.
 type UpdateParams struct {
 	// URL replaces the endpoint's URL: absolute https:// (http:// only to loopback hosts).
 	URL string `json:"url,omitzero"`
 	// Events replaces the subscribed types: without duplicates, or []EventType{EventAll}. A
 	// non-nil empty list is sent, and refused by the server.
 	Events []EventType `json:"events,omitzero"`
-	// Description is free text, at most 500 characters; client.Null clears it.
+	// Description is free text, at most 500 characters; medspa.Null clears it.
 	Description client.Optional[string] `json:"description,omitzero"`
-	// Enabled turns deliveries off or on; client.Null resets it to true. Re-enabling an endpoint
+	// Enabled turns deliveries off or on; medspa.Null resets it to true. Re-enabling an endpoint
 	// does not replay the events it missed.
 	Enabled client.Optional[bool] `json:"enabled,omitzero"`
 }
@@ -61,7 +61,7 @@ type RotateSecretParams struct {
 }
 
 // Validate refuses a PreviousSecretExpiresIn that is not a whole number of seconds
-// (client.ErrInvalidArgument): the wire carries seconds, and rounding would move the moment the
+// (medspa.ErrInvalidArgument): the wire carries seconds, and rounding would move the moment the
 // previous secret stops signing. Out-of-range values go to the server, which names the field.
 func (p RotateSecretParams) Validate() error {
 	if p.PreviousSecretExpiresIn != nil && *p.PreviousSecretExpiresIn%time.Second != 0 {
@@ -106,7 +106,7 @@ type TestResult struct {
 
 // Service calls the webhooks endpoints, and builds receivers that judge delivery timestamps by
 // the client's clock. Get one from medspa.New (the client's Webhooks field). Every method that
-// calls the API, but All, also returns the metadata of the server's answer (*client.Response:
+// calls the API, but All, also returns the metadata of the server's answer (*medspa.Response:
 // status, request id, rate limit, attempts), with the result or the error; it is nil when no
 // answer arrived.
 type Service struct{ e *client.Engine }
@@ -115,12 +115,12 @@ type Service struct{ e *client.Engine }
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create registers an endpoint; the result carries its Secret, shown only this once. A URL the
-// server refuses (not https, or a private address) is client.ErrValidation.
+// server refuses (not https, or a private address) is medspa.ErrValidation.
 func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.RequestOption) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodPost, client.Path("webhooks"), params, opts...)
 }
 
-// Get returns the endpoint with the given id (without its secret; client.ErrNotFound if there
+// Get returns the endpoint with the given id (without its secret; medspa.ErrNotFound if there
 // is none).
 func (s *Service) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodGet, client.Path("webhooks", id), nil, opts...)
@@ -138,7 +138,7 @@ func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Re
 
 // Update changes an endpoint (a merge patch: see UpdateParams) and returns it, without its
 // secret, which neither changes nor shows (see RotateSecret). A URL the server refuses is
-// client.ErrValidation, an unknown id client.ErrNotFound; a refused update changes nothing.
+// medspa.ErrValidation, an unknown id medspa.ErrNotFound; a refused update changes nothing.
 func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.RequestOption) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodPatch, client.Path("webhooks", id), params, opts...)
 }
