@@ -80,13 +80,24 @@ type Appointment struct {
 // CreateParams are the fields of a new appointment. PatientID, ProviderID, Service, StartAt
 // and EndAt are required; EndAt must be 5 to 720 minutes after StartAt.
 type CreateParams struct {
-	PatientID  string    `json:"patientId"`
-	ProviderID string    `json:"providerId"`
-	Service    string    `json:"service"`
-	StartAt    time.Time `json:"startAt"`
-	EndAt      time.Time `json:"endAt"`
-	RoomID     string    `json:"roomId,omitempty"`
-	Notes      string    `json:"notes,omitempty"`
+	// PatientID is the patient's id (pat_…); an unknown one is medspa.ErrValidation with field
+	// code not_found.
+	PatientID string `json:"patientId"`
+	// ProviderID is an opaque string of your choosing (1 to 64 characters, e.g. "prv_9") that
+	// names who sees the patient: the API has no provider resource behind it and checks only its
+	// length. It keys the conflict check (one active appointment per provider at a
+	// time) and the provider buckets of the revenue and appointments reports.
+	ProviderID string `json:"providerId"`
+	// Service is free text, at most 200 characters, naming the treatment ("Botox consult"):
+	// no catalogue is behind it. Reports group by its exact value.
+	Service string    `json:"service"`
+	StartAt time.Time `json:"startAt"`
+	EndAt   time.Time `json:"endAt"`
+	// RoomID is opaque too, at most 64 characters, with no resource behind it; when set it also
+	// keys the conflict check.
+	RoomID string `json:"roomId,omitempty"`
+	// Notes are clinical notes (PHI), at most 10,000 characters.
+	Notes string `json:"notes,omitempty"`
 	// Status is StatusScheduled (the default) or StatusConfirmed.
 	Status Status `json:"status,omitempty"`
 }
