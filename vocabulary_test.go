@@ -25,18 +25,19 @@ var clientName = regexp.MustCompile(`\bclient\.[A-Za-z*]`)
 func TestDocsNameTheFacade(t *testing.T) {
 	t.Parallel()
 	for _, dir := range append([]string{"."}, areaPackages...) {
-		for _, f := range parseDir(t, dir) {
+		fset, files := parseDir(t, dir)
+		for _, f := range files {
 			check := func(cg *ast.CommentGroup) {
 				if cg == nil {
 					return
 				}
 				if m := clientName.FindString(cg.Text()); m != "" {
 					t.Errorf("%s: a doc comment names %s…; name the facade's identifier (medspa.…): %q",
-						f.fset.Position(cg.Pos()), m, firstLine(cg.Text(), m))
+						fset.Position(cg.Pos()), m, firstLine(cg.Text(), m))
 				}
 			}
-			check(f.file.Doc)
-			ast.Inspect(f.file, func(n ast.Node) bool {
+			check(f.Doc)
+			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.BlockStmt:
 					return false // inside a function: not documentation
@@ -66,8 +67,9 @@ func TestDocsNameTheFacade(t *testing.T) {
 func TestFacadeAliasesDocumentTheirFields(t *testing.T) {
 	t.Parallel()
 	fields := map[string][]string{} // client struct → its exported fields
-	for _, f := range parseDir(t, "client") {
-		ast.Inspect(f.file, func(n ast.Node) bool {
+	_, clientFiles := parseDir(t, "client")
+	for _, f := range clientFiles {
+		ast.Inspect(f, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)
 			if !ok {
 				return true
@@ -87,8 +89,9 @@ func TestFacadeAliasesDocumentTheirFields(t *testing.T) {
 		})
 	}
 	aliases := 0
-	for _, f := range parseDir(t, ".") {
-		for _, d := range f.file.Decls {
+	_, facadeFiles := parseDir(t, ".")
+	for _, f := range facadeFiles {
+		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
 				continue
@@ -192,21 +195,15 @@ func f(ctx context.Context, c *medspa.Client) { ` + stmt + ` }
 	}
 }
 
-// parsedFile is one non-test Go file of a package directory.
-type parsedFile struct {
-	fset *token.FileSet
-	file *ast.File
-}
-
 // parseDir parses the non-test Go files of dir, with comments.
-func parseDir(t *testing.T, dir string) []parsedFile {
+func parseDir(t *testing.T, dir string) (*token.FileSet, []*ast.File) {
 	t.Helper()
 	matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	var out []parsedFile
+	var files []*ast.File
 	for _, name := range matches {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -215,12 +212,12 @@ func parseDir(t *testing.T, dir string) []parsedFile {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, parsedFile{fset, f})
+		files = append(files, f)
 	}
-	if len(out) == 0 {
+	if len(files) == 0 {
 		t.Fatalf("no Go files in %s", dir)
 	}
-	return out
+	return fset, files
 }
 
 // firstLine returns the line of text holding m.
