@@ -2,9 +2,10 @@
 // move through the visit's states, cancel and list appointments.
 //
 // The server refuses overlapping active appointments for the same provider, room or patient
-// (medspa.ErrAppointmentConflict, with the other appointment's id in medspa.Error.ConflictingID), and
-// moves Status only along the protocol's state machine (medspa.ErrInvalidStateTransition, with
-// medspa.Error.From and medspa.Error.To). Notes are protected health information; the SDK never logs them.
+// (medspa.ErrAppointmentConflict, with the other appointment's id in
+// medspa.Error.ConflictingID), and moves Status only along the protocol's state machine
+// (medspa.ErrInvalidStateTransition, with medspa.Error.From and medspa.Error.To). Notes are
+// protected health information; the SDK never logs them.
 package appointments
 
 import (
@@ -147,6 +148,9 @@ type ListParams struct {
 // field). Every method but All also returns the metadata of the server's answer
 // (*medspa.Response: status, request id, rate limit, attempts), with the result or the error;
 // it is nil when no answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type Service struct{ e *client.Engine }
 
 // NewService returns a Service sending through e (medspa.New does this for you).

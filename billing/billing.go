@@ -246,6 +246,9 @@ type PaymentCreateParams struct {
 // field). Every method but All also returns the metadata of the server's answer
 // (*medspa.Response: status, request id, rate limit, attempts), with the result or the error;
 // it is nil when no answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type InvoicesService struct{ e *client.Engine }
 
 // NewInvoicesService returns an InvoicesService sending through e (medspa.New does this for you).
@@ -286,6 +289,9 @@ func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, op
 // PaymentsService calls the payment endpoints. Get one from medspa.New (the client's Payments
 // field). Every method but All also returns the metadata of the server's answer
 // (*medspa.Response), as InvoicesService's do.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type PaymentsService struct{ e *client.Engine }
 
 // NewPaymentsService returns a PaymentsService sending through e (medspa.New does this for you).

@@ -78,6 +78,9 @@ type RefundListParams struct {
 // RefundsService calls the refund endpoints. Get one from medspa.New (the client's Refunds
 // field). Every method but All also returns the metadata of the server's answer
 // (*medspa.Response), as InvoicesService's do.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type RefundsService struct{ e *client.Engine }
 
 // NewRefundsService returns a RefundsService sending through e (medspa.New does this for you).

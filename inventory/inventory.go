@@ -207,6 +207,9 @@ type Adjustment struct {
 // field). Every method but All also returns the metadata of the server's answer
 // (*medspa.Response: status, request id, rate limit, attempts), with the result or the error;
 // it is nil when no answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type ProductsService struct{ e *client.Engine }
 
 // NewProductsService returns a ProductsService sending through e (medspa.New does this for you).
@@ -242,6 +245,9 @@ func (s *ProductsService) All(ctx context.Context, params *ProductListParams, op
 // InventoryService calls the inventory endpoints: stock records and adjustments. Get one from
 // medspa.New (the client's Inventory field). Every method but All also returns the metadata of
 // the server's answer (*medspa.Response), as ProductsService's do.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type InventoryService struct{ e *client.Engine }
 
 // NewInventoryService returns an InventoryService sending through e (medspa.New does this for you).

@@ -222,6 +222,9 @@ type PatientsReport struct {
 // Service runs reports. Get one from medspa.New (the client's Reports field). Every method also
 // returns the metadata of the server's answer (*medspa.Response: status, request id, rate
 // limit, attempts), with the result or the error; it is nil when no answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type Service struct{ e *client.Engine }
 
 // NewService returns the reports service over e (medspa.New does this for you).

@@ -109,6 +109,9 @@ type TestResult struct {
 // calls the API, but All, also returns the metadata of the server's answer (*medspa.Response:
 // status, request id, rate limit, attempts), with the result or the error; it is nil when no
 // answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type Service struct{ e *client.Engine }
 
 // NewService returns a Service sending through e (medspa.New does this for you).
