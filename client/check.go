@@ -48,6 +48,6 @@ func checkBasePath(raw string) error {
 		return nil
 	}
 	host := u.Scheme + "://" + u.Host + p[:i]
-	return fmt.Errorf("medspa: base URL %s includes the API path /api/v1: give the host only, %s (the SDK adds /api/v1 to every call)",
+	return fmt.Errorf("medspa: base URL %s (WithBaseURL or MEDSPA_BASE_URL) includes the API path /api/v1: give the host only, %s (the SDK adds /api/v1 to every call)",
 		safetext.Line(host+p[i:]), safetext.Line(host))
 }

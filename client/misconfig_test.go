@@ -68,6 +68,12 @@ func TestBaseURLWithAPIPath(t *testing.T) {
 			t.Errorf("base %s: %v, want the host %s named", suffix, err, host)
 		}
 	}
+	_, err := medspa.New(medspa.WithAPIKey("msk_test_x"), medspa.WithBaseURL(srv.URL+"/api/v1/"))
+	want := "medspa: base URL " + srv.URL + "/api/v1 (WithBaseURL or MEDSPA_BASE_URL) includes the API path /api/v1: " +
+		"give the host only, " + srv.URL + " (the SDK adds /api/v1 to every call)"
+	if err == nil || err.Error() != want {
+		t.Errorf("message\n %v\nwant\n %s", err, want)
+	}
 	for _, prefix := range []string{"", "/v1", "/medspa"} {
 		c, err := medspa.New(medspa.WithAPIKey("msk_test_x"), medspa.WithBaseURL(srv.URL+prefix+"/"))
 		if err != nil {
@@ -184,5 +190,15 @@ func TestNetworkErrorsSayAttemptsAndTime(t *testing.T) {
 	_, _, err = c.Patients.Get(context.Background(), "pat_1", medspa.WithMaxRetries(0))
 	if err == nil || !strings.Contains(err.Error(), " (1 attempt in ") {
 		t.Errorf("no retries: %v", err)
+	}
+}
+
+// TestIdempotencyKeyIsNotAClientOption: WithIdempotencyKey names one call's key; given to New,
+// where every POST would share it, it fails there, naming the fix.
+func TestIdempotencyKeyIsNotAClientOption(t *testing.T) {
+	t.Parallel()
+	_, err := medspa.New(medspa.WithAPIKey("msk_test_x"), medspa.WithIdempotencyKey("k1"))
+	if err == nil || !strings.Contains(err.Error(), "WithIdempotencyKey") || !strings.Contains(err.Error(), "give it to that call") {
+		t.Errorf("New with WithIdempotencyKey: %v", err)
 	}
 }
