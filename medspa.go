@@ -139,7 +139,7 @@ func WithRetryWait(minWait, maxWait time.Duration) RequestOption {
 
 // WithMaxRetryAfter caps how long a server's Retry-After is honoured (default
 // DefaultRetryAfterMax); a longer Retry-After ends the retries and returns the *Error with
-// RetryAfter set.
+// RetryAfter set, its message giving the wait and the cap.
 func WithMaxRetryAfter(d time.Duration) RequestOption { return client.WithMaxRetryAfter(d) }
 
 // WithMaxResponseBytes bounds how much of a response body the client reads into memory

@@ -139,7 +139,8 @@ func WithRetryWait(minWait, maxWait time.Duration) RequestOption {
 }
 
 // WithMaxRetryAfter caps how long a server's Retry-After is honoured; a longer Retry-After
-// ends the retries and returns the *Error with RetryAfter set.
+// ends the retries and returns the *Error with RetryAfter set, its message giving the wait and
+// the cap.
 func WithMaxRetryAfter(d time.Duration) RequestOption {
 	return func(c *config) { c.retryAfterMax = d }
 }
