@@ -167,7 +167,7 @@ func WithHeader(key, value string) RequestOption { return client.WithHeader(key,
 
 // WithIdempotencyKey sets the Idempotency-Key of a POST call instead of a generated one (to
 // resume a call after a crash, say). An empty key sends none; such a POST is then never retried
-// after a possible commit.
+// after a possible commit. It names one call's key: given to New, it makes New fail.
 func WithIdempotencyKey(key string) RequestOption { return client.WithIdempotencyKey(key) }
 
 // WithClock sets the client's clock (default time.Now). Request signatures are created at its

@@ -198,7 +198,8 @@ func WithHeader(key, value string) RequestOption {
 }
 
 // WithIdempotencyKey sets the Idempotency-Key of a POST call instead of a generated one.
-// An empty key sends none; such a POST is then never retried after a possible commit.
+// An empty key sends none; such a POST is then never retried after a possible commit. It names
+// one call's key: given to New, it makes New fail.
 func WithIdempotencyKey(key string) RequestOption {
 	return func(c *config) { c.idempotencyKey = &key }
 }
