@@ -8,7 +8,9 @@
 //	p, resp, err := c.Patients.Create(ctx, &patients.CreateParams{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"})
 //	for p, err := range c.Patients.All(ctx, &patients.ListParams{Q: "love"}) { … }
 //
-// Without options, New reads MEDSPA_API_KEY and MEDSPA_BASE_URL. This package and the area
+// Without options, New reads MEDSPA_API_KEY and MEDSPA_BASE_URL (the host only: the SDK adds
+// /api/v1). New fails, in one line naming the fix, without a credential or with a base URL
+// holding /api/v1. This package and the area
 // packages a program calls are the whole SDK: every option, type and sentinel a caller needs is
 // here (package client, underneath, is the call path they share).
 //
@@ -25,8 +27,11 @@
 //   - Webhooks (package webhooks): register endpoints; the package also verifies deliveries
 //     (webhooks.NewHandler, webhooks.Verify; c.Webhooks.NewHandler on the client's clock).
 //
-// Every method takes a context and per-call options, which override the client's for that call
-// only: c.Patients.Get(ctx, id, medspa.WithMaxRetries(0)). Every method returns its result, the
+// Every method takes a context and per-call options (RequestOption), which override the
+// client's for that call only: c.Patients.Get(ctx, id, medspa.WithMaxRetries(0)). A
+// RequestOption is also an Option, so the same With* sets the client's default when given to
+// New; WithBaseURL, WithHTTPClient, WithTimeouts and WithClock are Options only, and a call
+// given one does not compile. Every method returns its result, the
 // *Response of the server's answer (status, request id, RateLimit, attempts, idempotent replay;
 // also with an error, nil when no answer came) and the error. Lists have List (one page with
 // Meta) and All (an iter.Seq2 over every record, fetched page by page). Update params are merge

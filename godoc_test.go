@@ -3,9 +3,6 @@ package medspa_test
 import (
 	"go/ast"
 	"go/doc"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,22 +15,7 @@ import (
 func TestGoDocIsACompleteReference(t *testing.T) {
 	t.Parallel()
 	for _, dir := range append([]string{".", "client"}, areaPackages...) {
-		fset := token.NewFileSet()
-		matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var files []*ast.File
-		for _, name := range matches {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, f)
-		}
+		fset, files := parseDir(t, dir)
 		pkg, err := doc.NewFromFiles(fset, files, "github.com/medspa/medspa-go/"+dir)
 		if err != nil {
 			t.Fatal(err)

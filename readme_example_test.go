@@ -57,7 +57,7 @@ func tour(t *testing.T, c *medspa.Client) {
 		t.Fatalf("address %+v", p.Address)
 	}
 	page, _, err := c.Patients.List(ctx, &patients.ListParams{
-		ListOptions: medspa.ListOptions{PerPage: 50}, Sort: patients.SortCreatedDesc,
+		ListOptions: medspa.ListOptions{PerPage: 50}, Sort: medspa.SortCreatedDesc,
 	})
 	check(err)
 	if p.Phone != "" || page.Meta.Total != 1 {

@@ -29,7 +29,7 @@ const (
 	InvoiceVoid InvoiceStatus = "void"
 )
 
-// Validate refuses an InvoiceStatus other than the four above (client.ErrInvalidArgument):
+// Validate refuses an InvoiceStatus other than the four above (medspa.ErrInvalidArgument):
 // the call path runs it before anything is sent.
 func (s InvoiceStatus) Validate() error {
 	return client.CheckEnum(s, InvoiceOpen, InvoicePartiallyPaid, InvoicePaid, InvoiceVoid)
@@ -133,12 +133,6 @@ type InvoiceVoidParams struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Sort orders of invoice, payment and refund lists.
-const (
-	SortCreatedAsc  = client.SortCreatedAsc
-	SortCreatedDesc = client.SortCreatedDesc
-)
-
 // InvoiceListParams filter and page an invoice list; filters combine with AND.
 type InvoiceListParams struct {
 	client.ListOptions
@@ -148,7 +142,7 @@ type InvoiceListParams struct {
 	// CreatedFrom (inclusive) and CreatedTo (exclusive) bound createdAt.
 	CreatedFrom time.Time `url:"createdFrom,omitempty"`
 	CreatedTo   time.Time `url:"createdTo,omitempty"`
-	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	// Sort is medspa.SortCreatedAsc (default) or medspa.SortCreatedDesc.
 	Sort client.Sort `url:"sort,omitempty"`
 }
 
@@ -165,7 +159,7 @@ const (
 	MethodOther     PaymentMethod = "other"
 )
 
-// Validate refuses a PaymentMethod other than the six above (client.ErrInvalidArgument): the
+// Validate refuses a PaymentMethod other than the six above (medspa.ErrInvalidArgument): the
 // call path runs it before anything is sent.
 func (m PaymentMethod) Validate() error {
 	return client.CheckEnum(m, MethodCard, MethodCash, MethodCheck, MethodGiftCard, MethodFinancing, MethodOther)
@@ -180,7 +174,7 @@ const (
 	PaymentFailed    PaymentStatus = "failed"
 )
 
-// Validate refuses a PaymentStatus other than the two above (client.ErrInvalidArgument).
+// Validate refuses a PaymentStatus other than the two above (medspa.ErrInvalidArgument).
 func (s PaymentStatus) Validate() error { return client.CheckEnum(s, PaymentSucceeded, PaymentFailed) }
 
 // Card test tokens the mock server accepts as PaymentCreateParams.CardToken.
@@ -233,7 +227,7 @@ type PaymentListParams struct {
 	// CreatedFrom (inclusive) and CreatedTo (exclusive) bound createdAt.
 	CreatedFrom time.Time `url:"createdFrom,omitempty"`
 	CreatedTo   time.Time `url:"createdTo,omitempty"`
-	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	// Sort is medspa.SortCreatedAsc (default) or medspa.SortCreatedDesc.
 	Sort client.Sort `url:"sort,omitempty"`
 }
 
@@ -250,21 +244,24 @@ type PaymentCreateParams struct {
 
 // InvoicesService calls the invoice endpoints. Get one from medspa.New (the client's Invoices
 // field). Every method but All also returns the metadata of the server's answer
-// (*client.Response: status, request id, rate limit, attempts), with the result or the error;
+// (*medspa.Response: status, request id, rate limit, attempts), with the result or the error;
 // it is nil when no answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type InvoicesService struct{ e *client.Engine }
 
 // NewInvoicesService returns an InvoicesService sending through e (medspa.New does this for you).
 func NewInvoicesService(e *client.Engine) *InvoicesService { return &InvoicesService{e: e} }
 
 // Create creates an invoice and returns it. Product lines sell stock at location "main", all or
-// none: short stock is client.ErrInsufficientStock and nothing changes.
-func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.Option) (*Invoice, *client.Response, error) {
+// none: short stock is medspa.ErrInsufficientStock and nothing changes.
+func (s *InvoicesService) Create(ctx context.Context, params *InvoiceCreateParams, opts ...client.RequestOption) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices"), params, opts...)
 }
 
-// Get returns the invoice with the given id (client.ErrNotFound if there is none).
-func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Option) (*Invoice, *client.Response, error) {
+// Get returns the invoice with the given id (medspa.ErrNotFound if there is none).
+func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodGet, client.Path("invoices", id), nil, opts...)
 }
 
@@ -272,51 +269,54 @@ func (s *InvoicesService) Get(ctx context.Context, id string, opts ...client.Opt
 // InvoiceVoid and VoidedAt is set (VoidReason too, when params give one), and in the same step
 // the stock its product lines sold goes back to location "main" (to the lots it came from). A
 // void invoice takes no payments; its Total and AmountDue stay as they were. Any other invoice
-// is client.ErrInvoiceNotVoidable. params may be nil. Retries are safe: the call's
+// is medspa.ErrInvoiceNotVoidable. params may be nil. Retries are safe: the call's
 // Idempotency-Key returns the stock once.
-func (s *InvoicesService) Void(ctx context.Context, id string, params *InvoiceVoidParams, opts ...client.Option) (*Invoice, *client.Response, error) {
+func (s *InvoicesService) Void(ctx context.Context, id string, params *InvoiceVoidParams, opts ...client.RequestOption) (*Invoice, *client.Response, error) {
 	return client.Call[Invoice](ctx, s.e, http.MethodPost, client.Path("invoices", id, "void"), client.OptionalBody(params), opts...)
 }
 
 // List returns one page of invoices.
-func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.Option) (*client.Page[Invoice], *client.Response, error) {
+func (s *InvoicesService) List(ctx context.Context, params *InvoiceListParams, opts ...client.RequestOption) (*client.Page[Invoice], *client.Response, error) {
 	return client.List[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
 // All iterates over every invoice matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.Option) iter.Seq2[Invoice, error] {
+func (s *InvoicesService) All(ctx context.Context, params *InvoiceListParams, opts ...client.RequestOption) iter.Seq2[Invoice, error] {
 	return client.All[Invoice](ctx, s.e, client.Path("invoices"), params, opts...)
 }
 
 // PaymentsService calls the payment endpoints. Get one from medspa.New (the client's Payments
 // field). Every method but All also returns the metadata of the server's answer
-// (*client.Response), as InvoicesService's do.
+// (*medspa.Response), as InvoicesService's do.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type PaymentsService struct{ e *client.Engine }
 
 // NewPaymentsService returns a PaymentsService sending through e (medspa.New does this for you).
 func NewPaymentsService(e *client.Engine) *PaymentsService { return &PaymentsService{e: e} }
 
 // Create pays (part of) an invoice and returns the succeeded payment. A declined card is an
-// *client.Error matching client.ErrCardDeclined whose PaymentID names the recorded failed
+// *medspa.Error matching medspa.ErrCardDeclined whose PaymentID names the recorded failed
 // payment and whose DeclineCode says why. A paid or void invoice is
-// client.ErrInvoiceNotPayable; an amount above AmountDue is client.ErrAmountExceedsBalance.
-func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.Option) (*Payment, *client.Response, error) {
+// medspa.ErrInvoiceNotPayable; an amount above AmountDue is medspa.ErrAmountExceedsBalance.
+func (s *PaymentsService) Create(ctx context.Context, params *PaymentCreateParams, opts ...client.RequestOption) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodPost, client.Path("payments"), params, opts...)
 }
 
-// Get returns the payment with the given id (client.ErrNotFound if there is none).
-func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.Option) (*Payment, *client.Response, error) {
+// Get returns the payment with the given id (medspa.ErrNotFound if there is none).
+func (s *PaymentsService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Payment, *client.Response, error) {
 	return client.Call[Payment](ctx, s.e, http.MethodGet, client.Path("payments", id), nil, opts...)
 }
 
 // List returns one page of payments, succeeded and failed.
-func (s *PaymentsService) List(ctx context.Context, params *PaymentListParams, opts ...client.Option) (*client.Page[Payment], *client.Response, error) {
+func (s *PaymentsService) List(ctx context.Context, params *PaymentListParams, opts ...client.RequestOption) (*client.Page[Payment], *client.Response, error) {
 	return client.List[Payment](ctx, s.e, client.Path("payments"), params, opts...)
 }
 
 // All iterates over every payment matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *PaymentsService) All(ctx context.Context, params *PaymentListParams, opts ...client.Option) iter.Seq2[Payment, error] {
+func (s *PaymentsService) All(ctx context.Context, params *PaymentListParams, opts ...client.RequestOption) iter.Seq2[Payment, error] {
 	return client.All[Payment](ctx, s.e, client.Path("payments"), params, opts...)
 }

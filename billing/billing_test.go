@@ -541,7 +541,7 @@ func TestInvoiceListFilters(t *testing.T) {
 	}{
 		{"all", nil, pick(0, 1, 2, 3, 4)},
 		{"paged", &billing.InvoiceListParams{ListOptions: client.ListOptions{PerPage: 2}}, pick(0, 1, 2, 3, 4)},
-		{"desc", &billing.InvoiceListParams{Sort: billing.SortCreatedDesc}, pick(4, 3, 2, 1, 0)},
+		{"desc", &billing.InvoiceListParams{Sort: medspa.SortCreatedDesc}, pick(4, 3, 2, 1, 0)},
 		{"patient", &billing.InvoiceListParams{PatientID: ada.ID}, pick(0, 2, 4)},
 		{"status open", &billing.InvoiceListParams{Status: []billing.InvoiceStatus{billing.InvoiceOpen}}, pick(2, 3, 4)},
 		{"status list", &billing.InvoiceListParams{Status: []billing.InvoiceStatus{billing.InvoicePaid, billing.InvoicePartiallyPaid}}, pick(0, 1)},

@@ -134,7 +134,7 @@ func ExampleInvoicesService_List() {
 		})
 	}
 	page, _, err := c.Invoices.List(ctx, &billing.InvoiceListParams{
-		PatientID: pat.ID, Status: []billing.InvoiceStatus{billing.InvoiceOpen}, Sort: billing.SortCreatedDesc,
+		PatientID: pat.ID, Status: []billing.InvoiceStatus{billing.InvoiceOpen}, Sort: medspa.SortCreatedDesc,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -219,7 +219,7 @@ func ExamplePaymentsService_List() {
 	_, _, _ = c.Payments.Create(ctx, &billing.PaymentCreateParams{InvoiceID: inv.ID, Amount: 15000, Method: billing.MethodCard, CardToken: billing.TokenAmex})
 
 	page, _, err := c.Payments.List(ctx, &billing.PaymentListParams{
-		InvoiceID: inv.ID, Method: []billing.PaymentMethod{billing.MethodCard}, Sort: billing.SortCreatedDesc,
+		InvoiceID: inv.ID, Method: []billing.PaymentMethod{billing.MethodCard}, Sort: medspa.SortCreatedDesc,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -338,7 +338,7 @@ func ExampleRefundsService_List() {
 	for _, amount := range []int64{1000, 2000, 3000} {
 		_, _, _ = c.Refunds.Create(ctx, &billing.RefundCreateParams{PaymentID: pay.ID, Amount: medspa.Ptr(amount)})
 	}
-	page, _, err := c.Refunds.List(ctx, &billing.RefundListParams{InvoiceID: inv.ID, Sort: billing.SortCreatedDesc})
+	page, _, err := c.Refunds.List(ctx, &billing.RefundListParams{InvoiceID: inv.ID, Sort: medspa.SortCreatedDesc})
 	if err != nil {
 		log.Fatal(err)
 	}

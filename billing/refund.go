@@ -22,7 +22,7 @@ const (
 	RefundOther               RefundReason = "other"
 )
 
-// Validate refuses a RefundReason other than the four above (client.ErrInvalidArgument): the
+// Validate refuses a RefundReason other than the four above (medspa.ErrInvalidArgument): the
 // call path runs it before anything is sent.
 func (r RefundReason) Validate() error {
 	return client.CheckEnum(r, RefundRequestedByCustomer, RefundDuplicate, RefundFraudulent, RefundOther)
@@ -34,7 +34,7 @@ type RefundStatus string
 // RefundSucceeded is the status of every refund: refunds succeed at once.
 const RefundSucceeded RefundStatus = "succeeded"
 
-// Validate refuses a RefundStatus other than RefundSucceeded (client.ErrInvalidArgument).
+// Validate refuses a RefundStatus other than RefundSucceeded (medspa.ErrInvalidArgument).
 func (s RefundStatus) Validate() error { return client.CheckEnum(s, RefundSucceeded) }
 
 // Refund gives back (part of) a succeeded payment. Amounts are in minor units of Currency
@@ -71,13 +71,16 @@ type RefundListParams struct {
 	client.ListOptions
 	PaymentID string `url:"paymentId,omitempty"`
 	InvoiceID string `url:"invoiceId,omitempty"`
-	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	// Sort is medspa.SortCreatedAsc (default) or medspa.SortCreatedDesc.
 	Sort client.Sort `url:"sort,omitempty"`
 }
 
 // RefundsService calls the refund endpoints. Get one from medspa.New (the client's Refunds
 // field). Every method but All also returns the metadata of the server's answer
-// (*client.Response), as InvoicesService's do.
+// (*medspa.Response), as InvoicesService's do.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type RefundsService struct{ e *client.Engine }
 
 // NewRefundsService returns a RefundsService sending through e (medspa.New does this for you).
@@ -85,26 +88,26 @@ func NewRefundsService(e *client.Engine) *RefundsService { return &RefundsServic
 
 // Create refunds (part of) a succeeded payment and returns the refund; the payment's and its
 // invoice's AmountRefunded grow by its amount, while the invoice's AmountPaid and Status stay.
-// A payment that failed or is refunded in full is client.ErrPaymentNotRefundable; an amount
-// above what is left to refund is client.ErrAmountExceedsRefundable; an unknown PaymentID is
-// client.ErrValidation (field code not_found). Retries are safe: the call's Idempotency-Key
+// A payment that failed or is refunded in full is medspa.ErrPaymentNotRefundable; an amount
+// above what is left to refund is medspa.ErrAmountExceedsRefundable; an unknown PaymentID is
+// medspa.ErrValidation (field code not_found). Retries are safe: the call's Idempotency-Key
 // refunds once.
-func (s *RefundsService) Create(ctx context.Context, params *RefundCreateParams, opts ...client.Option) (*Refund, *client.Response, error) {
+func (s *RefundsService) Create(ctx context.Context, params *RefundCreateParams, opts ...client.RequestOption) (*Refund, *client.Response, error) {
 	return client.Call[Refund](ctx, s.e, http.MethodPost, client.Path("refunds"), params, opts...)
 }
 
-// Get returns the refund with the given id (client.ErrNotFound if there is none).
-func (s *RefundsService) Get(ctx context.Context, id string, opts ...client.Option) (*Refund, *client.Response, error) {
+// Get returns the refund with the given id (medspa.ErrNotFound if there is none).
+func (s *RefundsService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Refund, *client.Response, error) {
 	return client.Call[Refund](ctx, s.e, http.MethodGet, client.Path("refunds", id), nil, opts...)
 }
 
 // List returns one page of refunds.
-func (s *RefundsService) List(ctx context.Context, params *RefundListParams, opts ...client.Option) (*client.Page[Refund], *client.Response, error) {
+func (s *RefundsService) List(ctx context.Context, params *RefundListParams, opts ...client.RequestOption) (*client.Page[Refund], *client.Response, error) {
 	return client.List[Refund](ctx, s.e, client.Path("refunds"), params, opts...)
 }
 
 // All iterates over every refund matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *RefundsService) All(ctx context.Context, params *RefundListParams, opts ...client.Option) iter.Seq2[Refund, error] {
+func (s *RefundsService) All(ctx context.Context, params *RefundListParams, opts ...client.RequestOption) iter.Seq2[Refund, error] {
 	return client.All[Refund](ctx, s.e, client.Path("refunds"), params, opts...)
 }

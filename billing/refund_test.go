@@ -177,15 +177,15 @@ func TestPaymentList(t *testing.T) {
 	}{
 		{"all", nil, pick(0, 1, 2, 3, 4)},
 		{"paged", &billing.PaymentListParams{ListOptions: client.ListOptions{PerPage: 2}}, pick(0, 1, 2, 3, 4)},
-		{"desc", &billing.PaymentListParams{Sort: billing.SortCreatedDesc}, pick(4, 3, 2, 1, 0)},
-		{"asc", &billing.PaymentListParams{Sort: billing.SortCreatedAsc}, pick(0, 1, 2, 3, 4)},
+		{"desc", &billing.PaymentListParams{Sort: medspa.SortCreatedDesc}, pick(4, 3, 2, 1, 0)},
+		{"asc", &billing.PaymentListParams{Sort: medspa.SortCreatedAsc}, pick(0, 1, 2, 3, 4)},
 		{"invoice", &billing.PaymentListParams{InvoiceID: a.ID}, pick(0, 1, 4)},
 		{"failed", &billing.PaymentListParams{Status: []billing.PaymentStatus{billing.PaymentFailed}}, pick(1)},
 		{"either status", &billing.PaymentListParams{Status: []billing.PaymentStatus{billing.PaymentFailed, billing.PaymentSucceeded}}, pick(0, 1, 2, 3, 4)},
 		{"methods", &billing.PaymentListParams{Method: []billing.PaymentMethod{billing.MethodCash, billing.MethodGiftCard}}, pick(0, 3)},
 		{"window", &billing.PaymentListParams{CreatedFrom: start.Add(time.Hour), CreatedTo: start.Add(3 * time.Hour)}, pick(1, 2)},
 		{"combined", &billing.PaymentListParams{InvoiceID: a.ID, Method: []billing.PaymentMethod{billing.MethodCard},
-			Status: []billing.PaymentStatus{billing.PaymentSucceeded}, Sort: billing.SortCreatedDesc}, pick(4)},
+			Status: []billing.PaymentStatus{billing.PaymentSucceeded}, Sort: medspa.SortCreatedDesc}, pick(4)},
 		{"none", &billing.PaymentListParams{Method: []billing.PaymentMethod{billing.MethodFinancing}}, nil},
 	} {
 		got := testenv.Collect(t, c.Payments.All(ctx, tc.p), func(p billing.Payment) string { return p.ID })
@@ -251,7 +251,7 @@ func TestRefunds(t *testing.T) {
 		want []string
 	}{
 		{"all", nil, []string{part.ID, rest.ID, small.ID}},
-		{"desc", &billing.RefundListParams{Sort: billing.SortCreatedDesc}, []string{small.ID, rest.ID, part.ID}},
+		{"desc", &billing.RefundListParams{Sort: medspa.SortCreatedDesc}, []string{small.ID, rest.ID, part.ID}},
 		{"paged", &billing.RefundListParams{ListOptions: client.ListOptions{PerPage: 1}}, []string{part.ID, rest.ID, small.ID}},
 		{"payment", &billing.RefundListParams{PaymentID: pay.ID}, []string{part.ID, rest.ID}},
 		{"invoice", &billing.RefundListParams{InvoiceID: other.ID}, []string{small.ID}},

@@ -115,7 +115,7 @@ func TestWire(t *testing.T) {
 		Name: "Invoices.List with every filter",
 		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Invoices.List(ctx, &billing.InvoiceListParams{PatientID: wiretest.PatientID, Status: []billing.InvoiceStatus{billing.InvoiceOpen,
-				billing.InvoicePartiallyPaid}, CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Second), Sort: billing.SortCreatedDesc})
+				billing.InvoicePartiallyPaid}, CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Second), Sort: medspa.SortCreatedDesc})
 		},
 		Exchange: wiretest.Exchange{
 			Want: wiretest.Want{Method: "GET", Path: invoices, Query: "createdFrom=" + wiretest.OddTimeQuery +
@@ -221,7 +221,7 @@ func TestWire(t *testing.T) {
 		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Payments.List(ctx, &billing.PaymentListParams{ListOptions: client.ListOptions{Page: 2, PerPage: 10}, InvoiceID: wiretest.InvoiceID,
 				Status: []billing.PaymentStatus{billing.PaymentSucceeded, billing.PaymentFailed}, Method: []billing.PaymentMethod{billing.MethodCard, billing.MethodGiftCard},
-				CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Hour), Sort: billing.SortCreatedDesc})
+				CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Hour), Sort: medspa.SortCreatedDesc})
 		},
 		Exchange: wiretest.Exchange{
 			Want: wiretest.Want{Method: "GET", Path: payments, Query: "createdFrom=" + wiretest.OddTimeQuery + "&createdTo=2026-11-22T15%3A03%3A00Z" +
@@ -318,7 +318,7 @@ func TestWire(t *testing.T) {
 	}, {
 		Name: "Refunds.List with every filter",
 		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
-			return c.Refunds.List(ctx, &billing.RefundListParams{PaymentID: wiretest.PaymentID, InvoiceID: wiretest.InvoiceID, Sort: billing.SortCreatedDesc,
+			return c.Refunds.List(ctx, &billing.RefundListParams{PaymentID: wiretest.PaymentID, InvoiceID: wiretest.InvoiceID, Sort: medspa.SortCreatedDesc,
 				ListOptions: client.ListOptions{PerPage: 100}})
 		},
 		Exchange: wiretest.Exchange{

@@ -22,7 +22,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -54,6 +53,7 @@ type call struct {
 	creds    credentials
 	limiter  *limiter
 	attempts int       // HTTP attempts made
+	start    time.Time // when the first attempt began, for the errors that say how long the call took
 	retries  int       // of cfg.maxRetries
 	renewed  bool      // the token was renewed once already
 	waitWhy  string    // why the next pause: retry_after or backoff
@@ -65,11 +65,12 @@ type call struct {
 // run runs the call path and returns the final 2xx response, its body unread (or in memory
 // when signing read it), or the error that ended the call. The call (nil when it could not be
 // built) holds the metadata of the last answer.
-func (e *Engine) run(ctx context.Context, method string, route Route, params any, accept string, opts []Option) (*http.Response, *call, error) {
+func (e *Engine) run(ctx context.Context, method string, route Route, params any, accept string, opts []RequestOption) (*http.Response, *call, error) {
 	c, err := e.newCall(method, route, params, accept, opts)
 	if err != nil {
 		return nil, nil, err
 	}
+	c.start = time.Now()
 	for {
 		resp, err := c.attempt(ctx)
 		again, wait, err := c.decide(ctx, resp, err)
@@ -87,7 +88,7 @@ func (e *Engine) run(ctx context.Context, method string, route Route, params any
 
 // newCall builds the call: its configuration, URL, body and idempotency key. Nothing is sent
 // yet; arguments that cannot be sent as they are end the call here with ErrInvalidArgument.
-func (e *Engine) newCall(method string, route Route, params any, accept string, opts []Option) (*call, error) {
+func (e *Engine) newCall(method string, route Route, params any, accept string, opts []RequestOption) (*call, error) {
 	if route.err != nil {
 		return nil, route.err
 	}
@@ -138,25 +139,12 @@ func (e *Engine) newCall(method string, route Route, params any, accept string, 
 
 // configure applies a call's options on top of the client's configuration, and finds the
 // credential and rate-limit bucket they name.
-func (c *call) configure(e *Engine, opts []Option) error {
+func (c *call) configure(e *Engine, opts []RequestOption) error {
 	for _, o := range opts {
 		o(&c.cfg)
 	}
-	switch {
-	case c.cfg.err != nil:
+	if c.cfg.err != nil {
 		return c.cfg.err
-	case c.cfg.timeouts != e.cfg.timeouts:
-		return errors.New("medspa: WithTimeouts configures the client's transport: give it to New, not to a call")
-	case c.cfg.rootCAs != e.cfg.rootCAs:
-		return errors.New("medspa: WithRootCAs configures the client's transport: give it to New, not to a call")
-	}
-	if c.cfg.baseURL != e.cfg.baseURL {
-		if err := checkBaseURL(c.cfg.baseURL, c.cfg.plainHTTPHosts); err != nil {
-			return err
-		}
-	}
-	if c.cfg.httpClient != e.cfg.httpClient {
-		c.hc = httpClient(&c.cfg)
 	}
 	c.creds, c.limiter = e.credentials(&c.cfg, c.hc), e.limiter(&c.cfg)
 	return nil
@@ -247,7 +235,7 @@ func (c *call) verify(resp *http.Response) error {
 func (c *call) decide(ctx context.Context, resp *http.Response, err error) (again bool, wait time.Duration, _ error) {
 	if err != nil {
 		if !c.retryable(ctx, err) {
-			return false, 0, c.fail(err)
+			return false, 0, c.failAfter(err)
 		}
 		c.retries++
 		c.waitWhy = "backoff"
@@ -276,6 +264,7 @@ func (c *call) decide(ctx context.Context, resp *http.Response, err error) (agai
 		c.renewed = true
 		return true, 0, apiErr
 	}
+	c.explain(apiErr)
 	return false, 0, apiErr
 }
 
@@ -312,6 +301,21 @@ func (c *call) problem(resp *http.Response) *Error {
 // fail wraps what ended the call with its method and path, in a message safe to log.
 func (c *call) fail(err error) error {
 	return &callError{msg: "medspa: " + c.method + " " + c.path + ": " + describeTransport(err), err: err}
+}
+
+// failAfter is fail for a call that got no answer: the message adds how many attempts were
+// made and how long the call took, so a retried network failure never looks like a single one.
+func (c *call) failAfter(err error) error {
+	return &callError{msg: "medspa: " + c.method + " " + c.path + ": " + describeTransport(err) + " (" + c.spent() + ")", err: err}
+}
+
+// spent says how many attempts the call made and how long it has taken.
+func (c *call) spent() string {
+	unit := "attempts"
+	if c.attempts == 1 {
+		unit = "attempt"
+	}
+	return fmt.Sprintf("%d %s in %v", c.attempts, unit, time.Since(c.start).Round(time.Millisecond))
 }
 
 // record keeps the metadata of an answer for the caller: the last one is the call's.

@@ -49,7 +49,7 @@ func TestBaseURLRules(t *testing.T) {
 		{"https://", false},
 	}
 	for _, tc := range cases {
-		_, err := client.NewEngine(client.WithBaseURL(tc.url))
+		_, err := client.NewEngine(client.WithBaseURL(tc.url), client.WithAPIKey("msk_test_x"))
 		if (err == nil) != tc.ok {
 			t.Errorf("%q: err %v, want ok=%v", tc.url, err, tc.ok)
 		}

@@ -224,7 +224,7 @@ type TokenRefresh struct {
 // whose lifetime is over, one the server rejected as expired), successful or not, in the
 // goroutine of the call that needed the token, before that call goes on. Each fetch is also
 // logged at Info (WithLogger). hook must be quick and safe for concurrent use.
-func WithTokenRefreshHook(hook func(TokenRefresh)) Option {
+func WithTokenRefreshHook(hook func(TokenRefresh)) RequestOption {
 	return func(c *config) { c.tokenHook = hook }
 }
 
@@ -301,7 +301,7 @@ func tokenContext(hc *http.Client) context.Context {
 // is renewed when its expires_in has passed (taken as at least 30 s and at most 24 h, whatever
 // the server says) or when the server answers 401 token_expired, one request for every
 // concurrent call.
-func WithClientCredentials(clientID, clientSecret string, scopes ...string) Option {
+func WithClientCredentials(clientID, clientSecret string, scopes ...string) RequestOption {
 	setup := &oauthSetup{
 		id:    fmt.Sprintf("client-credentials %q %x %q", clientID, sha256.Sum256([]byte(clientSecret)), scopes),
 		grant: "client_credentials",
@@ -327,7 +327,7 @@ func (s clientCredentialsSource) Token() (*oauth2.Token, error) { return s.cc.To
 // server answers 401 token_expired, the refresh happens even if tok still looks valid locally
 // (the server's clock decides), once for every concurrent call. Rotated refresh tokens are
 // kept. Use OAuthEndpoint for cfg.Endpoint.
-func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) Option {
+func WithOAuth2(cfg *oauth2.Config, tok *oauth2.Token) RequestOption {
 	setup := &oauthSetup{
 		id:    fmt.Sprintf("authorization-code %q %p", cfg.ClientID, tok),
 		grant: "authorization_code",

@@ -33,17 +33,15 @@ const maxShared = 256
 
 // NewEngine returns an Engine configured by opts on top of the defaults: MEDSPA_API_KEY,
 // MEDSPA_BASE_URL (else DefaultBaseURL), DefaultMaxRetries, DefaultTimeouts and a TLS 1.3
-// transport. It fails when an option is invalid, or the base URL is invalid or plain http to a
-// host other than loopback. Use medspa.New.
+// transport. It fails when an option is invalid, when there is no credential, when the base URL
+// is invalid, holds /api/v1 or is plain http to a host other than loopback, and when
+// WithIdempotencyKey (one call's option) is given to it. Use medspa.New.
 func NewEngine(opts ...Option) (*Engine, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
-		o(&cfg)
+		o.apply(&cfg)
 	}
-	if cfg.err != nil {
-		return nil, cfg.err
-	}
-	if err := checkBaseURL(cfg.baseURL, cfg.plainHTTPHosts); err != nil {
+	if err := cfg.check(); err != nil {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, hc: httpClient(&cfg), creds: map[string]credentials{}, limiters: map[string]*limiter{}}
@@ -64,7 +62,7 @@ func (e *Engine) BaseURL() string { return e.cfg.baseURL }
 // The *Response describes the last answer the call got, also when the call fails with an
 // *Error; it is nil when no answer arrived (nothing was sent, or the transport failed) or the
 // answer failed signature verification.
-func (e *Engine) Do(ctx context.Context, method string, route Route, params, out any, opts ...Option) (*Response, error) {
+func (e *Engine) Do(ctx context.Context, method string, route Route, params, out any, opts ...RequestOption) (*Response, error) {
 	resp, c, err := e.run(ctx, method, route, params, "application/json", opts)
 	if err != nil {
 		return c.response(), err
@@ -76,7 +74,7 @@ func (e *Engine) Do(ctx context.Context, method string, route Route, params, out
 // and close (e.g. a CSV report). The body is not bounded by WithMaxResponseBytes, except when
 // signing is on (a signed answer is verified whole first). Errors and the *Response are as in
 // Do.
-func (e *Engine) Stream(ctx context.Context, route Route, params any, accept string, opts ...Option) (io.ReadCloser, *Response, error) {
+func (e *Engine) Stream(ctx context.Context, route Route, params any, accept string, opts ...RequestOption) (io.ReadCloser, *Response, error) {
 	resp, c, err := e.run(ctx, http.MethodGet, route, params, accept, opts)
 	if err != nil {
 		return nil, c.response(), err
@@ -86,7 +84,7 @@ func (e *Engine) Stream(ctx context.Context, route Route, params any, accept str
 
 // Call is Do for a call that answers one T: it returns the decoded *T (nil on failure) and the
 // *Response, as Do.
-func Call[T any](ctx context.Context, e *Engine, method string, route Route, params any, opts ...Option) (*T, *Response, error) {
+func Call[T any](ctx context.Context, e *Engine, method string, route Route, params any, opts ...RequestOption) (*T, *Response, error) {
 	var v T
 	resp, err := e.Do(ctx, method, route, params, &v, opts...)
 	if err != nil {
@@ -144,7 +142,7 @@ func (e *Engine) limiter(cfg *config) *limiter {
 }
 
 // configured returns the client's configuration with opts applied.
-func (e *Engine) configured(opts []Option) config {
+func (e *Engine) configured(opts []RequestOption) config {
 	cfg := e.cfg
 	for _, o := range opts {
 		o(&cfg)

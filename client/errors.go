@@ -48,6 +48,10 @@ type Error struct {
 	DeclineCode string `json:"declineCode,omitempty"`
 	// Header is the response's header, for anything not decoded above.
 	Header http.Header `json:"-"`
+
+	// hint is what the client adds to the server's text (see call.explain): why a Retry-After
+	// was not waited for, when a daily quota resets.
+	hint string
 }
 
 // FieldError names one invalid field of a request.
@@ -63,7 +67,9 @@ type FieldError struct {
 }
 
 // Error formats the problem on one line, without any request data (no PHI): status, code,
-// detail, the invalid fields and the request id. Control characters the server put in its text
+// detail, the invalid fields, what the client adds (a Retry-After over WithMaxRetryAfter that
+// stopped the retries, with the wait and the cap; when a spent daily quota resets) and the
+// request id. Control characters the server put in its text
 // are escaped, so one error is one log line.
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -88,13 +94,16 @@ func (e *Error) Error() string {
 			b.WriteString(")")
 		}
 	}
+	if e.hint != "" {
+		b.WriteString("; " + e.hint)
+	}
 	if e.RequestID != "" {
 		b.WriteString(" [" + safetext.Line(e.RequestID) + "]")
 	}
 	return b.String()
 }
 
-// Is reports whether target is the sentinel of e's code, so errors.Is(err, client.ErrNotFound) works.
+// Is reports whether target is the sentinel of e's code, so errors.Is(err, medspa.ErrNotFound) works.
 func (e *Error) Is(target error) bool {
 	s, ok := target.(sentinel)
 	if !ok {

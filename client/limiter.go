@@ -38,7 +38,7 @@ var planLimits = map[Plan]rateSpec{
 
 // WithPlan keeps the client within plan's rate limit before requests reach the wire (see
 // WithRateLimit). An unknown plan makes New fail.
-func WithPlan(p Plan) Option {
+func WithPlan(p Plan) RequestOption {
 	l, ok := planLimits[p]
 	if !ok {
 		return func(c *config) { c.err = fmt.Errorf("medspa: WithPlan: unknown plan %q", p) }
@@ -55,7 +55,7 @@ func WithPlan(p Plan) Option {
 // limiter also follows the server: after a 429 with Retry-After, or a response saying no
 // tokens remain, further requests hold until a token is due. A wait that would outlast the
 // context's deadline fails at once with an error matching context.DeadlineExceeded.
-func WithRateLimit(perMinute float64, burst int) Option {
+func WithRateLimit(perMinute float64, burst int) RequestOption {
 	if perMinute <= 0 || burst < 1 {
 		return func(c *config) {
 			c.err = errors.New("medspa: WithRateLimit: perMinute must be > 0 and burst ≥ 1")

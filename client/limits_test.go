@@ -171,14 +171,13 @@ func TestServerThatNeverAnswers(t *testing.T) {
 	}
 }
 
-// TestTimeoutsOption: WithTimeouts applies to the client, not to one call.
+// TestTimeoutsOption: WithTimeouts configures the client only — it is an Option and not a
+// RequestOption, so no call can be given one (the root package's TestClientOnlyOptionsDoNotCompilePerCall
+// holds that a call given one does not compile).
 func TestTimeoutsOption(t *testing.T) {
 	t.Parallel()
-	e := engine(t, "https://api.example.test")
-	_, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil,
-		client.WithTimeouts(client.Timeouts{Dial: time.Second}))
-	if err == nil || !strings.Contains(err.Error(), "WithTimeouts") {
-		t.Errorf("per-call WithTimeouts: %v", err)
+	if _, ok := client.WithTimeouts(client.Timeouts{Dial: time.Second}).(client.RequestOption); ok {
+		t.Error("WithTimeouts is a RequestOption")
 	}
 	if d := client.DefaultTimeouts; d.Dial <= 0 || d.TLSHandshake <= 0 || d.ResponseHeader <= 0 || d.Idle <= 0 {
 		t.Errorf("defaults %+v", d)

@@ -13,9 +13,29 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// Option configures the client (given to medspa.New) or a single call (given to a service
-// method). A per-call option overrides the client's setting for that call only.
-type Option func(*config)
+// Option configures a client: medspa.New takes Options. Every RequestOption is one too (given
+// to New it sets the client's default for every call); the options that only New accepts —
+// WithBaseURL, WithHTTPClient, WithTimeouts, WithClock, which describe the server and the
+// transport rather than a call — are Options and not RequestOptions, so giving one to a call
+// does not compile.
+type Option interface {
+	apply(*config)
+}
+
+// RequestOption configures a single call (given to a service method or medspa.Client.Do) and
+// overrides the client's setting for that call only. It is also an Option: given to
+// medspa.New, it sets the client's default.
+type RequestOption func(*config)
+
+func (o RequestOption) apply(c *config) { o(c) }
+
+// clientOption is an Option that only New accepts. An option written as
+// `func WithX(…) Option { return func(c *config) {…} }` becomes one by wrapping its literal:
+// `return clientOption(func(c *config) {…})` (or, if it is also valid per call, by returning
+// RequestOption instead of Option).
+type clientOption func(*config)
+
+func (o clientOption) apply(c *config) { o(c) }
 
 // config is the effective configuration of one call: the client's settings with the call's
 // options applied on top of a copy.
@@ -88,44 +108,47 @@ func defaultConfig() config {
 
 // WithAPIKey authenticates with an API key (Authorization: Bearer <key>). The default is the
 // MEDSPA_API_KEY environment variable.
-func WithAPIKey(key string) Option {
+func WithAPIKey(key string) RequestOption {
 	return func(c *config) { c.apiKey = key; c.tokenSource = nil; c.oauth = nil }
 }
 
 // WithTokenSource authenticates with OAuth 2.0 access tokens from ts (any golang.org/x/oauth2
 // source). Tokens are cached by the client (see WithClientCredentials for how long); when the
 // server still answers 401 token_expired, the call renews the token once and is resent.
-func WithTokenSource(ts oauth2.TokenSource) Option {
+func WithTokenSource(ts oauth2.TokenSource) RequestOption {
 	return func(c *config) { c.tokenSource = ts; c.apiKey = ""; c.oauth = nil }
 }
 
-// WithBaseURL sets the API's base address, e.g. "https://api.medspa.dev" or "http://127.0.0.1:8080".
-// The default is the MEDSPA_BASE_URL environment variable, else DefaultBaseURL. Plain http is
-// refused except for loopback hosts.
+// WithBaseURL sets the API's base address, the host only, e.g. "https://api.medspa.dev" or
+// "http://127.0.0.1:8080": the SDK adds /api/v1 itself, so a base URL holding /api/v1 is
+// refused. The default is the MEDSPA_BASE_URL environment variable, else DefaultBaseURL. Plain
+// http is refused except for loopback hosts. It configures the client (New only).
 func WithBaseURL(u string) Option {
-	return func(c *config) { c.baseURL = strings.TrimRight(u, "/") }
+	return clientOption(func(c *config) { c.baseURL = strings.TrimRight(u, "/") })
 }
 
 // WithHTTPClient sends requests through hc: its Transport, Timeout and Jar are used as they are,
 // and the SDK's redirect rules (see RedirectError) run before its CheckRedirect. WithTimeouts
-// does not apply to it. The default client requires TLS 1.3 and has the DefaultTimeouts.
+// does not apply to it. The default client requires TLS 1.3 and has the DefaultTimeouts. It
+// configures the client (New only).
 func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) { c.httpClient = hc }
+	return clientOption(func(c *config) { c.httpClient = hc })
 }
 
 // WithMaxRetries sets how many times a failed call is retried (0 disables retries).
-func WithMaxRetries(n int) Option {
+func WithMaxRetries(n int) RequestOption {
 	return func(c *config) { c.maxRetries = max(n, 0) }
 }
 
 // WithRetryWait sets the bounds of the exponential backoff between retries (full jitter).
-func WithRetryWait(minWait, maxWait time.Duration) Option {
+func WithRetryWait(minWait, maxWait time.Duration) RequestOption {
 	return func(c *config) { c.retryWaitMin, c.retryWaitMax = minWait, max(minWait, maxWait) }
 }
 
 // WithMaxRetryAfter caps how long a server's Retry-After is honoured; a longer Retry-After
-// ends the retries and returns the *Error with RetryAfter set.
-func WithMaxRetryAfter(d time.Duration) Option {
+// ends the retries and returns the *Error with RetryAfter set, its message giving the wait and
+// the cap.
+func WithMaxRetryAfter(d time.Duration) RequestOption {
 	return func(c *config) { c.retryAfterMax = d }
 }
 
@@ -134,7 +157,7 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // reading at most n+1 bytes. A report's CSV stream is not read into memory and is not bounded
 // (unless WithSigning is on: a signed answer is verified whole before it is returned).
 // n <= 0 keeps the default.
-func WithMaxResponseBytes(n int64) Option {
+func WithMaxResponseBytes(n int64) RequestOption {
 	return func(c *config) {
 		if n > 0 {
 			c.maxResponseBytes = n
@@ -145,7 +168,7 @@ func WithMaxResponseBytes(n int64) Option {
 // WithMaxPages bounds how many pages one All iteration fetches (default DefaultMaxPages): past
 // it, the iteration ends with ErrPagination, so a server that never reaches its last page cannot
 // keep a loop running. n <= 0 keeps the default.
-func WithMaxPages(n int) Option {
+func WithMaxPages(n int) RequestOption {
 	return func(c *config) {
 		if n > 0 {
 			c.maxPages = n
@@ -160,17 +183,17 @@ func WithMaxPages(n int) Option {
 //     pattern such as /api/v1/patients/{id}, wait, reason — retry_after, backoff or
 //     rate_limit — and attempt), so a long Retry-After never stalls a program silently;
 //   - at Info, one record per OAuth token fetch ("medspa token refresh", see TokenRefresh).
-func WithLogger(l *slog.Logger) Option {
+func WithLogger(l *slog.Logger) RequestOption {
 	return func(c *config) { c.logger = l }
 }
 
 // WithUserAgent appends s to the User-Agent header, e.g. "myapp/1.2".
-func WithUserAgent(s string) Option {
+func WithUserAgent(s string) RequestOption {
 	return func(c *config) { c.userAgentSuffix = s }
 }
 
 // WithHeader sets an extra request header.
-func WithHeader(key, value string) Option {
+func WithHeader(key, value string) RequestOption {
 	return func(c *config) {
 		h := c.header.Clone()
 		if h == nil {
@@ -182,8 +205,9 @@ func WithHeader(key, value string) Option {
 }
 
 // WithIdempotencyKey sets the Idempotency-Key of a POST call instead of a generated one.
-// An empty key sends none; such a POST is then never retried after a possible commit.
-func WithIdempotencyKey(key string) Option {
+// An empty key sends none; such a POST is then never retried after a possible commit. It names
+// one call's key: given to New, it makes New fail.
+func WithIdempotencyKey(key string) RequestOption {
 	return func(c *config) { c.idempotencyKey = &key }
 }
 
@@ -194,21 +218,22 @@ func WithIdempotencyKey(key string) Option {
 // wall clock: mockserver's NewTest and NewClient set it to the mock's clock of the client's
 // account, so a test that moves that clock keeps signing and refreshing tokens right. Waits
 // (retry backoff, Retry-After, the rate limiter) always run on real time. A nil now is ignored.
+// It configures the client (New only).
 func WithClock(now func() time.Time) Option {
-	return func(c *config) {
+	return clientOption(func(c *config) {
 		if now != nil {
 			c.now = now
 		}
-	}
+	})
 }
 
 // WithRootCAs makes the default transport trust the CA certificates in pem (PEM, one or more)
 // besides the system's roots: a mock server's exported CA (medspa-mock -tls -tls-ca-out FILE),
 // or a test network's own CA. New fails when pem holds no certificate. It configures the
-// client's transport, so it is refused as a per-call option, and it does not apply to a client
+// client's transport, so it is a client option only (a call does not compile with it), and it does not apply to a client
 // given with WithHTTPClient.
 func WithRootCAs(pem []byte) Option {
-	return func(c *config) {
+	return clientOption(func(c *config) {
 		pool, err := x509.SystemCertPool()
 		if err != nil || pool == nil {
 			pool = x509.NewCertPool()
@@ -218,20 +243,20 @@ func WithRootCAs(pem []byte) Option {
 			return
 		}
 		c.rootCAs = pool
-	}
+	})
 }
 
 // WithCAFile is WithRootCAs with the PEM read from the file at path. New fails when the file
 // cannot be read or holds no certificate.
 func WithCAFile(path string) Option {
-	return func(c *config) {
+	return clientOption(func(c *config) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			c.err = fmt.Errorf("medspa: WithCAFile: %w", err)
 			return
 		}
-		WithRootCAs(b)(c)
-	}
+		WithRootCAs(b).apply(c)
+	})
 }
 
 // WithInsecurePlainHTTPHost allows plain http (no TLS: the API key and PHI travel in clear) to
@@ -240,9 +265,9 @@ func WithCAFile(path string) Option {
 // "http://medspa-mock:8080". Names match a URL's host exactly (case-insensitive, no port).
 // Without it, plain http goes to loopback hosts only; prefer https with WithRootCAs.
 func WithInsecurePlainHTTPHost(hosts ...string) Option {
-	return func(c *config) {
+	return clientOption(func(c *config) {
 		for _, h := range hosts {
 			c.plainHTTPHosts = append(c.plainHTTPHosts, strings.ToLower(strings.TrimSuffix(h, ".")))
 		}
-	}
+	})
 }

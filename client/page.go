@@ -47,7 +47,7 @@ var ErrPagination = errors.New("medspa: list pages inconsistent")
 
 // List fetches one page of the list at route with the given params (see EncodeQuery), and the
 // *Response as Engine.Do.
-func List[T any](ctx context.Context, e *Engine, route Route, params any, opts ...Option) (*Page[T], *Response, error) {
+func List[T any](ctx context.Context, e *Engine, route Route, params any, opts ...RequestOption) (*Page[T], *Response, error) {
 	return Call[Page[T]](ctx, e, http.MethodGet, route, params, opts...)
 }
 
@@ -56,7 +56,7 @@ func List[T any](ctx context.Context, e *Engine, route Route, params any, opts .
 // error (yielded once, with the zero T), or when the caller breaks; it starts no goroutine and
 // holds one page in memory. It does not trust the server to end the walk: a repeated page, an
 // empty page before the total, or more than WithMaxPages pages end it with ErrPagination.
-func All[T any](ctx context.Context, e *Engine, route Route, params any, opts ...Option) iter.Seq2[T, error] {
+func All[T any](ctx context.Context, e *Engine, route Route, params any, opts ...RequestOption) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		if err := checkParams(params); err != nil {

@@ -46,16 +46,36 @@ func (c *call) retryableAnswer(ctx context.Context, resp *http.Response) bool {
 	if ctx.Err() != nil || c.retries >= c.cfg.maxRetries {
 		return false
 	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		if !c.retrySafe() {
-			return false
-		}
-	default:
+	if !c.retriedStatus(resp.StatusCode) {
 		return false
 	}
 	return wire.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now(), 0) <= c.cfg.retryAfterMax
+}
+
+// explain adds to an answer that ends the call what its own text leaves out: a Retry-After
+// over WithMaxRetryAfter that stopped the retries (the wait and the cap), and when a spent daily
+// quota resets (by the client's clock, to the second).
+func (c *call) explain(e *Error) {
+	switch {
+	case e.Code == "quota_exceeded" && e.RetryAfter > 0:
+		reset := c.cfg.now().Add(e.RetryAfter).UTC().Truncate(time.Second)
+		e.hint = fmt.Sprintf("the daily quota resets at %s (in %v)", reset.Format(time.RFC3339), e.RetryAfter)
+	case e.RetryAfter > c.cfg.retryAfterMax && c.cfg.maxRetries > 0 && c.retriedStatus(e.Status):
+		e.hint = fmt.Sprintf("Retry-After %v is over the configured cap of %v (WithMaxRetryAfter), so the call was not retried",
+			e.RetryAfter, c.cfg.retryAfterMax)
+	}
+}
+
+// retriedStatus reports an answer's status that the call retries while its Retry-After is within
+// the cap: 429 always, 502–504 when resending is safe.
+func (c *call) retriedStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests:
+		return true
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return c.retrySafe()
+	}
+	return false
 }
 
 // backoff is the wait before retry number c.retries: the server's Retry-After when it sent one
@@ -80,7 +100,7 @@ func (c *call) backoff(retryAfter time.Duration) time.Duration {
 // joined to the failure it was to retry.
 func (c *call) pause(ctx context.Context, d time.Duration, retried error) error {
 	stop := func(ctxErr error) error {
-		return &callError{msg: fmt.Sprintf("medspa: %s %s: %v before retrying (%s)", c.method, c.path, ctxErr, describeTransport(retried)),
+		return &callError{msg: fmt.Sprintf("medspa: %s %s: %v before retrying (%s; %s)", c.method, c.path, ctxErr, describeTransport(retried), c.spent()),
 			err: errors.Join(ctxErr, retried)}
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {

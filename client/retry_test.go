@@ -231,7 +231,7 @@ func TestConnectionErrorsAreRetriedForSafeMethods(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	c, _ := client.NewEngine(client.WithBaseURL("http://"+addr), client.WithMaxRetries(1), client.WithRetryWait(time.Millisecond, time.Millisecond))
+	c, _ := client.NewEngine(client.WithBaseURL("http://"+addr), client.WithAPIKey("msk_test_x"), client.WithMaxRetries(1), client.WithRetryWait(time.Millisecond, time.Millisecond))
 	_, _, err = client.Call[obj](context.Background(), c, http.MethodGet, client.Path("x"), nil)
 	var ue *url.Error
 	var oe *net.OpError

@@ -174,7 +174,7 @@ func pages(t *testing.T, script func(page int) string) *recorder {
 	})
 }
 
-func walk(e *client.Engine, opts ...client.Option) (ids []string, err error) {
+func walk(e *client.Engine, opts ...client.RequestOption) (ids []string, err error) {
 	for p, err := range client.All[obj](context.Background(), e, client.Path("patients"), nil, opts...) {
 		if err != nil {
 			return ids, err
@@ -191,7 +191,7 @@ func TestAllDoesNotTrustTheServer(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		script func(page int) string
-		opts   []client.Option
+		opts   []client.RequestOption
 		ids    int // yielded before the error
 		want   error
 	}{
@@ -212,10 +212,10 @@ func TestAllDoesNotTrustTheServer(t *testing.T) {
 		}, nil, 0, client.ErrPagination},
 		{"no last page", func(n int) string {
 			return fmt.Sprintf(`{"data":[{"id":"pat_%d"}],"meta":{"total":1000000000,"page":%d,"perPage":1}}`, n, n)
-		}, []client.Option{client.WithMaxPages(5)}, 5, client.ErrPagination},
+		}, []client.RequestOption{client.WithMaxPages(5)}, 5, client.ErrPagination},
 		{"a zero page size", func(n int) string {
 			return fmt.Sprintf(`{"data":[{"id":"pat_%d"}],"meta":{"total":7,"page":%d,"perPage":0}}`, n, n)
-		}, []client.Option{client.WithMaxPages(3)}, 3, client.ErrPagination},
+		}, []client.RequestOption{client.WithMaxPages(3)}, 3, client.ErrPagination},
 		{"an empty list", func(int) string {
 			return `{"data":[],"meta":{"total":0,"page":1,"perPage":25}}`
 		}, nil, 0, nil},
@@ -239,7 +239,7 @@ func TestRateLimiterSharedPerCredential(t *testing.T) {
 	srv := newRecorder(t, false, answerJSON)
 	e := engine(t, srv.URL)
 	slow := client.WithRateLimit(1, 2) // one token a minute; the client's bucket holds one
-	call := func(opts ...client.Option) error {
+	call := func(opts ...client.RequestOption) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_, _, err := client.Call[obj](ctx, e, http.MethodGet, client.Path("patients", "pat_1"), nil, opts...)

@@ -18,7 +18,7 @@ var ErrResponseSignature = errors.New("medspa: response signature missing or inv
 // id (key_…) and signing secret (mss_…), and verifies the signature of every response. An
 // invalid secret makes New (or the call) fail. Signing secrets belong to API keys: use it with
 // WithAPIKey.
-func WithSigning(keyID, secret string) Option {
+func WithSigning(keyID, secret string) RequestOption {
 	key, err := httpsig.ParseSecret(secret)
 	if err == nil && keyID == "" {
 		err = errors.New("httpsig: empty key id")

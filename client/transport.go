@@ -45,10 +45,10 @@ var DefaultTimeouts = Timeouts{
 }
 
 // WithTimeouts overrides the default transport's timeouts (zero fields keep their defaults).
-// It configures the client's transport, so it is refused as a per-call option, and it does not
-// apply to a client given with WithHTTPClient.
+// It configures the client's transport (New only), and it does not apply to a client given
+// with WithHTTPClient.
 func WithTimeouts(t Timeouts) Option {
-	return func(c *config) { c.timeouts = t }
+	return clientOption(func(c *config) { c.timeouts = t })
 }
 
 // effective returns t with zero fields set to the defaults and negative ones to 0 (none).

@@ -41,7 +41,7 @@ func TestTLS12Refused(t *testing.T) {
 		srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 		srv.StartTLS()
 		t.Cleanup(srv.Close)
-		e, err := NewEngine(WithBaseURL(srv.URL), WithMaxRetries(0))
+		e, err := NewEngine(WithBaseURL(srv.URL), WithAPIKey("msk_test_x"), WithMaxRetries(0))
 		if err != nil {
 			t.Fatal(err)
 		}

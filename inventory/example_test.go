@@ -26,7 +26,7 @@ func exampleClient() *medspa.Client {
 
 // Lot-tracked stock is received per lot and used first-expiring-first-out; taking more than is
 // on hand is refused with the quantity available.
-func ExampleStockService_Adjust() {
+func ExampleInventoryService_Adjust() {
 	c := exampleClient()
 	p, _, _ := c.Products.Create(ctx, &inventory.ProductCreateParams{
 		SKU: "JUV-VOL", Name: "Juvederm Voluma", Category: inventory.CategoryFiller, Unit: inventory.UnitSyringe,
@@ -117,7 +117,7 @@ func ExampleProductsService_List() {
 	newProduct(c, "SPF-50", 0)
 	newProduct(c, "SPF-30", 0)
 	newProduct(c, "SERUM-C", 0)
-	page, _, err := c.Products.List(ctx, &inventory.ProductListParams{Q: "spf", Sort: inventory.SortCreatedDesc})
+	page, _, err := c.Products.List(ctx, &inventory.ProductListParams{Q: "spf", Sort: medspa.SortCreatedDesc})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func ExampleProductsService_All() {
 }
 
 // Stock records are per product and location; LowStock is on hand at or below the reorder point.
-func ExampleStockService_List() {
+func ExampleInventoryService_List() {
 	c := exampleClient()
 	p := newProduct(c, "SPF-50", 5)
 	_, _, _ = c.Inventory.Adjust(ctx, &inventory.AdjustParams{ProductID: p.ID, Delta: 12, Reason: inventory.ReasonReceived})
@@ -166,7 +166,7 @@ func ExampleStockService_List() {
 }
 
 // All with LowStock walks the records to reorder.
-func ExampleStockService_All() {
+func ExampleInventoryService_All() {
 	c := exampleClient()
 	for _, sku := range []string{"A-1", "A-2", "A-3"} {
 		p := newProduct(c, sku, 2)

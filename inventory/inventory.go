@@ -24,7 +24,7 @@ const (
 	CategoryOther      Category = "other"
 )
 
-// Validate refuses a Category other than the six above (client.ErrInvalidArgument): the call
+// Validate refuses a Category other than the six above (medspa.ErrInvalidArgument): the call
 // path runs it before anything is sent.
 func (c Category) Validate() error {
 	return client.CheckEnum(c, CategoryNeurotoxin, CategoryFiller, CategorySkincare, CategoryDevice, CategoryConsumable, CategoryOther)
@@ -42,7 +42,7 @@ const (
 	UnitItem    Unit = "item"
 )
 
-// Validate refuses a Unit other than the five above (client.ErrInvalidArgument).
+// Validate refuses a Unit other than the five above (medspa.ErrInvalidArgument).
 func (u Unit) Validate() error {
 	return client.CheckEnum(u, UnitUnit, UnitSyringe, UnitVial, UnitML, UnitItem)
 }
@@ -86,8 +86,8 @@ type ProductCreateParams struct {
 	Active *bool `json:"active,omitempty"`
 }
 
-// ProductUpdateParams is a merge patch: fields left zero are unchanged, client.Set sets one,
-// client.Null resets an optional one to its default (clearing SKU, Name, Category or Price is a
+// ProductUpdateParams is a merge patch: fields left zero are unchanged, medspa.Set sets one,
+// medspa.Null resets an optional one to its default (clearing SKU, Name, Category or Price is a
 // validation error). TrackLots can change only while nothing is on hand.
 type ProductUpdateParams struct {
 	SKU          client.Optional[string]   `json:"sku,omitzero"`
@@ -102,12 +102,6 @@ type ProductUpdateParams struct {
 	Active       client.Optional[bool]     `json:"active,omitzero"`
 }
 
-// Sort orders of a product list.
-const (
-	SortCreatedAsc  = client.SortCreatedAsc
-	SortCreatedDesc = client.SortCreatedDesc
-)
-
 // ProductListParams filter and page a product list; filters combine with AND.
 type ProductListParams struct {
 	client.ListOptions
@@ -116,7 +110,7 @@ type ProductListParams struct {
 	Q string `url:"q,omitempty"`
 	// Active, when set, keeps active (or inactive) products only.
 	Active *bool `url:"active,omitempty"`
-	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	// Sort is medspa.SortCreatedAsc (default) or medspa.SortCreatedDesc.
 	Sort client.Sort `url:"sort,omitempty"`
 }
 
@@ -169,7 +163,7 @@ const (
 	ReasonCorrection Reason = "correction"
 )
 
-// Validate refuses a Reason other than the seven above (client.ErrInvalidArgument): the call
+// Validate refuses a Reason other than the seven above (medspa.ErrInvalidArgument): the call
 // path runs it before anything is sent.
 func (r Reason) Validate() error {
 	return client.CheckEnum(r, ReasonReceived, ReasonReturned, ReasonSale, ReasonUsed, ReasonExpired, ReasonDamaged, ReasonCorrection)
@@ -211,61 +205,67 @@ type Adjustment struct {
 
 // ProductsService calls the product endpoints. Get one from medspa.New (the client's Products
 // field). Every method but All also returns the metadata of the server's answer
-// (*client.Response: status, request id, rate limit, attempts), with the result or the error;
+// (*medspa.Response: status, request id, rate limit, attempts), with the result or the error;
 // it is nil when no answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type ProductsService struct{ e *client.Engine }
 
 // NewProductsService returns a ProductsService sending through e (medspa.New does this for you).
 func NewProductsService(e *client.Engine) *ProductsService { return &ProductsService{e: e} }
 
 // Create creates a product (and its empty stock record at "main") and returns it. A SKU in use
-// (case-insensitively) is client.ErrDuplicateSKU.
-func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.Option) (*Product, *client.Response, error) {
+// (case-insensitively) is medspa.ErrDuplicateSKU.
+func (s *ProductsService) Create(ctx context.Context, params *ProductCreateParams, opts ...client.RequestOption) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodPost, client.Path("products"), params, opts...)
 }
 
-// Get returns the product with the given id (client.ErrNotFound if there is none).
-func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.Option) (*Product, *client.Response, error) {
+// Get returns the product with the given id (medspa.ErrNotFound if there is none).
+func (s *ProductsService) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodGet, client.Path("products", id), nil, opts...)
 }
 
 // Update applies params (a merge patch) to the product and returns the product as it is now.
-func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.Option) (*Product, *client.Response, error) {
+func (s *ProductsService) Update(ctx context.Context, id string, params *ProductUpdateParams, opts ...client.RequestOption) (*Product, *client.Response, error) {
 	return client.Call[Product](ctx, s.e, http.MethodPatch, client.Path("products", id), params, opts...)
 }
 
 // List returns one page of products.
-func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.Option) (*client.Page[Product], *client.Response, error) {
+func (s *ProductsService) List(ctx context.Context, params *ProductListParams, opts ...client.RequestOption) (*client.Page[Product], *client.Response, error) {
 	return client.List[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
 // All iterates over every product matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *ProductsService) All(ctx context.Context, params *ProductListParams, opts ...client.Option) iter.Seq2[Product, error] {
+func (s *ProductsService) All(ctx context.Context, params *ProductListParams, opts ...client.RequestOption) iter.Seq2[Product, error] {
 	return client.All[Product](ctx, s.e, client.Path("products"), params, opts...)
 }
 
-// StockService calls the inventory endpoints: stock records and adjustments. Get one from
+// InventoryService calls the inventory endpoints: stock records and adjustments. Get one from
 // medspa.New (the client's Inventory field). Every method but All also returns the metadata of
-// the server's answer (*client.Response), as ProductsService's do.
-type StockService struct{ e *client.Engine }
+// the server's answer (*medspa.Response), as ProductsService's do.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
+type InventoryService struct{ e *client.Engine }
 
-// NewStockService returns a StockService sending through e (medspa.New does this for you).
-func NewStockService(e *client.Engine) *StockService { return &StockService{e: e} }
+// NewInventoryService returns an InventoryService sending through e (medspa.New does this for you).
+func NewInventoryService(e *client.Engine) *InventoryService { return &InventoryService{e: e} }
 
 // List returns one page of stock records.
-func (s *StockService) List(ctx context.Context, params *StockListParams, opts ...client.Option) (*client.Page[StockRecord], *client.Response, error) {
+func (s *InventoryService) List(ctx context.Context, params *StockListParams, opts ...client.RequestOption) (*client.Page[StockRecord], *client.Response, error) {
 	return client.List[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
 // All iterates over every stock record matching params, fetching pages as needed; an error
 // ends the iteration.
-func (s *StockService) All(ctx context.Context, params *StockListParams, opts ...client.Option) iter.Seq2[StockRecord, error] {
+func (s *InventoryService) All(ctx context.Context, params *StockListParams, opts ...client.RequestOption) iter.Seq2[StockRecord, error] {
 	return client.All[StockRecord](ctx, s.e, client.Path("inventory"), params, opts...)
 }
 
 // Adjust moves stock and returns the adjustment with the updated record. Taking more than is on
-// hand (or in the lot) is client.ErrInsufficientStock, with Available set.
-func (s *StockService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.Option) (*Adjustment, *client.Response, error) {
+// hand (or in the lot) is medspa.ErrInsufficientStock, with Available set.
+func (s *InventoryService) Adjust(ctx context.Context, params *AdjustParams, opts ...client.RequestOption) (*Adjustment, *client.Response, error) {
 	return client.Call[Adjustment](ctx, s.e, http.MethodPost, client.Path("inventory", "adjust"), params, opts...)
 }

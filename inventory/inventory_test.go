@@ -278,7 +278,7 @@ func TestProductListFilters(t *testing.T) {
 		want []string
 	}{
 		{"all", nil, pick(0, 1, 2, 3)},
-		{"paged desc", &inventory.ProductListParams{ListOptions: client.ListOptions{PerPage: 3}, Sort: inventory.SortCreatedDesc}, pick(3, 2, 1, 0)},
+		{"paged desc", &inventory.ProductListParams{ListOptions: client.ListOptions{PerPage: 3}, Sort: medspa.SortCreatedDesc}, pick(3, 2, 1, 0)},
 		{"category", &inventory.ProductListParams{Category: inventory.CategoryNeurotoxin}, pick(0, 3)},
 		{"q name", &inventory.ProductListParams{Q: "SERUM"}, pick(2)},
 		{"q sku", &inventory.ProductListParams{Q: "juv-"}, pick(1)},

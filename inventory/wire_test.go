@@ -78,7 +78,7 @@ func TestWire(t *testing.T) {
 		Name: "Products.List with every filter",
 		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Products.List(ctx, &inventory.ProductListParams{Category: inventory.CategoryFiller, Q: "juv & co", Active: &no,
-				Sort: inventory.SortCreatedDesc})
+				Sort: medspa.SortCreatedDesc})
 		},
 		Exchange: wiretest.Exchange{
 			Want:   wiretest.Want{Method: "GET", Path: products, Query: "active=false&category=filler&q=juv+%26+co&sort=-createdAt"},

@@ -106,8 +106,8 @@ func TestWebhookSecretRotation(t *testing.T) {
 			}
 		}
 		for _, s := range rejected {
-			if _, err := webhooks.Verify(s, d.header, d.body, webhooks.WithNow(at)); !errors.Is(err, webhooks.ErrInvalidSignature) {
-				t.Fatalf("%s: a receiver with the retired secret %s… got %v, want ErrInvalidSignature", what, s[:10], err)
+			if _, err := webhooks.Verify(s, d.header, d.body, webhooks.WithNow(at)); !errors.Is(err, webhooks.ErrSignatureMismatch) {
+				t.Fatalf("%s: a receiver with the retired secret %s… got %v, want ErrSignatureMismatch", what, s[:10], err)
 			}
 		}
 		sigs := strings.Fields(d.header.Get(webhooks.HeaderSignature))

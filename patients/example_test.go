@@ -121,7 +121,7 @@ func ExampleService_All() {
 		_, _, _ = c.Patients.Create(ctx, &patients.CreateParams{FirstName: name, LastName: "Example", Email: "x@example.com"})
 	}
 	// All fetches pages lazily (two per page here) and stops when the loop breaks.
-	params := &patients.ListParams{ListOptions: medspa.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}
+	params := &patients.ListParams{ListOptions: medspa.ListOptions{PerPage: 2}, Sort: medspa.SortCreatedDesc}
 	for p, err := range c.Patients.All(ctx, params) {
 		if err != nil {
 			log.Fatal(err)

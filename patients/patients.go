@@ -23,7 +23,7 @@ const (
 	GenderUnknown Gender = "unknown"
 )
 
-// Validate refuses a Gender other than the four above (client.ErrInvalidArgument): the call
+// Validate refuses a Gender other than the four above (medspa.ErrInvalidArgument): the call
 // path runs it before anything is sent.
 func (g Gender) Validate() error {
 	return client.CheckEnum(g, GenderFemale, GenderMale, GenderOther, GenderUnknown)
@@ -71,8 +71,8 @@ type CreateParams struct {
 }
 
 // AddressPatch is a merge patch of a patient's address (RFC 7396 merges objects member by
-// member): members left zero are unchanged, client.Set sets one, client.Null clears one. So
-// UpdateParams{Address: client.Set(AddressPatch{City: client.Set("Boston")})} sends
+// member): members left zero are unchanged, medspa.Set sets one, medspa.Null clears one. So
+// UpdateParams{Address: medspa.Set(AddressPatch{City: medspa.Set("Boston")})} sends
 // {"address":{"city":"Boston"}} and the street stays.
 type AddressPatch struct {
 	Line1      client.Optional[string] `json:"line1,omitzero"`
@@ -84,9 +84,9 @@ type AddressPatch struct {
 	Country client.Optional[string] `json:"country,omitzero"`
 }
 
-// UpdateParams is a merge patch: fields left zero are unchanged, client.Set sets one,
-// client.Null clears an optional one (clearing a required field is a validation error).
-// Address is a patch of its own: set only the members that change, or client.Null to remove
+// UpdateParams is a merge patch: fields left zero are unchanged, medspa.Set sets one,
+// medspa.Null clears an optional one (clearing a required field is a validation error).
+// Address is a patch of its own: set only the members that change, or medspa.Null to remove
 // the whole address.
 type UpdateParams struct {
 	FirstName   client.Optional[string]       `json:"firstName,omitzero"`
@@ -101,12 +101,6 @@ type UpdateParams struct {
 	Tags        client.Optional[[]string]     `json:"tags,omitzero"`
 }
 
-// Sort orders of a patient list.
-const (
-	SortCreatedAsc  = client.SortCreatedAsc
-	SortCreatedDesc = client.SortCreatedDesc
-)
-
 // ListParams filter and page a patient list; filters combine with AND.
 type ListParams struct {
 	client.ListOptions
@@ -117,42 +111,45 @@ type ListParams struct {
 	// CreatedFrom (inclusive) and CreatedTo (exclusive) bound createdAt.
 	CreatedFrom time.Time `url:"createdFrom,omitempty"`
 	CreatedTo   time.Time `url:"createdTo,omitempty"`
-	// Sort is SortCreatedAsc (default) or SortCreatedDesc.
+	// Sort is medspa.SortCreatedAsc (default) or medspa.SortCreatedDesc.
 	Sort client.Sort `url:"sort,omitempty"`
 }
 
 // Service calls the patients endpoints. Get one from medspa.New (the client's Patients field).
-// Every method but All also returns the metadata of the server's answer (*client.Response:
+// Every method but All also returns the metadata of the server's answer (*medspa.Response:
 // status, request id, rate limit, attempts), with the result or the error; it is nil when no
 // answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type Service struct{ e *client.Engine }
 
 // NewService returns a Service sending through e (medspa.New does this for you).
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
-// Create creates a patient and returns it. Invalid fields are client.ErrValidation, every one
-// listed in Error.Fields.
-func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Patient, *client.Response, error) {
+// Create creates a patient and returns it. Invalid fields are medspa.ErrValidation, every one
+// listed in medspa.Error.Fields.
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.RequestOption) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodPost, client.Path("patients"), params, opts...)
 }
 
-// Get returns the patient with the given id (client.ErrNotFound if there is none).
-func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Patient, *client.Response, error) {
+// Get returns the patient with the given id (medspa.ErrNotFound if there is none).
+func (s *Service) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodGet, client.Path("patients", id), nil, opts...)
 }
 
 // Update applies params (a merge patch) to the patient and returns the patient as it is now.
-func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Patient, *client.Response, error) {
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.RequestOption) (*Patient, *client.Response, error) {
 	return client.Call[Patient](ctx, s.e, http.MethodPatch, client.Path("patients", id), params, opts...)
 }
 
 // List returns one page of patients.
-func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Patient], *client.Response, error) {
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.RequestOption) (*client.Page[Patient], *client.Response, error) {
 	return client.List[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }
 
 // All iterates over every patient matching params, fetching pages as needed; an error ends the
 // iteration.
-func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Patient, error] {
+func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.RequestOption) iter.Seq2[Patient, error] {
 	return client.All[Patient](ctx, s.e, client.Path("patients"), params, opts...)
 }

@@ -204,7 +204,7 @@ func TestListFiltersSortAndPaging(t *testing.T) {
 		want   []string
 	}{
 		{"all ascending", patients.ListParams{}, ids},
-		{"descending", patients.ListParams{Sort: patients.SortCreatedDesc}, rev},
+		{"descending", patients.ListParams{Sort: medspa.SortCreatedDesc}, rev},
 		{"q first name case-insensitive", patients.ListParams{Q: "GRAC"}, ids[1:2]},
 		{"q last name", patients.ListParams{Q: "ham"}, ids[4:5]},
 		{"q email", patients.ListParams{Q: "nasa"}, ids[3:4]},
@@ -215,7 +215,7 @@ func TestListFiltersSortAndPaging(t *testing.T) {
 		{"createdTo exclusive", patients.ListParams{CreatedTo: base.Add(2 * time.Hour)}, ids[:2]},
 		{"window and q", patients.ListParams{CreatedFrom: base.Add(time.Hour), CreatedTo: base.Add(4 * time.Hour), Q: "a"}, ids[1:4]},
 		{"paged by 2", patients.ListParams{ListOptions: client.ListOptions{PerPage: 2}}, ids},
-		{"paged by 1 descending", patients.ListParams{ListOptions: client.ListOptions{PerPage: 1}, Sort: patients.SortCreatedDesc}, rev},
+		{"paged by 1 descending", patients.ListParams{ListOptions: client.ListOptions{PerPage: 1}, Sort: medspa.SortCreatedDesc}, rev},
 		{"starting at page 2", patients.ListParams{ListOptions: client.ListOptions{Page: 2, PerPage: 2}}, ids[2:]},
 	}
 	for _, tc := range cases {

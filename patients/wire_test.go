@@ -100,7 +100,7 @@ func TestWire(t *testing.T) {
 		Name: "List with every filter",
 		Call: func(ctx context.Context, c *medspa.Client) (any, *medspa.Response, error) {
 			return c.Patients.List(ctx, &patients.ListParams{ListOptions: client.ListOptions{Page: 2, PerPage: 50}, Q: "love lace",
-				Email: "ada+x@example.com", CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Hour), Sort: patients.SortCreatedDesc})
+				Email: "ada+x@example.com", CreatedFrom: wiretest.OddTime, CreatedTo: wiretest.OddTime.Add(time.Hour), Sort: medspa.SortCreatedDesc})
 		},
 		Exchange: wiretest.Exchange{
 			Want: wiretest.Want{Method: "GET", Path: path, Query: "createdFrom=" + wiretest.OddTimeQuery + "&createdTo=2026-11-22T15%3A03%3A00Z" +

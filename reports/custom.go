@@ -25,7 +25,7 @@ const (
 	SourceInventoryAdjustments Source = "inventory_adjustments"
 )
 
-// Validate refuses a Source other than the five above (client.ErrInvalidArgument): the call
+// Validate refuses a Source other than the five above (medspa.ErrInvalidArgument): the call
 // path runs it before anything is sent.
 func (s Source) Validate() error {
 	return client.CheckEnum(s, SourceAppointments, SourcePayments, SourceInvoices, SourcePatients, SourceInventoryAdjustments)
@@ -51,7 +51,7 @@ func Min(field string) Metric { return Metric("min:" + field) }
 func Max(field string) Metric { return Metric("max:" + field) }
 
 // Validate refuses a metric that is not count or <sum|avg|min|max>:<field>, the field a name
-// of letters, digits and underscores (client.ErrInvalidArgument). Whether the source has the
+// of letters, digits and underscores (medspa.ErrInvalidArgument). Whether the source has the
 // field is the server's to say.
 func (m Metric) Validate() error {
 	if m == MetricCount {
@@ -80,7 +80,7 @@ const (
 )
 
 // Validate refuses a dimension that is not a field name of letters, digits and underscores
-// (client.ErrInvalidArgument): anything else would be split or refused on the way.
+// (medspa.ErrInvalidArgument): anything else would be split or refused on the way.
 func (d Dimension) Validate() error {
 	if isFieldName(string(d)) {
 		return nil
@@ -119,7 +119,7 @@ type Filter struct {
 // Where returns the filter "field is one of values".
 func Where(field string, values ...string) Filter { return Filter{Field: field, Values: values} }
 
-// Validate refuses a filter the wire cannot carry as written (client.ErrInvalidArgument): a
+// Validate refuses a filter the wire cannot carry as written (medspa.ErrInvalidArgument): a
 // field that is not a name of letters, digits and underscores, no values, or a value that is
 // empty or holds a comma (it would be split into two values) or a control character. The error
 // says which value, by position, never by content.

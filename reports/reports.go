@@ -30,7 +30,7 @@ const (
 	NameCustom       Name = "custom"
 )
 
-// Validate refuses a Name other than the four above (client.ErrInvalidArgument), so that a
+// Validate refuses a Name other than the four above (medspa.ErrInvalidArgument), so that a
 // misspelt report name fails before anything is sent.
 func (n Name) Validate() error {
 	if n == "" {
@@ -52,7 +52,7 @@ const (
 	GroupByStatus   GroupBy = "status"
 )
 
-// Validate refuses a GroupBy other than the six above (client.ErrInvalidArgument): the call
+// Validate refuses a GroupBy other than the six above (medspa.ErrInvalidArgument): the call
 // path runs it before anything is sent.
 func (g GroupBy) Validate() error {
 	return client.CheckEnum(g, GroupByDay, GroupByWeek, GroupByMonth, GroupByProvider, GroupByService, GroupByStatus)
@@ -232,38 +232,41 @@ type PatientsReport struct {
 }
 
 // Service runs reports. Get one from medspa.New (the client's Reports field). Every method also
-// returns the metadata of the server's answer (*client.Response: status, request id, rate
+// returns the metadata of the server's answer (*medspa.Response: status, request id, rate
 // limit, attempts), with the result or the error; it is nil when no answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type Service struct{ e *client.Engine }
 
 // NewService returns the reports service over e (medspa.New does this for you).
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Revenue runs the revenue report.
-func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.Option) (*RevenueReport, *client.Response, error) {
+func (s *Service) Revenue(ctx context.Context, params *RevenueParams, opts ...client.RequestOption) (*RevenueReport, *client.Response, error) {
 	return client.Call[RevenueReport](ctx, s.e, http.MethodGet, path(NameRevenue), params, opts...)
 }
 
 // Appointments runs the appointments report.
-func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.Option) (*AppointmentsReport, *client.Response, error) {
+func (s *Service) Appointments(ctx context.Context, params *AppointmentsParams, opts ...client.RequestOption) (*AppointmentsReport, *client.Response, error) {
 	return client.Call[AppointmentsReport](ctx, s.e, http.MethodGet, path(NameAppointments), params, opts...)
 }
 
 // Patients runs the patients report.
-func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.Option) (*PatientsReport, *client.Response, error) {
+func (s *Service) Patients(ctx context.Context, params *PatientsParams, opts ...client.RequestOption) (*PatientsReport, *client.Response, error) {
 	return client.Call[PatientsReport](ctx, s.e, http.MethodGet, path(NamePatients), params, opts...)
 }
 
 // Custom runs a custom report.
-func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.Option) (*CustomReport, *client.Response, error) {
+func (s *Service) Custom(ctx context.Context, params *CustomParams, opts ...client.RequestOption) (*CustomReport, *client.Response, error) {
 	return client.Call[CustomReport](ctx, s.e, http.MethodGet, path(NameCustom), params, opts...)
 }
 
 // CSV downloads report name (NameRevenue, NameAppointments, NamePatients or NameCustom) as CSV
 // with params: a *CustomParams for NameCustom, a *Params (or nil) for the others. The caller
 // reads and closes the body. An unknown name, or params of the other kind, is
-// client.ErrInvalidArgument before anything is sent.
-func (s *Service) CSV(ctx context.Context, name Name, params any, opts ...client.Option) (io.ReadCloser, *client.Response, error) {
+// medspa.ErrInvalidArgument before anything is sent.
+func (s *Service) CSV(ctx context.Context, name Name, params any, opts ...client.RequestOption) (io.ReadCloser, *client.Response, error) {
 	if err := name.Validate(); err != nil {
 		return nil, nil, err
 	}

@@ -78,7 +78,7 @@ func (t EventType) Valid() bool {
 	return ok
 }
 
-// Validate refuses an EventType that cannot be one (client.ErrInvalidArgument): anything but
+// Validate refuses an EventType that cannot be one (medspa.ErrInvalidArgument): anything but
 // EventAll or "<object>.<action>" in lowercase letters and underscores. Types this package does
 // not know yet pass, so a program can subscribe to event types the API adds before the SDK
 // names them (they arrive as *UnknownData).

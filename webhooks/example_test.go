@@ -107,13 +107,13 @@ func ExampleWithSecrets() {
 	// Signed before the rotation reached the sender: the previous secret only.
 	header, _ := webhooks.SignHeaders(oldSecret, "evt_01", sentAt, body)
 	_, err := webhooks.Verify(newSecret, header, body, clock)
-	fmt.Println("new secret alone:", errors.Is(err, webhooks.ErrInvalidSignature))
+	fmt.Println("new secret alone:", errors.Is(err, webhooks.ErrSignatureMismatch))
 	_, err = webhooks.Verify(newSecret, header, body, clock, webhooks.WithSecrets(oldSecret))
 	fmt.Println("new and previous:", err)
 
 	// Once the rotation is over, an empty previous-secret setting is skipped.
 	_, err = webhooks.Verify(newSecret, header, body, clock, webhooks.WithSecrets(""))
-	fmt.Println("previous setting emptied:", errors.Is(err, webhooks.ErrInvalidSignature))
+	fmt.Println("previous setting emptied:", errors.Is(err, webhooks.ErrSignatureMismatch))
 	// Output:
 	// new secret alone: true
 	// new and previous: <nil>

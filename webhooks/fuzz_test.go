@@ -12,7 +12,7 @@ import (
 )
 
 var sentinelErrs = []error{
-	webhooks.ErrMissingHeaders, webhooks.ErrInvalidSecret, webhooks.ErrInvalidSignature,
+	webhooks.ErrMissingHeaders, webhooks.ErrInvalidSecret, webhooks.ErrSignatureMismatch,
 	webhooks.ErrTimestampTooOld, webhooks.ErrTimestampTooNew, webhooks.ErrInvalidTimestamp,
 	webhooks.ErrInvalidPayload,
 }

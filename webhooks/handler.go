@@ -174,7 +174,7 @@ func sentinelText(err error) string {
 // sentinels lists every error Verify can wrap; the handler and the fuzz test
 // both rely on the list being complete.
 var sentinels = []error{
-	ErrMissingHeaders, ErrInvalidSecret, ErrInvalidSignature, ErrTimestampTooOld,
+	ErrMissingHeaders, ErrInvalidSecret, ErrSignatureMismatch, ErrTimestampTooOld,
 	ErrTimestampTooNew, ErrInvalidTimestamp, ErrInvalidPayload,
 }
 

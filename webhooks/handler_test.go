@@ -145,11 +145,11 @@ func TestHandlerRejections(t *testing.T) {
 			h, b := r.signed(t, sampleEvents()[0], now)
 			h.Set("webhook-signature", "v1,AAAA")
 			return http.MethodPost, h, b
-		}, http.StatusBadRequest, webhooks.ErrInvalidSignature.Error()},
+		}, http.StatusBadRequest, webhooks.ErrSignatureMismatch.Error()},
 		{"tampered body", nil, func(r *receiver) (string, http.Header, []byte) {
 			h, b := r.signed(t, sampleEvents()[0], now)
 			return http.MethodPost, h, bytes.Replace(b, []byte("pat_01"), []byte("pat_02"), 1)
-		}, http.StatusBadRequest, webhooks.ErrInvalidSignature.Error()},
+		}, http.StatusBadRequest, webhooks.ErrSignatureMismatch.Error()},
 		{"missing headers", nil, func(r *receiver) (string, http.Header, []byte) {
 			_, b := r.signed(t, sampleEvents()[0], now)
 			return http.MethodPost, http.Header{}, b

@@ -37,17 +37,17 @@ type CreateParams struct {
 
 // UpdateParams are a merge patch of an endpoint: fields left zero are unchanged. URL and Events
 // are required fields of an endpoint, so they can be replaced but not cleared; Description can
-// be cleared (client.Null) and Enabled reset to its default, true (client.Null). The values are
-// checked as by Create: a URL the server refuses is client.ErrValidation.
+// be cleared (medspa.Null) and Enabled reset to its default, true (medspa.Null). The values are
+// checked as by Create: a URL the server refuses is medspa.ErrValidation.
 type UpdateParams struct {
 	// URL replaces the endpoint's URL: absolute https:// (http:// only to loopback hosts).
 	URL string `json:"url,omitzero"`
 	// Events replaces the subscribed types: without duplicates, or []EventType{EventAll}. A
 	// non-nil empty list is sent, and refused by the server.
 	Events []EventType `json:"events,omitzero"`
-	// Description is free text, at most 500 characters; client.Null clears it.
+	// Description is free text, at most 500 characters; medspa.Null clears it.
 	Description client.Optional[string] `json:"description,omitzero"`
-	// Enabled turns deliveries off or on; client.Null resets it to true. Re-enabling an endpoint
+	// Enabled turns deliveries off or on; medspa.Null resets it to true. Re-enabling an endpoint
 	// does not replay the events it missed.
 	Enabled client.Optional[bool] `json:"enabled,omitzero"`
 }
@@ -61,7 +61,7 @@ type RotateSecretParams struct {
 }
 
 // Validate refuses a PreviousSecretExpiresIn that is not a whole number of seconds
-// (client.ErrInvalidArgument): the wire carries seconds, and rounding would move the moment the
+// (medspa.ErrInvalidArgument): the wire carries seconds, and rounding would move the moment the
 // previous secret stops signing. Out-of-range values go to the server, which names the field.
 func (p RotateSecretParams) Validate() error {
 	if p.PreviousSecretExpiresIn != nil && *p.PreviousSecretExpiresIn%time.Second != 0 {
@@ -106,40 +106,43 @@ type TestResult struct {
 
 // Service calls the webhooks endpoints, and builds receivers that judge delivery timestamps by
 // the client's clock. Get one from medspa.New (the client's Webhooks field). Every method that
-// calls the API, but All, also returns the metadata of the server's answer (*client.Response:
+// calls the API, but All, also returns the metadata of the server's answer (*medspa.Response:
 // status, request id, rate limit, attempts), with the result or the error; it is nil when no
 // answer arrived.
+//
+// Its methods take per-call options after their arguments: medspa.RequestOption values such
+// as medspa.WithMaxRetries(0) or medspa.WithHeader(k, v).
 type Service struct{ e *client.Engine }
 
 // NewService returns a Service sending through e (medspa.New does this for you).
 func NewService(e *client.Engine) *Service { return &Service{e: e} }
 
 // Create registers an endpoint; the result carries its Secret, shown only this once. A URL the
-// server refuses (not https, or a private address) is client.ErrValidation.
-func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.Option) (*Endpoint, *client.Response, error) {
+// server refuses (not https, or a private address) is medspa.ErrValidation.
+func (s *Service) Create(ctx context.Context, params *CreateParams, opts ...client.RequestOption) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodPost, client.Path("webhooks"), params, opts...)
 }
 
-// Get returns the endpoint with the given id (without its secret; client.ErrNotFound if there
+// Get returns the endpoint with the given id (without its secret; medspa.ErrNotFound if there
 // is none).
-func (s *Service) Get(ctx context.Context, id string, opts ...client.Option) (*Endpoint, *client.Response, error) {
+func (s *Service) Get(ctx context.Context, id string, opts ...client.RequestOption) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodGet, client.Path("webhooks", id), nil, opts...)
 }
 
 // List returns one page of endpoints.
-func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.Option) (*client.Page[Endpoint], *client.Response, error) {
+func (s *Service) List(ctx context.Context, params *ListParams, opts ...client.RequestOption) (*client.Page[Endpoint], *client.Response, error) {
 	return client.List[Endpoint](ctx, s.e, client.Path("webhooks"), params, opts...)
 }
 
 // All iterates over every endpoint, fetching pages as needed; an error ends the iteration.
-func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.Option) iter.Seq2[Endpoint, error] {
+func (s *Service) All(ctx context.Context, params *ListParams, opts ...client.RequestOption) iter.Seq2[Endpoint, error] {
 	return client.All[Endpoint](ctx, s.e, client.Path("webhooks"), params, opts...)
 }
 
 // Update changes an endpoint (a merge patch: see UpdateParams) and returns it, without its
 // secret, which neither changes nor shows (see RotateSecret). A URL the server refuses is
-// client.ErrValidation, an unknown id client.ErrNotFound; a refused update changes nothing.
-func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.Option) (*Endpoint, *client.Response, error) {
+// medspa.ErrValidation, an unknown id medspa.ErrNotFound; a refused update changes nothing.
+func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, opts ...client.RequestOption) (*Endpoint, *client.Response, error) {
 	return client.Call[Endpoint](ctx, s.e, http.MethodPatch, client.Path("webhooks", id), params, opts...)
 }
 
@@ -150,18 +153,18 @@ func (s *Service) Update(ctx context.Context, id string, params *UpdateParams, o
 // the change). Rotating again while a previous secret still signs replaces it: at most two
 // secrets sign. params may be nil (the server's default window, 24 hours). Retries are safe:
 // the call's Idempotency-Key returns the same secret and rotates once.
-func (s *Service) RotateSecret(ctx context.Context, id string, params *RotateSecretParams, opts ...client.Option) (*SecretRotation, *client.Response, error) {
+func (s *Service) RotateSecret(ctx context.Context, id string, params *RotateSecretParams, opts ...client.RequestOption) (*SecretRotation, *client.Response, error) {
 	return client.Call[SecretRotation](ctx, s.e, http.MethodPost, client.Path("webhooks", id, "rotate-secret"), client.OptionalBody(params), opts...)
 }
 
 // Delete removes the endpoint; its pending retries are dropped. The server answers 204 with no
 // body, so there is nothing to return but the answer's metadata.
-func (s *Service) Delete(ctx context.Context, id string, opts ...client.Option) (*client.Response, error) {
+func (s *Service) Delete(ctx context.Context, id string, opts ...client.RequestOption) (*client.Response, error) {
 	return s.e.Do(ctx, http.MethodDelete, client.Path("webhooks", id), nil, nil, opts...)
 }
 
 // Test sends a webhook.test event to the endpoint at once (no retries) and reports the outcome.
-func (s *Service) Test(ctx context.Context, id string, opts ...client.Option) (*TestResult, *client.Response, error) {
+func (s *Service) Test(ctx context.Context, id string, opts ...client.RequestOption) (*TestResult, *client.Response, error) {
 	return client.Call[TestResult](ctx, s.e, http.MethodPost, client.Path("webhooks", id, "test"), nil, opts...)
 }
 

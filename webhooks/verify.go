@@ -41,9 +41,11 @@ var (
 	// (for Verify, VerifySignature and NewHandler) its key is shorter than
 	// MinSecretBytes.
 	ErrInvalidSecret = errors.New("webhooks: invalid secret")
-	// ErrInvalidSignature: no v1 signature in webhook-signature matches any of
-	// the receiver's secrets.
-	ErrInvalidSignature = errors.New("webhooks: no matching signature")
+	// ErrSignatureMismatch: no v1 signature in webhook-signature matches any of
+	// the receiver's secrets (a wrong or retired secret, or a tampered delivery).
+	// It is not medspa.ErrInvalidSignature, the API's answer to a request whose
+	// own signature (medspa.WithSigning) it refused.
+	ErrSignatureMismatch = errors.New("webhooks: no matching signature")
 	// ErrTimestampTooOld: webhook-timestamp is older than the tolerance.
 	ErrTimestampTooOld = errors.New("webhooks: timestamp too old")
 	// ErrTimestampTooNew: webhook-timestamp is further in the future than
@@ -168,7 +170,7 @@ func mac(key []byte, msgID, timestamp string, body []byte) []byte {
 // given by WithSecrets) and that the delivery is recent. It returns nil, or an
 // error wrapping one of ErrInvalidSecret, ErrMissingHeaders,
 // ErrInvalidTimestamp, ErrTimestampTooOld, ErrTimestampTooNew or
-// ErrInvalidSignature, checked in that order. webhook-signature may hold
+// ErrSignatureMismatch, checked in that order. webhook-signature may hold
 // several space-separated signatures (during a secret rotation the sender
 // signs with the new and the previous secret): any valid "v1," one made with
 // any of the secrets passes, and other versions are ignored. It does not look
@@ -224,7 +226,7 @@ func verifyKeys(keys [][]byte, c *verifyConfig, header http.Header, body []byte)
 			}
 		}
 	}
-	return ErrInvalidSignature
+	return ErrSignatureMismatch
 }
 
 // parseTimestamp accepts only plain decimal unix seconds: no sign, no

@@ -142,14 +142,14 @@ func TestVerifySentinels(t *testing.T) {
 		{"too new", secret, signed(t, secret, "evt_1", now.Add(time.Hour), body), body, webhooks.ErrTimestampTooNew},
 		{"far future", secret, with("webhook-timestamp", "9223372036854775807"), body, webhooks.ErrTimestampTooNew},
 		{"zero timestamp", secret, with("webhook-timestamp", "0"), body, webhooks.ErrTimestampTooOld},
-		{"wrong secret", other, good(), body, webhooks.ErrInvalidSignature},
-		{"tampered body", secret, good(), append([]byte(" "), body...), webhooks.ErrInvalidSignature},
-		{"tampered id", secret, with("webhook-id", "evt_2"), body, webhooks.ErrInvalidSignature},
-		{"tampered timestamp", secret, with("webhook-timestamp", strconv.FormatInt(now.Unix()+1, 10)), body, webhooks.ErrInvalidSignature},
-		{"no version", secret, with("webhook-signature", strings.TrimPrefix(good().Get("webhook-signature"), "v1,")), body, webhooks.ErrInvalidSignature},
-		{"v2 only", secret, with("webhook-signature", "v2,"+strings.TrimPrefix(good().Get("webhook-signature"), "v1,")), body, webhooks.ErrInvalidSignature},
-		{"signature not base64", secret, with("webhook-signature", "v1,***"), body, webhooks.ErrInvalidSignature},
-		{"truncated signature", secret, with("webhook-signature", good().Get("webhook-signature")[:20]), body, webhooks.ErrInvalidSignature},
+		{"wrong secret", other, good(), body, webhooks.ErrSignatureMismatch},
+		{"tampered body", secret, good(), append([]byte(" "), body...), webhooks.ErrSignatureMismatch},
+		{"tampered id", secret, with("webhook-id", "evt_2"), body, webhooks.ErrSignatureMismatch},
+		{"tampered timestamp", secret, with("webhook-timestamp", strconv.FormatInt(now.Unix()+1, 10)), body, webhooks.ErrSignatureMismatch},
+		{"no version", secret, with("webhook-signature", strings.TrimPrefix(good().Get("webhook-signature"), "v1,")), body, webhooks.ErrSignatureMismatch},
+		{"v2 only", secret, with("webhook-signature", "v2,"+strings.TrimPrefix(good().Get("webhook-signature"), "v1,")), body, webhooks.ErrSignatureMismatch},
+		{"signature not base64", secret, with("webhook-signature", "v1,***"), body, webhooks.ErrSignatureMismatch},
+		{"truncated signature", secret, with("webhook-signature", good().Get("webhook-signature")[:20]), body, webhooks.ErrSignatureMismatch},
 		{"empty body", secret, signed(t, secret, "evt_1", now, nil), nil, webhooks.ErrInvalidPayload},
 		{"body not JSON", secret, signed(t, secret, "evt_1", now, []byte("hello")), []byte("hello"), webhooks.ErrInvalidPayload},
 		{"body not event", secret, signed(t, secret, "evt_1", now, []byte(`{"id":"evt_1"}`)), []byte(`{"id":"evt_1"}`), webhooks.ErrInvalidPayload},
@@ -208,8 +208,8 @@ func TestVerifyRotation(t *testing.T) {
 			if tt.ok != (err == nil) {
 				t.Fatalf("VerifySignature = %v; want ok=%v", err, tt.ok)
 			}
-			if !tt.ok && !errors.Is(err, webhooks.ErrInvalidSignature) {
-				t.Fatalf("err = %v; want ErrInvalidSignature", err)
+			if !tt.ok && !errors.Is(err, webhooks.ErrSignatureMismatch) {
+				t.Fatalf("err = %v; want ErrSignatureMismatch", err)
 			}
 		})
 	}
@@ -373,7 +373,7 @@ func TestVerifyWithSecrets(t *testing.T) {
 				h.Set(webhooks.HeaderSignature, tt.sigs)
 				opts := append([]webhooks.VerifyOption{at(now)}, opts...)
 				err := webhooks.VerifySignature(newSecret, h, body, opts...)
-				if tt.ok != (err == nil) || (!tt.ok && !errors.Is(err, webhooks.ErrInvalidSignature)) {
+				if tt.ok != (err == nil) || (!tt.ok && !errors.Is(err, webhooks.ErrSignatureMismatch)) {
 					t.Fatalf("VerifySignature = %v; want ok=%v", err, tt.ok)
 				}
 				e, err := webhooks.Verify(newSecret, h, body, opts...)
@@ -385,7 +385,7 @@ func TestVerifyWithSecrets(t *testing.T) {
 	}
 	// Without WithSecrets, only the new secret's signature counts.
 	h := signed(t, oldSecret, "evt_1", now, body)
-	if err := webhooks.VerifySignature(newSecret, h, body, at(now)); !errors.Is(err, webhooks.ErrInvalidSignature) {
+	if err := webhooks.VerifySignature(newSecret, h, body, at(now)); !errors.Is(err, webhooks.ErrSignatureMismatch) {
 		t.Errorf("a receiver without the previous secret: %v", err)
 	}
 

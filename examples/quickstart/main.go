@@ -83,7 +83,7 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "search %q: %d of %d match\n", "ho", len(page.Data), page.Meta.Total)
 
 	n := 0
-	for p, err := range c.Patients.All(ctx, &patients.ListParams{ListOptions: medspa.ListOptions{PerPage: 2}, Sort: patients.SortCreatedDesc}) {
+	for p, err := range c.Patients.All(ctx, &patients.ListParams{ListOptions: medspa.ListOptions{PerPage: 2}, Sort: medspa.SortCreatedDesc}) {
 		if err != nil {
 			return err
 		}

@@ -141,7 +141,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	// Had the receiver kept only the previous secret, it would refuse this delivery now.
-	if _, err := c.Webhooks.Verify(oldSecret, last.header, last.body); !errors.Is(err, webhooks.ErrInvalidSignature) {
+	if _, err := c.Webhooks.Verify(oldSecret, last.header, last.body); !errors.Is(err, webhooks.ErrSignatureMismatch) {
 		return fmt.Errorf("the previous secret still verifies after its expiry: %v", err)
 	}
 	fmt.Fprintln(out, "(with the previous secret alone it is refused: no matching signature)")
