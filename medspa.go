@@ -394,6 +394,7 @@ const (
 //	TLSHandshake   time.Duration // the TLS handshake (default 10 s)
 //	ResponseHeader time.Duration // waiting for the answer's headers once the request is sent (default 60 s)
 //	Idle           time.Duration // keeping an idle keep-alive connection for reuse (default 90 s)
+//	Body           time.Duration // reading the answer's body once its headers arrived (default 60 s): a server that stalls the body cannot hang a call made with context.Background()
 type Timeouts = client.Timeouts
 
 // Defaults of the client's settings.

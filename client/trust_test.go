@@ -67,11 +67,11 @@ func TestPlainHTTPToANamedHost(t *testing.T) {
 		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
 	}}}
 	const base = "http://medspa-mock:8080"
-	_, err := client.NewEngine(client.WithBaseURL(base), client.WithHTTPClient(hc))
+	_, err := client.NewEngine(client.WithAPIKey("msk_test_k"), client.WithBaseURL(base), client.WithHTTPClient(hc))
 	if err == nil || !strings.Contains(err.Error(), "WithInsecurePlainHTTPHost") || !strings.Contains(err.Error(), "WithRootCAs") {
 		t.Fatalf("err %v, want a refusal naming WithInsecurePlainHTTPHost and WithRootCAs", err)
 	}
-	if _, err := client.NewEngine(client.WithBaseURL(base), client.WithInsecurePlainHTTPHost("other-host")); err == nil {
+	if _, err := client.NewEngine(client.WithAPIKey("msk_test_k"), client.WithBaseURL(base), client.WithInsecurePlainHTTPHost("other-host")); err == nil {
 		t.Fatal("another host's opt-in allowed medspa-mock")
 	}
 	e := engine(t, base, client.WithHTTPClient(hc), client.WithInsecurePlainHTTPHost("MEDSPA-MOCK"))
