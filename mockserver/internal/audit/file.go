@@ -207,6 +207,7 @@ func (fs *files) page(account, id, newest string) (Page, error) {
 	if skip {
 		return Page{}, ErrNotFound
 	}
+	p.Verified = p.Verified && f.log.Recovery().Damage == nil
 	if n := len(p.Events); n > 0 {
 		f.remember(p.Events[n-1].ID, last)
 	}
@@ -293,6 +294,11 @@ func (l *Log) load() error {
 		})
 		if err != nil {
 			return err
+		}
+		if f.log.Recovery().Damage != nil { // newest events removed: the chain cannot verify
+			l.mu.Lock()
+			l.chainOf(account).damaged = true
+			l.mu.Unlock()
 		}
 	}
 	return nil

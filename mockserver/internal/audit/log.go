@@ -79,6 +79,9 @@ type chain struct {
 	// last is the newest event's hash in hex (the genesis hash when there is none): kept as an
 	// array, an event costs no string for its hash unless one is asked for.
 	last [2 * sha256.Size]byte
+	// damaged says the account's audit file does not end where its head says (events removed
+	// from its end): no page of it verifies.
+	damaged bool
 	// paths are the Anonymous ring's paths, by event number modulo limit (nil elsewhere).
 	paths []string
 }
@@ -381,8 +384,9 @@ func (l *Log) Kept(account string) Page {
 	if c != nil {
 		p.Events = l.events(c, 0, c.n)
 	}
+	damaged := c != nil && c.damaged
 	l.mu.Unlock()
-	p.Verified = VerifyFrom(p.Checkpoint.Hash, p.Events)
+	p.Verified = !damaged && VerifyFrom(p.Checkpoint.Hash, p.Events)
 	return p
 }
 
@@ -457,8 +461,9 @@ func (l *Log) After(account, id string) (Page, error) {
 		if from > 0 {
 			prev = hex.EncodeToString(c.at(from - 1).hash[:])
 		}
+		damaged := c != nil && c.damaged
 		l.mu.Unlock()
-		p.Verified = VerifyFrom(prev, p.Events)
+		p.Verified = !damaged && VerifyFrom(prev, p.Events)
 		return p, nil
 	}
 	newest := ""
