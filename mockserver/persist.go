@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
+	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -223,4 +226,17 @@ func (s *Server) LoadState(r io.Reader) error {
 		return err
 	}
 	return s.durable()
+}
+
+// CheckDataDir verifies the data directory dir (WithDataDir) without changing it: each of its
+// bbolt files (bbolt's own consistency check, and the log's head: its newest records are those
+// committed) and every account's audit chain. It returns the damage found (nil: none). The
+// directory must not be in use by a server.
+func CheckDataDir(dir string) error {
+	state, err := durable.OpenReadOnly(filepath.Join(dir, "state"))
+	if err == nil {
+		err = state.Check()
+		state.Close()
+	}
+	return errors.Join(err, audit.Check(auditDir(dir)))
 }

@@ -49,7 +49,7 @@ type config struct {
 	noAdmin                                         bool
 	seed                                            uint64
 	journal, maxConns, auditRetention, memoryLimit  int
-	admin, useTLS, version, quiet                   bool
+	admin, useTLS, version, quiet, check            bool
 	strict, privateHooks                            bool
 	saveInterval                                    time.Duration
 }
@@ -81,6 +81,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.memoryLimit, "memory-limit", defaultMemoryLimitMiB, "soft limit on the server's memory, in MiB: the garbage collector works harder near it; it rises with the data held, to the live heap plus a quarter (0: none; GOMEMLIMIT, when set, wins)")
 	fs.StringVar(&c.pprof, "pprof", "", "serve Go's runtime profiles (net/http/pprof) on this loopback address, for finding what holds memory")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
+	fs.BoolVar(&c.check, "check", false, "with -data: verify the data directory's files and audit chains, changing nothing, and exit (non-zero on damage)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: medspa-mock [flags]\n\nRuns the MedSpa API mock server. Every flag may also come from MEDSPA_MOCK_<FLAG>. Flags:")
@@ -122,6 +123,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.version {
 		fmt.Fprintln(stdout, client.Version)
 		return nil
+	}
+	if c.check {
+		return checkData(c.data, stdout)
 	}
 	defer setMemoryLimit(c.memoryLimit)()
 	opts := []mockserver.Option{mockserver.WithJournalSize(c.journal)}

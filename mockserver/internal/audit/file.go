@@ -377,3 +377,53 @@ func (l *Log) Import(ctx context.Context, account string, st State) error {
 	}
 	return nil
 }
+
+// Check verifies every account's audit file under dir and changes nothing: the file (bbolt's
+// check and the head: durable.Log.Check), then the chain, each event following its predecessor
+// (or the checkpoint before it). It returns one error per damaged file, naming the account and
+// the first event that does not follow.
+func Check(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	var errs []error
+	for _, de := range entries {
+		account, ok := accountOf(de.Name())
+		if !de.IsDir() || !ok || account == Anonymous {
+			continue
+		}
+		if err := checkFile(filepath.Join(dir, de.Name())); err != nil {
+			errs = append(errs, fmt.Errorf("audit file of %s: %w", account, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkFile verifies one account's audit file.
+func checkFile(dir string) error {
+	l, err := durable.OpenReadOnly(dir)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	prev := GenesisHash
+	err = l.ReadFrom(durable.Position{}, func(rec []byte, _ durable.Position) error {
+		r, err := decodeRecord(rec)
+		switch {
+		case err != nil:
+			return fmt.Errorf("a record is not an event: %w", err)
+		case r.Checkpoint != nil:
+			prev = r.Checkpoint.Hash
+		case !follows(prev, r.Event):
+			return fmt.Errorf("event %s does not follow its predecessor", r.ID)
+		default:
+			prev = r.Hash
+		}
+		return nil
+	})
+	return errors.Join(err, l.Check())
+}

@@ -12,11 +12,13 @@
 package durable
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -117,7 +119,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("durable: importing the 0.2 log of %s: %w", dir, err)
 	}
-	db, err := openDB(filepath.Join(dir, FileName), opts)
+	db, err := openDB(filepath.Join(dir, FileName), opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -137,9 +139,28 @@ func Open(dir string, opts Options) (*Log, error) {
 	return l, nil
 }
 
-// openDB opens the bolt file at path, refusing one of another format, and makes its buckets.
-func openDB(path string, opts Options) (*bolt.DB, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone})
+// OpenReadOnly opens the log in dir for reading (Replay, ReadFrom, Check) and changes nothing:
+// no import, no head repair; appends fail. A log another process has open is ErrLocked.
+func OpenReadOnly(dir string) (*Log, error) {
+	db, err := openDB(filepath.Join(dir, FileName), Options{}, true)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{dir: dir, db: db, last: doneCommit(nil)}
+	if err := db.View(l.recover); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// openDB opens the bolt file at path, refusing one of another format, and makes its buckets
+// (a file opened readOnly must have them).
+func openDB(path string, opts Options, readOnly bool) (*bolt.DB, error) {
+	if err := checkSize(path); err != nil {
+		return nil, fmt.Errorf("durable: %s: %w", path, err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone, ReadOnly: readOnly})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("durable: %s: %w", path, ErrLocked)
 	}
@@ -148,12 +169,14 @@ func openDB(path string, opts Options) (*bolt.DB, error) {
 	}
 	var format []byte
 	_ = db.View(func(tx *bolt.Tx) error {
-		if m := tx.Bucket(bMeta); m != nil {
-			format = m.Get(kFormat)
+		if m := tx.Bucket(bMeta); m != nil && tx.Bucket(bLog) != nil {
+			format = bytes.Clone(m.Get(kFormat))
 		}
 		return nil
 	})
 	switch {
+	case format == nil && readOnly:
+		err = fmt.Errorf("durable: %s is not a log file", path)
 	case format == nil:
 		err = db.Update(func(tx *bolt.Tx) error {
 			m, err := tx.CreateBucketIfNotExists(bMeta)
@@ -173,6 +196,49 @@ func openDB(path string, opts Options) (*bolt.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// checkSize refuses a bolt file shorter than its newest meta page says (cut short: a copy or a
+// disk that filled up), which bbolt would read past through its memory map and crash on. The
+// meta pages are the first two: a 16-byte page header, then magic (at 16), page size (24),
+// high-water page id (56), transaction id (64) and the FNV-64a of bytes 16-72 (72),
+// little-endian on the platforms Go runs bbolt on.
+func checkSize(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	var need, txid uint64
+	off := int64(0)
+	for i := range 2 {
+		var m [80]byte
+		if _, err := f.ReadAt(m[:], off); err != nil || binary.LittleEndian.Uint32(m[16:]) != 0xED0CDAED {
+			break
+		}
+		h := fnv.New64a()
+		h.Write(m[16:72])
+		if h.Sum64() != binary.LittleEndian.Uint64(m[72:]) {
+			off = int64(binary.LittleEndian.Uint32(m[24:]))
+			continue // torn: bbolt uses the other one
+		}
+		pageSize := binary.LittleEndian.Uint32(m[24:])
+		if t := binary.LittleEndian.Uint64(m[64:]); i == 0 || t > txid {
+			txid, need = t, binary.LittleEndian.Uint64(m[56:])*uint64(pageSize)
+		}
+		off = int64(pageSize) // the second meta page
+	}
+	if uint64(fi.Size()) < need {
+		return fmt.Errorf("the file is cut short: %d bytes, its pages need %d", fi.Size(), need)
+	}
+	return nil
 }
 
 // recover reads the file's position (next sequence, snapshot) and checks its head.

@@ -53,7 +53,7 @@ func import02(dir string) (string, error) {
 	slices.Sort(segs)
 	tmp := filepath.Join(dir, FileName+".import")
 	_ = os.Remove(tmp) // an import cut short
-	db, err := openDB(tmp, Options{})
+	db, err := openDB(tmp, Options{}, false)
 	if err != nil {
 		return "", err
 	}
