@@ -32,6 +32,10 @@ import (
 // FileName is the log's file in its directory.
 const FileName = "data.db"
 
+// allocSize is the step the file grows by past its first MiB (bbolt's default is 16 MiB): the
+// file stays within a MiB of what it holds.
+const allocSize = 1 << 20
+
 // Format names the layout of the log's file; a file of another format is refused by Open.
 const Format = "medspa-mock-log/3"
 
@@ -167,6 +171,7 @@ func openDB(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("durable: %s: %w", path, err)
 	}
+	db.AllocSize = allocSize
 	var format []byte
 	_ = db.View(func(tx *bolt.Tx) error {
 		if m := tx.Bucket(bMeta); m != nil && tx.Bucket(bLog) != nil {

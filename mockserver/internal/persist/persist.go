@@ -55,8 +55,10 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// DefaultCompactBytes is the default log growth between compactions.
-const DefaultCompactBytes = 64 << 20
+// DefaultCompactBytes is the least log growth between compactions (the bound is the last
+// snapshot's size when larger): the log's file, whose free pages are reused, stays within about
+// twice the state's size plus this.
+const DefaultCompactBytes = 1 << 20
 
 // Engine keeps a server's state in a data directory. Its methods are safe for concurrent use.
 type Engine struct {
