@@ -11,9 +11,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// medspa-mock -data DIR -check passes an intact directory and fails (non-zero, one message naming
-// what is wrong) one whose audit file lost its newest events, or whose state file was cut short;
-// it changes nothing.
+// medspa-mock -data DIR -check passes an intact directory and fails (non-zero, a message naming
+// what is wrong) one whose audit file lost its newest event, or whose file was cut short; it
+// changes nothing.
 func TestCheckDataDir(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
@@ -32,13 +32,13 @@ func TestCheckDataDir(t *testing.T) {
 		t.Fatalf("an intact directory: %v %s", err, out)
 	}
 
-	auditFile := filepath.Join(dir, "audit", account, "data.db")
-	db, err := bolt.Open(auditFile, 0o600, nil)
+	file := filepath.Join(dir, "data.db")
+	db, err := bolt.Open(file, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		c := tx.Bucket([]byte("log")).Cursor()
+		c := tx.Bucket([]byte("audit/" + account)).Bucket([]byte("log")).Cursor()
 		c.Last()
 		return c.Delete()
 	})
@@ -46,24 +46,19 @@ func TestCheckDataDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(auditFile)
+	before, _ := os.ReadFile(file)
 	out, err := check()
 	if err == nil || !strings.Contains(out, account) || !strings.Contains(out, "head") {
 		t.Fatalf("the newest audit event removed: %v %s", err, out)
 	}
-	if after, _ := os.ReadFile(auditFile); string(after) != string(before) {
-		t.Fatal("-check changed the audit file")
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Fatal("-check changed the file")
 	}
 
-	state := filepath.Join(dir, "state", "data.db")
-	b, err := os.ReadFile(state)
-	if err != nil {
+	if err := os.WriteFile(file, before[:3*4096], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(state, b[:3*4096], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := check(); err == nil || !strings.Contains(out, "state") {
-		t.Fatalf("the state file cut short: %v %s", err, out)
+	if out, err := check(); err == nil || !strings.Contains(out, "cut short") {
+		t.Fatalf("the file cut short: %v %s", err, out)
 	}
 }

@@ -89,8 +89,8 @@ func TestImportsDataDir02(t *testing.T) {
 		}
 		p.stop(t, false)
 	}
-	for _, f := range []string{"state/v0.2-backup/0000000000000002.snap", "state/data.db",
-		"audit/" + account + "/v0.2-backup/0000000000000001.seg", "audit/" + account + "/data.db"} {
+	for _, f := range []string{"state/v0.2-backup/0000000000000002.snap", "data.db",
+		"audit/" + account + "/v0.2-backup/0000000000000001.seg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("after the import: %v", err)
 		}

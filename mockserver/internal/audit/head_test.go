@@ -28,7 +28,7 @@ func TestRemovedNewestEventsAreBroken(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		c := tx.Bucket([]byte("log")).Cursor()
+		c := tx.Bucket([]byte("log")).Bucket([]byte("log")).Cursor()
 		for range 3 {
 			c.Last()
 			if err := c.Delete(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/internal/wire"
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
 // Default bounds of docs/protocol.md §10.
@@ -34,6 +35,10 @@ type Options struct {
 	// SyncNone writes audit files without fsync (tests): an event survives the process being
 	// killed, not a power loss.
 	SyncNone bool
+	// DB, when set with Dir, holds the audit files as its logs "audit/<account>" (sharing its
+	// transactions with the server's other logs); Dir is then only where files of release 0.2
+	// are imported from. The caller closes DB after the Log.
+	DB *durable.DB
 }
 
 // ErrNotFound is returned by After for an id the log does not hold.
@@ -120,7 +125,7 @@ func Open(opts Options) (*Log, error) {
 	}
 	l := &Log{opts: opts, chains: map[string]*chain{}, symbol: map[string]uint32{}}
 	if opts.Dir != "" {
-		l.files = &files{dir: opts.Dir, syncNone: opts.SyncNone, byAccount: map[string]*file{}}
+		l.files = &files{dir: opts.Dir, db: opts.DB, syncNone: opts.SyncNone, byAccount: map[string]*file{}}
 		if err := l.load(); err != nil {
 			l.Close()
 			return nil, err

@@ -13,6 +13,7 @@ package durable
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -51,12 +52,6 @@ const (
 	SyncNone
 )
 
-// Options configure Open. The zero value is the safe default.
-type Options struct {
-	// Sync is SyncAlways unless set.
-	Sync SyncPolicy
-}
-
 var (
 	// ErrLocked is returned by Open when another Log, in this or another process, has the
 	// directory open.
@@ -94,77 +89,81 @@ type Recovery struct {
 	Damage error
 }
 
-// Log is an open log file. Its methods are safe for concurrent use.
-type Log struct {
-	dir string
-	db  *bolt.DB
+// DB is an open bolt file holding logs, one bucket each: their appends share its transactions
+// (one fsync for every record enqueued, in any log, while the previous transaction was on
+// disk). Its methods are safe for concurrent use.
+type DB struct {
+	bolt     *bolt.DB
+	readOnly bool
 
 	mu       sync.Mutex
-	next     uint64    // the sequence of the next record enqueued
-	queue    [][]byte  // records waiting for the flusher, from sequence queued
-	queued   uint64    // the sequence of queue[0]
+	queue    []batch   // appends waiting for the flusher, in order
 	waiters  []*Commit // their commits
-	last     *Commit   // the last commit enqueued
 	flushing bool
 	closed   bool
-	err      error // the first failed commit: the log takes no more appends
+	err      error // the first failed commit: the file takes no more appends
 	flusher  sync.WaitGroup
+}
+
+// batch is one Enqueue: its log, the sequence of its first record, its records.
+type batch struct {
+	l     *Log
+	first uint64
+	recs  [][]byte
+}
+
+// Log is one log of a DB. Its methods are safe for concurrent use.
+type Log struct {
+	db   *DB
+	name []byte // its bucket
+	dir  string // where a 0.2 log was imported from (else its name): for messages
+	own  bool   // Close closes db (a log opened by Open)
+
+	// Guarded by db.mu.
+	next     uint64  // the sequence of the next record enqueued
+	last     *Commit // the last commit enqueued
+	closed   bool
 	recovery Recovery
 }
 
-// Open opens (creating if needed, mode 0700) the log in directory dir. A directory of release
-// 0.2 is imported first. Another open Log on dir, in any process, makes Open fail with
-// ErrLocked; a file of another format fails it with an error naming both formats.
+// Options configure OpenDB. The zero value is the safe default.
+type Options struct {
+	// Sync is SyncAlways unless set.
+	Sync SyncPolicy
+	// ReadOnly opens the file for reading (Replay, ReadFrom, Check), changing nothing: no
+	// import, no damage recorded; appends fail. It must exist.
+	ReadOnly bool
+}
+
+// Open opens (creating if needed, mode 0700) directory dir holding one log in its own file
+// (FileName), importing a log of release 0.2 found there.
 func Open(dir string, opts Options) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	imported, err := import02(dir)
-	if err != nil {
-		return nil, fmt.Errorf("durable: importing the 0.2 log of %s: %w", dir, err)
-	}
-	db, err := openDB(filepath.Join(dir, FileName), opts, false)
+	db, err := OpenDB(filepath.Join(dir, FileName), opts)
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{dir: dir, db: db}
-	l.recovery.Imported = imported
-	err = db.View(l.recover)
-	if err == nil && l.recovery.Damage != nil { // kept: appends after it must not hide it
-		err = db.Update(func(tx *bolt.Tx) error {
-			return tx.Bucket(bMeta).Put(kDamage, []byte(l.recovery.Damage.Error()))
-		})
-	}
+	l, err := db.Log("log", dir)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	l.last = doneCommit(nil)
+	l.own = true
 	return l, nil
 }
 
-// OpenReadOnly opens the log in dir for reading (Replay, ReadFrom, Check) and changes nothing:
-// no import, no head repair; appends fail. A log another process has open is ErrLocked.
-func OpenReadOnly(dir string) (*Log, error) {
-	db, err := openDB(filepath.Join(dir, FileName), Options{}, true)
-	if err != nil {
-		return nil, err
-	}
-	l := &Log{dir: dir, db: db, last: doneCommit(nil)}
-	if err := db.View(l.recover); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return l, nil
-}
-
-// openDB opens the bolt file at path, refusing one of another format, and makes its buckets
-// (a file opened readOnly must have them).
-func openDB(path string, opts Options, readOnly bool) (*bolt.DB, error) {
+// OpenDB opens (creating if needed, mode 0600) the bolt file at path. Another open DB on it, in
+// any process, makes it fail with ErrLocked; a file of another format fails it with an error
+// naming both formats, the file unchanged.
+func OpenDB(path string, opts Options) (*DB, error) {
 	if err := checkSize(path); err != nil {
 		return nil, fmt.Errorf("durable: %s: %w", path, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone, ReadOnly: readOnly})
+	// The free list is not written with each commit (fewer pages per fsync): Open rebuilds it.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone,
+		ReadOnly: opts.ReadOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("durable: %s: %w", path, ErrLocked)
 	}
@@ -174,20 +173,17 @@ func openDB(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 	db.AllocSize = allocSize
 	var format []byte
 	_ = db.View(func(tx *bolt.Tx) error {
-		if m := tx.Bucket(bMeta); m != nil && tx.Bucket(bLog) != nil {
+		if m := tx.Bucket(bMeta); m != nil {
 			format = bytes.Clone(m.Get(kFormat))
 		}
 		return nil
 	})
 	switch {
-	case format == nil && readOnly:
-		err = fmt.Errorf("durable: %s is not a log file", path)
+	case format == nil && opts.ReadOnly:
+		err = fmt.Errorf("durable: %s is not a data file", path)
 	case format == nil:
 		err = db.Update(func(tx *bolt.Tx) error {
 			m, err := tx.CreateBucketIfNotExists(bMeta)
-			if err == nil {
-				_, err = tx.CreateBucketIfNotExists(bLog)
-			}
 			if err == nil {
 				err = m.Put(kFormat, []byte(Format))
 			}
@@ -200,7 +196,63 @@ func openDB(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 		db.Close()
 		return nil, err
 	}
-	return db, nil
+	return &DB{bolt: db, readOnly: opts.ReadOnly}, nil
+}
+
+// Log returns the log named name, made on first use: then a log of release 0.2 in directory
+// importDir ("" none) is imported into it (its files moved into importDir/v0.2-backup/).
+// Call it once per name.
+func (db *DB) Log(name, importDir string) (*Log, error) {
+	l := &Log{db: db, name: []byte(name), dir: cmp.Or(importDir, name), last: doneCommit(nil)}
+	if !db.readOnly {
+		var files []string
+		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			if tx.Bucket(l.name) != nil {
+				return nil
+			}
+			b, err := tx.CreateBucket(l.name)
+			if err == nil {
+				_, err = b.CreateBucket(bMeta)
+			}
+			if err == nil {
+				_, err = b.CreateBucket(bLog)
+			}
+			if err == nil && importDir != "" {
+				files, err = import02(b, importDir)
+			}
+			return err
+		})
+		if err == nil && len(files) > 0 {
+			l.recovery.Imported, err = backup02(importDir, files)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("durable: log %s: %w", l.dir, err)
+		}
+	}
+	err := db.bolt.View(l.recover)
+	if err == nil && l.recovery.Damage != nil && !db.readOnly { // kept: appends after it must not hide it
+		err = db.bolt.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket(l.name).Bucket(bMeta).Put(kDamage, []byte(l.recovery.Damage.Error()))
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Logs returns the names of the file's logs that start with prefix.
+func (db *DB) Logs(prefix string) []string {
+	var names []string
+	_ = db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			if !bytes.Equal(name, bMeta) && bytes.HasPrefix(name, []byte(prefix)) {
+				names = append(names, string(name))
+			}
+			return nil
+		})
+	})
+	return names
 }
 
 // checkSize refuses a bolt file shorter than its newest meta page says (cut short: a copy or a
@@ -246,9 +298,13 @@ func checkSize(path string) error {
 	return nil
 }
 
-// recover reads the file's position (next sequence, snapshot) and checks its head.
+// recover reads the log's position (next sequence, snapshot) and checks its head.
 func (l *Log) recover(tx *bolt.Tx) error {
-	m, lg := tx.Bucket(bMeta), tx.Bucket(bLog)
+	b := tx.Bucket(l.name)
+	if b == nil {
+		return fmt.Errorf("durable: no log %s in the file", l.name)
+	}
+	m, lg := b.Bucket(bMeta), b.Bucket(bLog)
 	l.recovery.Snapshot = string(m.Get(kSnapshot))
 	cut := u64(m.Get(kCut))
 	l.next = max(cut, 1)
@@ -276,8 +332,8 @@ func (l *Log) recover(tx *bolt.Tx) error {
 
 // Recovery reports what Open found.
 func (l *Log) Recovery() Recovery {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.db.mu.Lock()
+	defer l.db.mu.Unlock()
 	return l.recovery
 }
 
@@ -313,63 +369,72 @@ func (c *Commit) Position() Position { return c.at }
 // Enqueue appends recs, in this order and after every record enqueued before, as one atomic
 // batch, and returns at once: the commit's Wait says when they are on disk.
 func (l *Log) Enqueue(recs ...[]byte) *Commit {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	db := l.db
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	switch {
-	case l.closed:
+	case l.closed || db.closed:
 		return doneCommit(ErrClosed)
-	case l.err != nil:
-		return doneCommit(l.err)
+	case db.err != nil:
+		return doneCommit(db.err)
+	case db.readOnly:
+		return doneCommit(bolterrors.ErrDatabaseReadOnly)
 	}
 	c := newCommit()
 	c.at = Position{Seq: l.next}
-	if len(l.queue) == 0 {
-		l.queued = l.next
-	}
+	db.queue = append(db.queue, batch{l, l.next, recs})
+	db.waiters = append(db.waiters, c)
 	l.next += uint64(len(recs))
-	l.queue = append(l.queue, recs...)
-	l.waiters = append(l.waiters, c)
 	l.last = c
-	if !l.flushing {
-		l.flushing = true
-		l.flusher.Add(1)
-		go l.flush()
+	if !db.flushing {
+		db.flushing = true
+		db.flusher.Add(1)
+		go db.flush()
 	}
 	return c
 }
 
 // flush writes what is queued, one transaction (one fsync) per round, until the queue is empty:
 // the records of every caller that enqueued while the previous round was on disk go together.
-func (l *Log) flush() {
-	defer l.flusher.Done()
+func (db *DB) flush() {
+	defer db.flusher.Done()
 	for {
-		l.mu.Lock()
-		recs, first, waiters := l.queue, l.queued, l.waiters
-		l.queue, l.waiters = nil, nil
+		// The writes of a request come in a row (its change, then its audit event): let them
+		// all join the transaction.
+		runtime.Gosched()
+		db.mu.Lock()
+		queue, waiters := db.queue, db.waiters
+		db.queue, db.waiters = nil, nil
 		if len(waiters) == 0 {
-			l.flushing = false
-			l.mu.Unlock()
+			db.flushing = false
+			db.mu.Unlock()
 			return
 		}
-		l.mu.Unlock()
-		err := l.db.Update(func(tx *bolt.Tx) error {
-			lg := tx.Bucket(bLog)
-			lg.FillPercent = 1 // keys only grow: full pages
-			for i, r := range recs {
-				if err := lg.Put(key(first+uint64(i)), r); err != nil {
+		db.mu.Unlock()
+		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			for _, b := range queue {
+				lb := tx.Bucket(b.l.name)
+				lg := lb.Bucket(bLog)
+				lg.FillPercent = 1 // keys only grow: full pages
+				for i, r := range b.recs {
+					if err := lg.Put(key(b.first+uint64(i)), r); err != nil {
+						return err
+					}
+				}
+				last := b.first + uint64(len(b.recs)) - 1
+				if err := lb.Bucket(bMeta).Put(kHead, append(key(last), sumOf(b.recs[len(b.recs)-1])...)); err != nil {
 					return err
 				}
 			}
-			last := first + uint64(len(recs)) - 1
-			return tx.Bucket(bMeta).Put(kHead, append(key(last), sumOf(recs[len(recs)-1])...))
+			return nil
 		})
 		if err != nil {
-			err = fmt.Errorf("durable: writing %s: %w", l.dir, err)
-			l.mu.Lock()
-			if l.err == nil {
-				l.err = err
+			err = fmt.Errorf("durable: writing %s: %w", db.bolt.Path(), err)
+			db.mu.Lock()
+			if db.err == nil {
+				db.err = err
 			}
-			l.mu.Unlock()
+			db.mu.Unlock()
 		}
 		for _, c := range waiters {
 			c.err = err
@@ -380,24 +445,47 @@ func (l *Log) flush() {
 
 // Sync returns once every record enqueued so far is on disk (or with the failure).
 func (l *Log) Sync(ctx context.Context) error {
-	l.mu.Lock()
+	l.db.mu.Lock()
 	c := l.last
-	l.mu.Unlock()
+	l.db.mu.Unlock()
 	return c.Wait(ctx)
 }
 
-// Close waits for the queued records, then closes the file. Later calls do nothing.
+// Close waits for the log's queued records and takes no more; a log opened by Open closes its
+// file. Later calls do nothing.
 func (l *Log) Close() error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+	l.db.mu.Lock()
+	closed, c := l.closed, l.last
+	l.closed = true
+	l.db.mu.Unlock()
+	if closed {
 		return nil
 	}
-	l.closed = true
-	l.mu.Unlock()
-	l.flusher.Wait()
-	return l.db.Close()
+	err := c.Wait(context.Background())
+	if l.own {
+		return l.db.Close()
+	}
+	if errors.Is(err, ErrClosed) {
+		err = nil
+	}
+	return err
 }
+
+// Close waits for the queued records, then closes the file. Later calls do nothing.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return nil
+	}
+	db.closed = true
+	db.mu.Unlock()
+	db.flusher.Wait()
+	return db.bolt.Close()
+}
+
+// Path is the file's path.
+func (db *DB) Path() string { return db.bolt.Path() }
 
 // SyncDir makes the entries of directory dir durable (a new or renamed file in it).
 func SyncDir(dir string) error {

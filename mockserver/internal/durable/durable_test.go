@@ -93,7 +93,7 @@ func removeNewest(t *testing.T, dir string, n int) {
 	}
 	defer db.Close()
 	err = db.Update(func(tx *bolt.Tx) error {
-		c := tx.Bucket([]byte("log")).Cursor()
+		c := tx.Bucket([]byte("log")).Bucket([]byte("log")).Cursor()
 		for range n {
 			if k, _ := c.Last(); k == nil {
 				return errors.New("no record to remove")

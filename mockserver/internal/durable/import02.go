@@ -27,15 +27,15 @@ const BackupDir = "v0.2-backup"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// import02 imports the 0.2 log in dir, if there is one and no file yet; it returns the backup
-// directory ("" when there was nothing to import).
-func import02(dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
-		return "", nil
-	}
+// import02 imports the 0.2 log in dir, if there is one, into b (a new log's bucket, in the
+// transaction that makes it); it returns the files it read.
+func import02(b *bolt.Bucket, dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var snaps, segs []string
 	for _, e := range entries {
@@ -46,78 +46,63 @@ func import02(dir string) (string, error) {
 			segs = append(segs, n)
 		}
 	}
-	if len(snaps)+len(segs) == 0 {
-		return "", nil
-	}
 	slices.Sort(snaps)
 	slices.Sort(segs)
-	tmp := filepath.Join(dir, FileName+".import")
-	_ = os.Remove(tmp) // an import cut short
-	db, err := openDB(tmp, Options{}, false)
-	if err != nil {
-		return "", err
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		var first uint64 // the snapshot's sequence: the segments before it are covered
-		if len(snaps) > 0 {
-			name := snaps[len(snaps)-1]
-			first, _ = strconv.ParseUint(name[:16], 16, 64)
-			b, err := tx.CreateBucket([]byte("snapshot-imported"))
-			if err != nil {
-				return err
-			}
-			n := uint64(0)
-			if err := read02(filepath.Join(dir, name), false, func(rec []byte) error { n++; return b.Put(key(n), rec) }); err != nil {
-				return err
-			}
-			m := tx.Bucket(bMeta)
-			if err := m.Put(kSnapshot, []byte("snapshot-imported")); err != nil {
-				return err
-			}
-			if err := m.Put(kCut, key(1)); err != nil {
-				return err
-			}
+	m := b.Bucket(bMeta)
+	var first uint64 // the snapshot's sequence: the segments before it are covered
+	if len(snaps) > 0 {
+		name := snaps[len(snaps)-1]
+		first, _ = strconv.ParseUint(name[:16], 16, 64)
+		sb, err := b.CreateBucket([]byte("snapshot-imported"))
+		if err != nil {
+			return nil, err
 		}
-		lg, seq, last := tx.Bucket(bLog), uint64(0), []byte(nil)
-		for i, name := range segs {
-			if s, _ := strconv.ParseUint(name[:16], 16, 64); s < first {
-				continue
-			}
-			err := read02(filepath.Join(dir, name), i == len(segs)-1, func(rec []byte) error {
-				seq++
-				last = rec
-				return lg.Put(key(seq), rec)
-			})
-			if err != nil {
-				return err
-			}
+		n := uint64(0)
+		if err := read02(filepath.Join(dir, name), false, func(rec []byte) error { n++; return sb.Put(key(n), rec) }); err != nil {
+			return nil, err
 		}
-		if last == nil {
-			return nil
+		if err := m.Put(kSnapshot, []byte("snapshot-imported")); err != nil {
+			return nil, err
 		}
-		sum := sumOf(last)
-		return tx.Bucket(bMeta).Put(kHead, append(key(seq), sum...))
-	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
+		if err := m.Put(kCut, key(1)); err != nil {
+			return nil, err
+		}
 	}
-	if err != nil {
-		os.Remove(tmp)
-		return "", err
+	lg, seq, last := b.Bucket(bLog), uint64(0), []byte(nil)
+	for i, name := range segs {
+		if s, _ := strconv.ParseUint(name[:16], 16, 64); s < first {
+			continue
+		}
+		err := read02(filepath.Join(dir, name), i == len(segs)-1, func(rec []byte) error {
+			seq++
+			last = rec
+			return lg.Put(key(seq), rec)
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
+	if last != nil {
+		if err := m.Put(kHead, append(key(seq), sumOf(last)...)); err != nil {
+			return nil, err
+		}
+	}
+	return append(snaps, segs...), nil
+}
+
+// backup02 moves the imported files (and the 0.2 log's LOCK) into dir/v0.2-backup/ and returns
+// that directory.
+func backup02(dir string, files []string) (string, error) {
 	backup := filepath.Join(dir, BackupDir)
 	if err := os.MkdirAll(backup, 0o700); err != nil {
 		return "", err
 	}
-	for _, n := range append(append(snaps, segs...), "LOCK") {
+	for _, n := range append(files, "LOCK") {
 		if err := os.Rename(filepath.Join(dir, n), filepath.Join(backup, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", err
 		}
 	}
 	if err := SyncDir(backup); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, FileName)); err != nil {
 		return "", err
 	}
 	return backup, SyncDir(dir)

@@ -19,21 +19,22 @@ type Position struct{ Seq uint64 }
 // fn returns. Records enqueued while Replay runs may or may not be included. An error from fn
 // stops Replay and is returned as is.
 func (l *Log) Replay(fn func(rec []byte) error) error {
-	return l.db.View(func(tx *bolt.Tx) error {
-		if name := tx.Bucket(bMeta).Get(kSnapshot); name != nil {
-			if err := each(tx.Bucket(name), nil, func(_, v []byte) error { return fn(v) }); err != nil {
+	return l.db.bolt.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(l.name)
+		if name := b.Bucket(bMeta).Get(kSnapshot); name != nil {
+			if err := each(b.Bucket(name), nil, func(_, v []byte) error { return fn(v) }); err != nil {
 				return err
 			}
 		}
-		return each(tx.Bucket(bLog), nil, func(_, v []byte) error { return fn(v) })
+		return each(b.Bucket(bLog), nil, func(_, v []byte) error { return fn(v) })
 	})
 }
 
 // ReadFrom calls fn, as Replay does, for the record at pos and every record after it (not the
 // snapshot's), with each record's position. A position a Compact removed is ErrCompacted.
 func (l *Log) ReadFrom(pos Position, fn func(rec []byte, pos Position) error) error {
-	return l.db.View(func(tx *bolt.Tx) error {
-		lg := tx.Bucket(bLog)
+	return l.db.bolt.View(func(tx *bolt.Tx) error {
+		lg := tx.Bucket(l.name).Bucket(bLog)
 		if pos.Seq != 0 {
 			if first, _ := lg.Cursor().First(); first == nil || u64(first) > pos.Seq {
 				return ErrCompacted
@@ -68,9 +69,9 @@ const snapshotChunk = 8 << 20
 // current and drops the records it covers and the previous snapshot, so a crash at any step
 // leaves the log as it was or compacted. An error aborts the compaction: the log is unchanged.
 func (l *Log) Compact(writeSnapshot func(w io.Writer) error) error {
-	l.mu.Lock()
-	cut, last, closed := l.next, l.last, l.closed
-	l.mu.Unlock()
+	l.db.mu.Lock()
+	cut, last, closed := l.next, l.last, l.closed || l.db.closed
+	l.db.mu.Unlock()
 	if closed {
 		return ErrClosed
 	}
@@ -78,10 +79,11 @@ func (l *Log) Compact(writeSnapshot func(w io.Writer) error) error {
 		return err
 	}
 	name := []byte("snapshot-" + strconv.FormatUint(cut, 10))
-	w := &snapshotWriter{db: l.db, name: name}
-	err := l.db.Update(func(tx *bolt.Tx) error {
-		_ = tx.DeleteBucket(name) // a compaction cut short at the same point
-		_, err := tx.CreateBucket(name)
+	w := &snapshotWriter{l: l, name: name}
+	err := l.db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(l.name)
+		_ = b.DeleteBucket(name) // a compaction cut short at the same point
+		_, err := b.CreateBucket(name)
 		return err
 	})
 	if err == nil {
@@ -91,14 +93,15 @@ func (l *Log) Compact(writeSnapshot func(w io.Writer) error) error {
 		err = w.flush()
 	}
 	if err == nil {
-		err = l.db.Update(func(tx *bolt.Tx) error {
-			m := tx.Bucket(bMeta)
+		err = l.db.bolt.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(l.name)
+			m := b.Bucket(bMeta)
 			if old := m.Get(kSnapshot); old != nil && !bytes.Equal(old, name) {
-				if err := tx.DeleteBucket(old); err != nil {
+				if err := b.DeleteBucket(old); err != nil {
 					return err
 				}
 			}
-			c := tx.Bucket(bLog).Cursor()
+			c := b.Bucket(bLog).Cursor()
 			for k, _ := c.First(); k != nil && u64(k) < cut; k, _ = c.First() {
 				if err := c.Delete(); err != nil {
 					return err
@@ -111,18 +114,18 @@ func (l *Log) Compact(writeSnapshot func(w io.Writer) error) error {
 		})
 	}
 	if err != nil {
-		_ = l.db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(name) })
+		_ = l.db.bolt.Update(func(tx *bolt.Tx) error { return tx.Bucket(l.name).DeleteBucket(name) })
 		return fmt.Errorf("durable: compact: %w", err)
 	}
-	l.mu.Lock()
+	l.db.mu.Lock()
 	l.recovery.Snapshot = string(name)
-	l.mu.Unlock()
+	l.db.mu.Unlock()
 	return nil
 }
 
 // snapshotWriter writes a snapshot's records into its bucket, a chunk per transaction.
 type snapshotWriter struct {
-	db    *bolt.DB
+	l     *Log
 	name  []byte
 	n     uint64
 	recs  [][]byte
@@ -142,8 +145,8 @@ func (s *snapshotWriter) Write(p []byte) (int, error) {
 }
 
 func (s *snapshotWriter) flush() error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(s.name)
+	err := s.l.db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(s.l.name).Bucket(s.name)
 		b.FillPercent = 1
 		for i, r := range s.recs {
 			if err := b.Put(key(s.n+uint64(i)), r); err != nil {
@@ -157,16 +160,33 @@ func (s *snapshotWriter) flush() error {
 	return err
 }
 
-// Check verifies the file: bbolt's own consistency check (pages, free list, B+tree), then the
-// head. It returns every problem found, joined.
+// Check verifies the log: its file (DB.Check without the other logs' heads), then its head.
 func (l *Log) Check() error {
+	return errors.Join(l.db.checkFile(), l.Recovery().Damage)
+}
+
+// Check verifies the file: bbolt's own consistency check (pages, free list, B+tree), then every
+// log's head. It returns every problem found, joined.
+func (db *DB) Check() error {
+	errs := []error{db.checkFile()}
+	for _, name := range db.Logs("") {
+		l := &Log{db: db, name: []byte(name)}
+		if err := db.bolt.View(l.recover); err != nil {
+			errs = append(errs, err)
+		} else if l.recovery.Damage != nil {
+			errs = append(errs, fmt.Errorf("log %s: %w", name, l.recovery.Damage))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (db *DB) checkFile() error {
 	var errs []error
-	err := l.db.View(func(tx *bolt.Tx) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
 			errs = append(errs, e)
 		}
 		return nil
 	})
-	errs = append(errs, err, l.Recovery().Damage)
-	return errors.Join(errs...)
+	return errors.Join(append(errs, err)...)
 }
