@@ -22,11 +22,7 @@ func TestKillInBurst(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	p := startBinary(t, "-data", dir)
 	c := restarttest.NewClient(t, restarttest.Target{BaseURL: p.base, Key: p.key, Account: p.account})
-	var k struct {
-		Key string `json:"key"`
-	}
-	_ = json.Unmarshal(c.Must(t, 201, "", "POST", "/__admin/api-keys",
-		`{"plan":"custom","ratePerMinute":1000000,"burst":1000000,"scopes":["*"],"account":"`+p.account+`"}`), &k)
+	k := loadKey(t, c, p.account)
 	const writers, killAt = 64, 200
 	var answers [][]byte
 	var mu sync.Mutex
