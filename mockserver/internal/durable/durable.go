@@ -95,6 +95,7 @@ type Recovery struct {
 type DB struct {
 	bolt     *bolt.DB
 	readOnly bool
+	zeros    *os.File // the file, for zeroAhead (nil read-only)
 
 	mu       sync.Mutex
 	queue    []batch   // appends waiting for the flusher, in order
@@ -196,7 +197,38 @@ func OpenDB(path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	return &DB{bolt: db, readOnly: opts.ReadOnly}, nil
+	d := &DB{bolt: db, readOnly: opts.ReadOnly}
+	if !opts.ReadOnly {
+		if d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("durable: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// Zeros written ahead of the file's used pages (zeroAhead).
+const (
+	zeroMin  = 1 << 20 // at least this far ahead
+	zeroStep = 2 << 20 // written this far ahead when less
+)
+
+// zeroAhead keeps zeros written past the file's used pages, so that the pages a commit takes
+// were written before: its fdatasync then flushes data only, not the block allocations of a
+// file grown sparse (bbolt grows it with truncate; on ext4 that made each commit 2-3× slower).
+// It runs in a write transaction: nothing allocates pages meanwhile.
+func (db *DB) zeroAhead(tx *bolt.Tx) error {
+	fi, err := db.zeros.Stat()
+	if err != nil || fi.Size() >= tx.Size()+zeroMin {
+		return err
+	}
+	buf := make([]byte, 256<<10)
+	for off, end := fi.Size(), tx.Size()+zeroStep; off < end; off += int64(len(buf)) {
+		if _, err := db.zeros.WriteAt(buf[:min(int64(len(buf)), end-off)], off); err != nil {
+			return err
+		}
+	}
+	return db.zeros.Sync()
 }
 
 // Log returns the log named name, made on first use: then a log of release 0.2 in directory
@@ -412,6 +444,9 @@ func (db *DB) flush() {
 		}
 		db.mu.Unlock()
 		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			if err := db.zeroAhead(tx); err != nil {
+				return err
+			}
 			for _, b := range queue {
 				lb := tx.Bucket(b.l.name)
 				lg := lb.Bucket(bLog)
@@ -481,7 +516,11 @@ func (db *DB) Close() error {
 	db.closed = true
 	db.mu.Unlock()
 	db.flusher.Wait()
-	return db.bolt.Close()
+	var err error
+	if db.zeros != nil {
+		err = db.zeros.Close()
+	}
+	return errors.Join(db.bolt.Close(), err)
 }
 
 // Path is the file's path.
