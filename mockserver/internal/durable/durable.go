@@ -236,7 +236,9 @@ func (db *DB) zeroAhead(tx *bolt.Tx) error {
 // Call it once per name.
 func (db *DB) Log(name, importDir string) (*Log, error) {
 	l := &Log{db: db, name: []byte(name), dir: cmp.Or(importDir, name), last: doneCommit(nil)}
-	if !db.readOnly {
+	exists := false
+	_ = db.bolt.View(func(tx *bolt.Tx) error { exists = tx.Bucket(l.name) != nil; return nil })
+	if !exists && !db.readOnly { // a transaction (its fsyncs) only to make it
 		var files []string
 		err := db.bolt.Update(func(tx *bolt.Tx) error {
 			if tx.Bucket(l.name) != nil {
