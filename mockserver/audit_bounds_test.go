@@ -194,7 +194,7 @@ func TestAuditFileBeforeAnswer(t *testing.T) {
 	ts := httptest.NewServer(s)
 	k := newKey(t, s, "")
 	segment := func() string {
-		b, err := os.ReadFile(filepath.Join(dir, "audit", k.Account, "0000000000000001.seg"))
+		b, err := os.ReadFile(filepath.Join(dir, "data.db"))
 		if err != nil {
 			t.Fatal(err)
 		}

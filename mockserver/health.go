@@ -44,10 +44,10 @@ func CheckCORSOrigin(origin string) error {
 	return nil
 }
 
-// CheckDataDir says whether the server can keep what it acknowledges in the data directory
+// DataDirWritable says whether the server can keep what it acknowledges in the data directory
 // dir: it is created if missing, and a file is created, synced and removed in it. A read-only
 // volume, or one the server's user may not write, fails with the reason.
-func CheckDataDir(dir string) error {
+func DataDirWritable(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("data directory %s is not writable: %w", dir, unwrapPath(err))
 	}
@@ -73,7 +73,7 @@ func unwrapPath(err error) error {
 }
 
 // readiness is GET /readyz's check: without a data directory, always ready (the state is
-// loaded once New returns); with one, CheckDataDir at most once a second. A change of answer
+// loaded once New returns); with one, DataDirWritable at most once a second. A change of answer
 // is logged.
 func readiness(dir string, logger *slog.Logger) func() error {
 	if dir == "" {
@@ -90,7 +90,7 @@ func readiness(dir string, logger *slog.Logger) func() error {
 		if time.Since(checked) < time.Second {
 			return last
 		}
-		err := CheckDataDir(dir)
+		err := DataDirWritable(dir)
 		if logger != nil && (err == nil) != (last == nil) {
 			if err != nil {
 				logger.Warn("not ready", "reason", err.Error())
@@ -104,7 +104,7 @@ func readiness(dir string, logger *slog.Logger) func() error {
 }
 
 // NotReadyHandler is what a binary serves when it cannot start a server that keeps what it
-// acknowledges (a read-only data directory: CheckDataDir): GET /healthz is 200, GET /readyz
+// acknowledges (a read-only data directory: DataDirWritable): GET /healthz is 200, GET /readyz
 // 503 with reason, and every other request 503 service_unavailable — nothing is accepted that
 // would be lost.
 func NotReadyHandler(reason error) http.Handler {

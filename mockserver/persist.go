@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
+	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -18,8 +21,8 @@ import (
 // acknowledged (docs/protocol.md §13): records, API keys, OAuth clients, live tokens and
 // refresh-token families (by digest), idempotency keys, clocks, webhook endpoints with their
 // pending deliveries (those that fell due while the server was down run after start), named
-// snapshots, and every account's audit events — appended to its audit file,
-// dir/audit/<account>/, before the request that caused them is answered: memory keeps the
+// snapshots, and every account's audit events — appended to its audit log in the directory's
+// bbolt file (dir/data.db) before the request that caused them is answered: memory keeps the
 // newest (WithAuditRetention), AuditEventsAfter pages through the rest. A write is durable
 // before its response is sent; the Go methods that change state return once their change is
 // durable. The directory's layout is in docs/mock-server.md ("Data directory"); one server at
@@ -33,10 +36,30 @@ func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir 
 // compacted when it has grown by the size of the last snapshot (at least 64 MiB), and at Close.
 func WithCompactInterval(d time.Duration) Option { return func(o *options) { o.compactEvery = d } }
 
-// openData opens the data directory and replays it into the server's parts.
-func (s *Server) openData() error {
+// openDataFile opens the data directory's bbolt file (dir/data.db), which holds the state's log
+// and the audit files; nil without a data directory.
+func openDataFile(dir string) (*durable.DB, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("mockserver: data directory: %w", err)
+	}
+	return db, nil
+}
+
+func closeDataFile(db *durable.DB) {
+	if db != nil {
+		db.Close()
+	}
+}
+
+// openData replays the data directory's state (in db, which the engine closes when released)
+// into the server's parts.
+func (s *Server) openData(db *durable.DB) error {
 	d, err := persist.Open(s.opts.dataDir, persist.Parts{Store: s.store, Keys: s.api.Keys(), OAuth: s.api.OAuth(),
-		Webhooks: s.hooks, SetClock: s.restoreClock}, persist.Options{CompactEvery: s.opts.compactEvery, Logger: s.opts.logger})
+		Webhooks: s.hooks, SetClock: s.restoreClock}, persist.Options{CompactEvery: s.opts.compactEvery, Logger: s.opts.logger, DB: db})
 	if err != nil {
 		return fmt.Errorf("mockserver: data directory: %w", err)
 	}
@@ -223,4 +246,17 @@ func (s *Server) LoadState(r io.Reader) error {
 		return err
 	}
 	return s.durable()
+}
+
+// CheckDataDir verifies the data directory dir (WithDataDir) without changing it: each of its
+// bbolt files (bbolt's own consistency check, and the log's head: its newest records are those
+// committed) and every account's audit chain. It returns the damage found (nil: none). The
+// directory must not be in use by a server.
+func CheckDataDir(dir string) error {
+	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return errors.Join(db.Check(), audit.Check(db))
 }

@@ -259,13 +259,19 @@ func New(opts ...Option) (*Server, error) {
 		}
 		o.phiKey = key
 	}
-	auditLog, err := audit.Open(audit.Options{Retention: o.auditKeep, Dir: auditDir(o.dataDir)})
+	db, err := openDataFile(o.dataDir) // nil without a data directory
 	if err != nil {
+		return nil, err
+	}
+	auditLog, err := audit.Open(audit.Options{Retention: o.auditKeep, Dir: auditDir(o.dataDir), DB: db})
+	if err != nil {
+		closeDataFile(db)
 		return nil, fmt.Errorf("mockserver: the data directory's audit files: %w", err)
 	}
 	proxies, err := parsePrefixes(o.trustProxy)
 	if err != nil {
 		auditLog.Close()
+		closeDataFile(db)
 		return nil, err
 	}
 	clk := clock.New()
@@ -302,7 +308,7 @@ func New(opts ...Option) (*Server, error) {
 	s.closers = append(s.closers, auditLog.Close) // closed last: after NewTest's listener
 	fresh := true
 	if o.dataDir != "" {
-		if err := s.openData(); err != nil {
+		if err := s.openData(db); err != nil { // it closes db on failure
 			hooks.Close()
 			auditLog.Close()
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,6 +66,18 @@ func startKey(srv *mockserver.Server, dir, account string) (k printedKey, fresh 
 		}
 	}
 	return k, fresh, nil
+}
+
+// checkData is -check: it verifies the data directory (mockserver.CheckDataDir).
+func checkData(dir string, stdout io.Writer) error {
+	if dir == "" {
+		return errors.New("-check: give the data directory with -data")
+	}
+	if err := mockserver.CheckDataDir(dir); err != nil {
+		return fmt.Errorf("-check: %s is damaged: %w", dir, err)
+	}
+	fmt.Fprintf(stdout, "%s: ok\n", dir)
+	return nil
 }
 
 // v1Data says a -data file of the single-file format was migrated, and where it was kept.

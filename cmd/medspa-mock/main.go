@@ -47,7 +47,7 @@ type config struct {
 	noAdmin                                         bool
 	seed                                            uint64
 	journal, maxConns, auditRetention, memoryLimit  int
-	admin, useTLS, version, quiet                   bool
+	admin, useTLS, version, quiet, check            bool
 	healthcheck                                     bool // healthcheck.go
 	strict, privateHooks, loopbackHooks             bool
 	predictableSecrets                              bool
@@ -90,6 +90,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.corsOrigins, "cors-origins", "", "exact browser origins that may call /api/v1 (CORS), comma-separated, e.g. http://localhost:5173; never /__admin/")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr (on loopback; https with -tls) whether it is ready (GET /readyz), exit 0 if so: a container's health command")
 	fs.BoolVar(&c.version, "version", false, "print the SDK version and exit")
+	fs.BoolVar(&c.check, "check", false, "with -data: verify the data directory's files and audit chains, changing nothing, and exit (non-zero on damage)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log one line per request")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: medspa-mock [flags]\n\nRuns the MedSpa API mock server. Every flag may also come from MEDSPA_MOCK_<FLAG>. Flags:")
@@ -132,6 +133,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, client.Version)
 		return nil
 	}
+	if c.check {
+		return checkData(c.data, stdout)
+	}
 	if c.healthcheck {
 		return healthcheck(c, stdout)
 	}
@@ -140,7 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.data != "" {
-		if err := checkData(c.data); err != nil { // notready.go
+		if err := checkWritable(c.data); err != nil { // notready.go
 			return serveNotReady(ctx, c, err, stdout, stderr)
 		}
 	}

@@ -15,13 +15,13 @@ import (
 	"github.com/medspa/medspa-go/mockserver"
 )
 
-// checkData says whether the server could keep what it acknowledges in -data: the directory
+// checkWritable says whether the server could keep what it acknowledges in -data: the directory
 // (or, for a single -data file still to migrate, the directory it is in) must be writable.
-func checkData(path string) error {
+func checkWritable(path string) error {
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
 		path = filepath.Dir(path)
 	}
-	return mockserver.CheckDataDir(path)
+	return mockserver.DataDirWritable(path)
 }
 
 // serveNotReady serves a binary that cannot keep what it would acknowledge — -data on a

@@ -92,11 +92,7 @@ func TestKillDuringWriteLoad(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	p := startBinary(t, "-data", dir)
 	c := restarttest.NewClient(t, restarttest.Target{BaseURL: p.base, Key: p.key, Account: p.account})
-	var k struct {
-		Key string `json:"key"`
-	}
-	_ = json.Unmarshal(c.Must(t, 201, "", "POST", "/__admin/api-keys",
-		`{"plan":"custom","ratePerMinute":1000000,"burst":1000000,"scopes":["*"],"account":"`+p.account+`"}`), &k)
+	k := loadKey(t, c, p.account)
 	var cl struct{ ClientID, ClientSecret string }
 	_ = json.Unmarshal(c.Must(t, 201, "", "POST", "/__admin/oauth-clients",
 		`{"plan":"enterprise","scopes":["patients:read"],"account":"`+p.account+`"}`), &cl)
@@ -232,4 +228,14 @@ func TestKillDuringWriteLoad(t *testing.T) {
 func readAll(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
+}
+
+// loadKey makes a key of account whose limits no load test reaches.
+func loadKey(t *testing.T, c *restarttest.Client, account string) (k struct {
+	Key string `json:"key"`
+}) {
+	t.Helper()
+	_ = json.Unmarshal(c.Must(t, 201, "", "POST", "/__admin/api-keys",
+		`{"plan":"custom","ratePerMinute":1000000,"burst":1000000,"scopes":["*"],"account":"`+account+`"}`), &k)
+	return k
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,6 +26,7 @@ import (
 // files are the open audit files, by account.
 type files struct {
 	dir      string
+	db       *durable.DB // nil: a file per account under dir
 	syncNone bool
 
 	mu        sync.Mutex
@@ -57,6 +59,9 @@ func fileName(account string) string {
 	return "~" + hex.EncodeToString([]byte(account))
 }
 
+// logPrefix starts the names of the audit files' logs in a shared durable.DB.
+const logPrefix = "audit/"
+
 // accountOf is fileName's inverse.
 func accountOf(name string) (string, bool) {
 	if h, ok := strings.CutPrefix(name, "~"); ok {
@@ -76,6 +81,10 @@ func (fs *files) get(account string) (*file, error) {
 	}
 	fs.mu.Unlock()
 	f.open.Do(func() {
+		if fs.db != nil {
+			f.log, f.err = fs.db.Log(logPrefix+fileName(account), filepath.Join(fs.dir, fileName(account)))
+			return
+		}
 		opts := durable.Options{}
 		if fs.syncNone {
 			opts.Sync = durable.SyncNone
@@ -207,6 +216,7 @@ func (fs *files) page(account, id, newest string) (Page, error) {
 	if skip {
 		return Page{}, ErrNotFound
 	}
+	p.Verified = p.Verified && f.log.Recovery().Damage == nil
 	if n := len(p.Events); n > 0 {
 		f.remember(p.Events[n-1].ID, last)
 	}
@@ -255,19 +265,37 @@ func (f *file) remember(id string, at durable.Position) {
 	f.positions[id] = at
 }
 
+// names returns the file names (fileName) of the accounts that have an audit file: the
+// directories under dir (a file each, or files of release 0.2 to import) and the shared DB's logs.
+func (fs *files) names() ([]string, error) {
+	var names []string
+	if fs.db != nil {
+		for _, n := range fs.db.Logs(logPrefix) {
+			names = append(names, strings.TrimPrefix(n, logPrefix))
+		}
+	}
+	entries, err := os.ReadDir(fs.dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	for _, de := range entries {
+		if de.IsDir() && !slices.Contains(names, de.Name()) {
+			names = append(names, de.Name())
+		}
+	}
+	return names, nil
+}
+
 // load reads every audit file under the directory back into memory: each account's newest
 // events (up to the retention) and the checkpoint of the others.
 func (l *Log) load() error {
-	entries, err := os.ReadDir(l.files.dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
+	names, err := l.files.names()
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return err
 	}
-	for _, de := range entries {
-		account, ok := accountOf(de.Name())
-		if !de.IsDir() || !ok || account == Anonymous {
+	for _, name := range names {
+		account, ok := accountOf(name)
+		if !ok || account == Anonymous {
 			continue
 		}
 		f, err := l.files.get(account)
@@ -293,6 +321,11 @@ func (l *Log) load() error {
 		})
 		if err != nil {
 			return err
+		}
+		if f.log.Recovery().Damage != nil { // newest events removed: the chain cannot verify
+			l.mu.Lock()
+			l.chainOf(account).damaged = true
+			l.mu.Unlock()
 		}
 	}
 	return nil
@@ -370,4 +403,42 @@ func (l *Log) Import(ctx context.Context, account string, st State) error {
 		return wait(ctx)
 	}
 	return nil
+}
+
+// Check verifies every account's audit file in db (the logs Options.DB holds), changing
+// nothing: the head (durable.DB.Check checks the file and every head) and the chain, each event
+// following its predecessor (or the checkpoint before it). It returns one error per damaged
+// chain, naming the account and the first event that does not follow.
+func Check(db *durable.DB) error {
+	var errs []error
+	for _, name := range db.Logs(logPrefix) {
+		account, _ := accountOf(strings.TrimPrefix(name, logPrefix))
+		if err := checkChain(db, name); err != nil {
+			errs = append(errs, fmt.Errorf("audit file of %s: %w", account, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkChain verifies one account's chain.
+func checkChain(db *durable.DB, name string) error {
+	l, err := db.Log(name, "")
+	if err != nil {
+		return err
+	}
+	prev := GenesisHash
+	return l.ReadFrom(durable.Position{}, func(rec []byte, _ durable.Position) error {
+		r, err := decodeRecord(rec)
+		switch {
+		case err != nil:
+			return fmt.Errorf("a record is not an event: %w", err)
+		case r.Checkpoint != nil:
+			prev = r.Checkpoint.Hash
+		case !follows(prev, r.Event):
+			return fmt.Errorf("event %s does not follow its predecessor", r.ID)
+		default:
+			prev = r.Hash
+		}
+		return nil
+	})
 }

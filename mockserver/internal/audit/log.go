@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/internal/wire"
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
 // Default bounds of docs/protocol.md §10.
@@ -34,6 +35,10 @@ type Options struct {
 	// SyncNone writes audit files without fsync (tests): an event survives the process being
 	// killed, not a power loss.
 	SyncNone bool
+	// DB, when set with Dir, holds the audit files as its logs "audit/<account>" (sharing its
+	// transactions with the server's other logs); Dir is then only where files of release 0.2
+	// are imported from. The caller closes DB after the Log.
+	DB *durable.DB
 }
 
 // ErrNotFound is returned by After for an id the log does not hold.
@@ -79,6 +84,9 @@ type chain struct {
 	// last is the newest event's hash in hex (the genesis hash when there is none): kept as an
 	// array, an event costs no string for its hash unless one is asked for.
 	last [2 * sha256.Size]byte
+	// damaged says the account's audit file does not end where its head says (events removed
+	// from its end): no page of it verifies.
+	damaged bool
 	// paths are the Anonymous ring's paths, by event number modulo limit (nil elsewhere).
 	paths []string
 }
@@ -117,7 +125,7 @@ func Open(opts Options) (*Log, error) {
 	}
 	l := &Log{opts: opts, chains: map[string]*chain{}, symbol: map[string]uint32{}}
 	if opts.Dir != "" {
-		l.files = &files{dir: opts.Dir, syncNone: opts.SyncNone, byAccount: map[string]*file{}}
+		l.files = &files{dir: opts.Dir, db: opts.DB, syncNone: opts.SyncNone, byAccount: map[string]*file{}}
 		if err := l.load(); err != nil {
 			l.Close()
 			return nil, err
@@ -381,8 +389,9 @@ func (l *Log) Kept(account string) Page {
 	if c != nil {
 		p.Events = l.events(c, 0, c.n)
 	}
+	damaged := c != nil && c.damaged
 	l.mu.Unlock()
-	p.Verified = VerifyFrom(p.Checkpoint.Hash, p.Events)
+	p.Verified = !damaged && VerifyFrom(p.Checkpoint.Hash, p.Events)
 	return p
 }
 
@@ -457,8 +466,9 @@ func (l *Log) After(account, id string) (Page, error) {
 		if from > 0 {
 			prev = hex.EncodeToString(c.at(from - 1).hash[:])
 		}
+		damaged := c != nil && c.damaged
 		l.mu.Unlock()
-		p.Verified = VerifyFrom(prev, p.Events)
+		p.Verified = !damaged && VerifyFrom(prev, p.Events)
 		return p, nil
 	}
 	newest := ""

@@ -1,36 +1,50 @@
-// Package durable is an append-only, crash-safe log of opaque records: the primitive under the
-// mock server's data directory (docs/protocol.md §13: "a write is durable before its response is
-// sent") and its per-account audit files (§10).
+// Package durable is an append-only log of records kept in one bbolt file (go.etcd.io/bbolt:
+// B+tree, ACID transactions, fsync per commit): records under big-endian sequence keys, an
+// optional snapshot that replaces the records it covers (Compact), and the log's head — the
+// number and SHA-256 of its newest record — committed in the same transaction as the records,
+// so that records removed from the end show at Open (Recovery.Damage). Appends from concurrent
+// callers are grouped into one transaction (one fsync): Enqueue returns at once, Commit.Wait
+// returns once the record is on disk.
 //
-// A log is a directory: numbered segment files of CRC-framed records, at most one snapshot, and a
-// lock file. Append returns once its record is on disk; concurrent appends share one write and one
-// fsync (group commit). Replay hands back the snapshot's records, then every record appended after
-// it, in order. Compact replaces the records so far by a snapshot the caller writes, while appends
-// go on. Open repairs what a crash leaves (a torn last write) and refuses what a crash cannot
-// explain (damage before the tail), naming the file and offset.
-//
-// An open log costs two file descriptors and no goroutine while idle (the flusher that writes
-// group commits exits when the queue is empty), so a process may hold one per account. The
-// directory's LOCK file keeps a second Log, in this process or another, from opening it; nothing
-// else may open that file (on Unix, closing any descriptor of it drops the process's lock).
+// Crash consistency, torn writes and free-space reuse are bbolt's: this package only maps "append
+// a record" onto a transaction. A directory written by release 0.2 (segment and snapshot files)
+// is imported by Open, its files kept under v0.2-backup/ (import02.go).
 package durable
 
 import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"hash/fnv"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
+	"runtime"
 	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
+
+// FileName is the log's file in its directory.
+const FileName = "data.db"
+
+// allocSize is the step the file grows by past its first MiB (bbolt's default is 16 MiB): the
+// file stays within a MiB of what it holds.
+const allocSize = 1 << 20
+
+// Format names the layout of the log's file; a file of another format is refused by Open.
+const Format = "medspa-mock-log/3"
 
 // SyncPolicy says when appended records reach the disk.
 type SyncPolicy int
 
 const (
-	// SyncAlways (the default) fsyncs every group commit before Append returns: an appended
+	// SyncAlways (the default) fsyncs every group commit before Wait returns: an appended
 	// record survives a process kill and a power loss.
 	SyncAlways SyncPolicy = iota
 	// SyncNone writes without fsync: an appended record survives the process being killed (it
@@ -38,332 +52,505 @@ const (
 	SyncNone
 )
 
-// DefaultSegmentSize is the segment size used when Options.SegmentSize is 0.
-const DefaultSegmentSize = 64 << 20
-
-// Options configure Open. The zero value is the safe default.
-type Options struct {
-	// Sync is SyncAlways unless set.
-	Sync SyncPolicy
-	// SegmentSize is the size past which the active segment is closed and a new one started
-	// (DefaultSegmentSize when 0). A segment is removed only when a snapshot covers it.
-	SegmentSize int64
-}
-
 var (
 	// ErrLocked is returned by Open when another Log, in this or another process, has the
 	// directory open.
 	ErrLocked = errors.New("log is locked by another user")
 	// ErrClosed is returned by operations on a closed Log.
 	ErrClosed = errors.New("log is closed")
-	// ErrTooLarge is returned for a record, or a batch, over MaxRecordSize.
-	ErrTooLarge = errors.New("record larger than MaxRecordSize")
+	// ErrCompacted is returned by ReadFrom for a position a Compact has removed.
+	ErrCompacted = errors.New("position no longer in the log (compacted)")
+	// ErrHead says the log's records do not end where its head says: records were removed
+	// from its end (or its file was otherwise changed behind its back).
+	ErrHead = errors.New("the log's newest records do not match its head")
 )
 
-// Stats are counters since Open.
-type Stats struct {
-	Appends  uint64 // accepted Append, AppendBatch and Enqueue calls
-	Records  uint64 // records in them
-	Commits  uint64 // group commits: one write (and, with SyncAlways, one fsync) each
-	Syncs    uint64 // fsyncs of segment files
-	Segments int    // live segment files
-}
+// Bucket and key names in the file.
+var (
+	bMeta     = []byte("meta")
+	bLog      = []byte("log")
+	kFormat   = []byte("format")
+	kHead     = []byte("head")     // sequence (8 bytes) and SHA-256 of the newest record
+	kSnapshot = []byte("snapshot") // the bucket holding the current snapshot's records
+	kCut      = []byte("cut")      // the first sequence the snapshot does not cover
+	kDamage   = []byte("damage")   // what a head check found once: it stays reported
+)
 
-// Recovery is what Open found in the directory and what it repaired.
+// Recovery says what Open found.
 type Recovery struct {
-	Snapshot        string // the snapshot file replay starts from; "" if none
-	SnapshotRecords int
-	Segments        int // live segment files
-	Records         int // records in them
-	// TruncatedFile is the segment whose torn tail (a write cut short by a crash: a partial or
-	// damaged last frame) was cut off at TruncatedAt, removing TruncatedBytes; "" if none.
-	// None of those records had been acknowledged.
-	TruncatedFile  string
-	TruncatedAt    int64
-	TruncatedBytes int64
-	// Removed lists the files an interrupted Compact left behind that Open removed: temporary
-	// files and the segments and snapshot a newer snapshot covers.
-	Removed []string
+	// Snapshot names the snapshot replay starts from; "" if none.
+	Snapshot string
+	// Records counts the log's records after the snapshot.
+	Records int
+	// Imported is the 0.2 directory's backup when Open imported one, else "".
+	Imported string
+	// Damage, when not nil, is what the head check found wrong (wrapping ErrHead): the log is
+	// readable, its end is not what was committed.
+	Damage error
 }
 
-// Log is an open log directory. Its methods are safe for concurrent use.
-type Log struct {
-	dir  string
-	opts Options
-	lock io.Closer
-	// hook, set only by tests, runs at the named steps of Compact and of a group commit;
-	// an error it returns is injected as that step's failure.
-	hook func(step string) error
-
-	// compactMu serialises Compact, Replay and Close: the files a replay reads are not
-	// removed under it.
-	compactMu sync.Mutex
+// DB is an open bolt file holding logs, one bucket each: their appends share its transactions
+// (one fsync for every record enqueued, in any log, while the previous transaction was on
+// disk). Its methods are safe for concurrent use.
+type DB struct {
+	bolt     *bolt.DB
+	readOnly bool
+	zeros    *os.File // the file, for zeroAhead (nil read-only)
 
 	mu       sync.Mutex
-	queue    []*Commit // frames and cuts for the flusher, in order
-	open     *Commit   // the last queued frame, still taking appends
-	flushing bool      // a flusher goroutine runs
+	queue    []batch   // appends waiting for the flusher, in order
+	waiters  []*Commit // their commits
+	flushing bool
 	closed   bool
-	err      error // the first write, sync or rotation failure: the log takes no more appends
-	spare    [][]byte
+	err      error // the first failed commit: the file takes no more appends
 	flusher  sync.WaitGroup
-	snapshot uint64 // snapshot replay starts from; 0: none
-	first    uint64 // live segments are first..active
-	active   uint64
-	// committed is how much of the active segment is written (and synced, with SyncAlways).
-	committed int64
-	stats     Stats
-	recovery  Recovery
-
-	// Owned by the flusher (by Open and Close when none runs).
-	file *os.File // the active segment, positioned at its end
-	size int64
 }
 
-// Open opens the log in directory dir, creating it (mode 0700) if needed, and recovers it: a torn
-// tail of the last segment is truncated and reported in Recovery; leftovers of an interrupted
-// Compact are removed. Damage before the tail is a *CorruptError naming the file and offset.
-// Another open Log on dir, in any process, makes Open fail with ErrLocked.
+// batch is one Enqueue: its log, the sequence of its first record, its records.
+type batch struct {
+	l     *Log
+	first uint64
+	recs  [][]byte
+}
+
+// Log is one log of a DB. Its methods are safe for concurrent use.
+type Log struct {
+	db   *DB
+	name []byte // its bucket
+	dir  string // where a 0.2 log was imported from (else its name): for messages
+	own  bool   // Close closes db (a log opened by Open)
+
+	// Guarded by db.mu.
+	next     uint64  // the sequence of the next record enqueued
+	last     *Commit // the last commit enqueued
+	closed   bool
+	recovery Recovery
+}
+
+// Options configure OpenDB. The zero value is the safe default.
+type Options struct {
+	// Sync is SyncAlways unless set.
+	Sync SyncPolicy
+	// ReadOnly opens the file for reading (Replay, ReadFrom, Check), changing nothing: no
+	// import, no damage recorded; appends fail. It must exist.
+	ReadOnly bool
+}
+
+// Open opens (creating if needed, mode 0700) directory dir holding one log in its own file
+// (FileName), importing a log of release 0.2 found there.
 func Open(dir string, opts Options) (*Log, error) {
-	if opts.SegmentSize <= 0 {
-		opts.SegmentSize = DefaultSegmentSize
-	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("durable: %w", err)
+		return nil, err
 	}
-	lock, err := lockFile(filepath.Join(dir, "LOCK"))
+	db, err := OpenDB(filepath.Join(dir, FileName), opts)
 	if err != nil {
-		return nil, fmt.Errorf("durable: %s: %w", dir, err)
+		return nil, err
 	}
-	l := &Log{dir: dir, opts: opts, lock: lock}
-	if err := l.recover(); err != nil {
-		lock.Close()
-		if l.file != nil {
-			l.file.Close()
+	l, err := db.Log("log", dir)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	l.own = true
+	return l, nil
+}
+
+// OpenDB opens (creating if needed, mode 0600) the bolt file at path. Another open DB on it, in
+// any process, makes it fail with ErrLocked; a file of another format fails it with an error
+// naming both formats, the file unchanged.
+func OpenDB(path string, opts Options) (*DB, error) {
+	if err := checkSize(path); err != nil {
+		return nil, fmt.Errorf("durable: %s: %w", path, err)
+	}
+	// The free list is not written with each commit (fewer pages per fsync): Open rebuilds it.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone,
+		ReadOnly: opts.ReadOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("durable: %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("durable: %s: %w", path, err)
+	}
+	db.AllocSize = allocSize
+	var format []byte
+	_ = db.View(func(tx *bolt.Tx) error {
+		if m := tx.Bucket(bMeta); m != nil {
+			format = bytes.Clone(m.Get(kFormat))
 		}
+		return nil
+	})
+	switch {
+	case format == nil && opts.ReadOnly:
+		err = fmt.Errorf("durable: %s is not a data file", path)
+	case format == nil:
+		err = db.Update(func(tx *bolt.Tx) error {
+			m, err := tx.CreateBucketIfNotExists(bMeta)
+			if err == nil {
+				err = m.Put(kFormat, []byte(Format))
+			}
+			return err
+		})
+	case string(format) != Format:
+		err = fmt.Errorf("durable: %s is of format %q; this server reads %q (a newer release wrote it)", path, format, Format)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	d := &DB{bolt: db, readOnly: opts.ReadOnly}
+	if !opts.ReadOnly {
+		if d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("durable: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// Zeros written ahead of the file's used pages (zeroAhead).
+const (
+	zeroMin  = 1 << 20 // at least this far ahead
+	zeroStep = 2 << 20 // written this far ahead when less
+)
+
+// zeroAhead keeps zeros written past the file's used pages, so that the pages a commit takes
+// were written before: its fdatasync then flushes data only, not the block allocations of a
+// file grown sparse (bbolt grows it with truncate; on ext4 that made each commit 2-3× slower).
+// It runs in a write transaction: nothing allocates pages meanwhile.
+func (db *DB) zeroAhead(tx *bolt.Tx) error {
+	fi, err := db.zeros.Stat()
+	if err != nil || fi.Size() >= tx.Size()+zeroMin {
+		return err
+	}
+	buf := make([]byte, 256<<10)
+	for off, end := fi.Size(), tx.Size()+zeroStep; off < end; off += int64(len(buf)) {
+		if _, err := db.zeros.WriteAt(buf[:min(int64(len(buf)), end-off)], off); err != nil {
+			return err
+		}
+	}
+	return db.zeros.Sync()
+}
+
+// Log returns the log named name, made on first use: then a log of release 0.2 in directory
+// importDir ("" none) is imported into it (its files moved into importDir/v0.2-backup/).
+// Call it once per name.
+func (db *DB) Log(name, importDir string) (*Log, error) {
+	l := &Log{db: db, name: []byte(name), dir: cmp.Or(importDir, name), last: doneCommit(nil)}
+	exists := false
+	_ = db.bolt.View(func(tx *bolt.Tx) error { exists = tx.Bucket(l.name) != nil; return nil })
+	if !exists && !db.readOnly { // a transaction (its fsyncs) only to make it
+		var files []string
+		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			if tx.Bucket(l.name) != nil {
+				return nil
+			}
+			b, err := tx.CreateBucket(l.name)
+			if err == nil {
+				_, err = b.CreateBucket(bMeta)
+			}
+			if err == nil {
+				_, err = b.CreateBucket(bLog)
+			}
+			if err == nil && importDir != "" {
+				files, err = import02(b, importDir)
+			}
+			return err
+		})
+		if err == nil && len(files) > 0 {
+			l.recovery.Imported, err = backup02(importDir, files)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("durable: log %s: %w", l.dir, err)
+		}
+	}
+	err := db.bolt.View(l.recover)
+	if err == nil && l.recovery.Damage != nil && !db.readOnly { // kept: appends after it must not hide it
+		err = db.bolt.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket(l.name).Bucket(bMeta).Put(kDamage, []byte(l.recovery.Damage.Error()))
+		})
+	}
+	if err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// recover reads the directory, removes leftovers, verifies every live file and repairs the tail.
-func (l *Log) recover() error {
-	entries, err := os.ReadDir(l.dir)
-	if err != nil {
-		return fmt.Errorf("durable: %w", err)
-	}
-	var segs, snaps []uint64
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasSuffix(name, ".tmp") {
-			if err := l.remove(name); err != nil {
-				return err
+// Logs returns the names of the file's logs that start with prefix.
+func (db *DB) Logs(prefix string) []string {
+	var names []string
+	_ = db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			if !bytes.Equal(name, bMeta) && bytes.HasPrefix(name, []byte(prefix)) {
+				names = append(names, string(name))
 			}
-		} else if seq, ok := parseName(name, ".seg"); ok {
-			segs = append(segs, seq)
-		} else if seq, ok := parseName(name, ".snap"); ok {
-			snaps = append(snaps, seq)
-		}
-	}
-	slices.Sort(segs)
-	slices.Sort(snaps)
-	var r fileReader
-	skip := func([]byte, int64, int) error { return nil }
-	if len(snaps) > 0 {
-		// The newest snapshot is checked before anything it covers is removed.
-		l.snapshot = snaps[len(snaps)-1]
-		_, n, err := r.read(l.dir, kindSnapshot, l.snapshot, 0, -1, skip)
-		if err != nil {
-			return corrupt(filepath.Join(l.dir, snapshotName(l.snapshot)), err)
-		}
-		l.recovery.Snapshot, l.recovery.SnapshotRecords = snapshotName(l.snapshot), n
-		for _, s := range snaps[:len(snaps)-1] {
-			if err := l.remove(snapshotName(s)); err != nil {
-				return err
-			}
-		}
-	}
-	l.first = max(l.snapshot, 1)
-	var live []uint64
-	for _, s := range segs {
-		if s < l.first {
-			if err := l.remove(segmentName(s)); err != nil {
-				return err
-			}
-			continue
-		}
-		if want := l.first + uint64(len(live)); s != want {
-			return &CorruptError{filepath.Join(l.dir, segmentName(want)), 0, "segment missing"}
-		}
-		live = append(live, s)
-	}
-	if len(l.recovery.Removed) > 0 {
-		if err := l.syncDir(); err != nil {
-			return err
-		}
-	}
-	if len(live) == 0 {
-		l.active = l.first
-		if err := l.createSegment(l.active); err != nil {
-			return fmt.Errorf("durable: %w", err)
-		}
-		l.committed = l.size
-		return nil
-	}
-	for _, s := range live[:len(live)-1] {
-		_, n, err := r.read(l.dir, kindSegment, s, 0, -1, skip)
-		if err != nil {
-			return corrupt(filepath.Join(l.dir, segmentName(s)), err)
-		}
-		l.recovery.Records += n
-	}
-	l.active = live[len(live)-1]
-	l.recovery.Segments = len(live)
-	return l.openTail(&r)
+			return nil
+		})
+	})
+	return names
 }
 
-// openTail opens the last segment for appending, cutting off a torn tail.
-func (l *Log) openTail(r *fileReader) error {
-	path := filepath.Join(l.dir, segmentName(l.active))
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("durable: %w", err)
+// checkSize refuses a bolt file shorter than its newest meta page says (cut short: a copy or a
+// disk that filled up), which bbolt would read past through its memory map and crash on. The
+// meta pages are the first two: a 16-byte page header, then magic (at 16), page size (24),
+// high-water page id (56), transaction id (64) and the FNV-64a of bytes 16-72 (72),
+// little-endian on the platforms Go runs bbolt on.
+func checkSize(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
 	}
-	l.file = f
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("durable: %w", err)
-	}
-	size := fi.Size()
-	good := int64(0) // a segment shorter than a header was being created: it is rewritten
-	if size >= headerSize {
-		var n int
-		good, n, err = r.read(l.dir, kindSegment, l.active, 0, size, func([]byte, int64, int) error { return nil })
-		l.recovery.Records += n
-		var fe *frameError
-		if errors.As(err, &fe) {
-			torn, terr := tornTail(f, fe.off, size)
-			if terr != nil {
-				return fmt.Errorf("durable: %s: %w", path, terr)
-			}
-			if !torn {
-				return &CorruptError{path, fe.off, fe.reason}
-			}
-		} else if err != nil {
-			return corrupt(path, err)
-		}
-	}
-	if good < size {
-		if err := f.Truncate(good); err != nil {
-			return fmt.Errorf("durable: %w", err)
-		}
-		l.recovery.TruncatedFile, l.recovery.TruncatedAt, l.recovery.TruncatedBytes = path, good, size-good
-	}
-	if good == 0 {
-		if _, err := f.WriteAt(appendHeader(nil, kindSegment, l.active), 0); err != nil {
-			return fmt.Errorf("durable: %w", err)
-		}
-		good = headerSize
-	}
-	if good < size || size < headerSize {
-		if err := l.sync(f); err != nil {
-			return fmt.Errorf("durable: %w", err)
-		}
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		return fmt.Errorf("durable: %w", err)
-	}
-	l.size, l.committed = good, good
-	return nil
-}
-
-// createSegment creates segment seq with its header, synced with its directory entry, and
-// makes it the active segment.
-func (l *Log) createSegment(seq uint64) error {
-	path := filepath.Join(l.dir, segmentName(seq))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
+	if err != nil || fi.Size() == 0 {
 		return err
 	}
-	_, err = f.Write(appendHeader(nil, kindSegment, seq))
-	if err == nil {
-		err = l.sync(f)
+	var need, txid uint64
+	off := int64(0)
+	for i := range 2 {
+		var m [80]byte
+		if _, err := f.ReadAt(m[:], off); err != nil || binary.LittleEndian.Uint32(m[16:]) != 0xED0CDAED {
+			break
+		}
+		h := fnv.New64a()
+		h.Write(m[16:72])
+		if h.Sum64() != binary.LittleEndian.Uint64(m[72:]) {
+			off = int64(binary.LittleEndian.Uint32(m[24:]))
+			continue // torn: bbolt uses the other one
+		}
+		pageSize := binary.LittleEndian.Uint32(m[24:])
+		if t := binary.LittleEndian.Uint64(m[64:]); i == 0 || t > txid {
+			txid, need = t, binary.LittleEndian.Uint64(m[56:])*uint64(pageSize)
+		}
+		off = int64(pageSize) // the second meta page
 	}
-	if err == nil {
-		err = l.syncDir()
+	if uint64(fi.Size()) < need {
+		return fmt.Errorf("the file is cut short: %d bytes, its pages need %d", fi.Size(), need)
 	}
-	if err != nil {
-		f.Close()
-		os.Remove(path) // nothing was ever in it
-		return err
-	}
-	l.file, l.size = f, headerSize
 	return nil
 }
 
-// remove deletes a leftover file of the directory and records it in Recovery.
-func (l *Log) remove(name string) error {
-	if err := os.Remove(filepath.Join(l.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("durable: %w", err)
+// recover reads the log's position (next sequence, snapshot) and checks its head.
+func (l *Log) recover(tx *bolt.Tx) error {
+	b := tx.Bucket(l.name)
+	if b == nil {
+		return fmt.Errorf("durable: no log %s in the file", l.name)
 	}
-	l.recovery.Removed = append(l.recovery.Removed, name)
+	m, lg := b.Bucket(bMeta), b.Bucket(bLog)
+	l.recovery.Snapshot = string(m.Get(kSnapshot))
+	cut := u64(m.Get(kCut))
+	l.next = max(cut, 1)
+	l.recovery.Records = lg.Stats().KeyN
+	last, rec := lg.Cursor().Last()
+	if last != nil {
+		l.next = u64(last) + 1
+	}
+	head := m.Get(kHead)
+	switch {
+	case m.Get(kDamage) != nil:
+		l.recovery.Damage = fmt.Errorf("%w: %s", ErrHead, m.Get(kDamage))
+	case head == nil && last == nil:
+	case head == nil || len(head) != 8+sha256.Size:
+		l.recovery.Damage = fmt.Errorf("%w: no head", ErrHead)
+	case last == nil && u64(head[:8]) < cut:
+	case last == nil || u64(head[:8]) != u64(last):
+		l.recovery.Damage = fmt.Errorf("%w: the head is record %d, the log ends at %d", ErrHead, u64(head[:8]), l.next-1)
+		l.next = max(l.next, u64(head[:8])+1)
+	case [sha256.Size]byte(head[8:]) != sha256.Sum256(rec):
+		l.recovery.Damage = fmt.Errorf("%w: record %d is not the one committed", ErrHead, u64(last))
+	}
 	return nil
 }
 
-func (l *Log) sync(f *os.File) error {
-	if l.opts.Sync == SyncNone {
-		return nil
-	}
-	return f.Sync()
-}
-
-// SyncDir makes a directory's entries — files created, renamed or removed in it — durable, as
-// the log does its own (a no-op on Windows, where NTFS journals them): for files a caller keeps
-// beside a log.
-func SyncDir(dir string) error { return syncDir(dir) }
-
-func (l *Log) syncDir() error {
-	if l.opts.Sync == SyncNone {
-		return nil
-	}
-	return syncDir(l.dir)
-}
-
-// Recovery returns what Open found and repaired.
+// Recovery reports what Open found.
 func (l *Log) Recovery() Recovery {
-	r := l.recovery
-	r.Removed = slices.Clone(r.Removed)
-	return r
+	l.db.mu.Lock()
+	defer l.db.mu.Unlock()
+	return l.recovery
 }
 
-// Stats returns the counters since Open.
-func (l *Log) Stats() Stats {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.stats
-	s.Segments = int(l.active - l.first + 1)
-	return s
+// Commit is the outcome of an Enqueue: Wait returns once its records are on disk.
+type Commit struct {
+	done chan struct{}
+	err  error
+	at   Position // the first record's position
 }
 
-// Close waits for queued appends to be written, syncs the active segment (whatever the Sync
-// policy, so a clean shutdown is durable) and releases the directory. It returns the failure
-// that stopped the log, if any. Operations after Close return ErrClosed.
+func newCommit() *Commit { return &Commit{done: make(chan struct{})} }
+
+func doneCommit(err error) *Commit {
+	c := &Commit{done: make(chan struct{}), err: err}
+	close(c.done)
+	return c
+}
+
+// Wait returns nil once the commit's records are on disk, the failure that kept them from it,
+// or ctx's error.
+func (c *Commit) Wait(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Position is where the commit's first record is (valid once Wait returned nil).
+func (c *Commit) Position() Position { return c.at }
+
+// Enqueue appends recs, in this order and after every record enqueued before, as one atomic
+// batch, and returns at once: the commit's Wait says when they are on disk.
+func (l *Log) Enqueue(recs ...[]byte) *Commit {
+	db := l.db
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	switch {
+	case l.closed || db.closed:
+		return doneCommit(ErrClosed)
+	case db.err != nil:
+		return doneCommit(db.err)
+	case db.readOnly:
+		return doneCommit(bolterrors.ErrDatabaseReadOnly)
+	}
+	c := newCommit()
+	c.at = Position{Seq: l.next}
+	db.queue = append(db.queue, batch{l, l.next, recs})
+	db.waiters = append(db.waiters, c)
+	l.next += uint64(len(recs))
+	l.last = c
+	if !db.flushing {
+		db.flushing = true
+		db.flusher.Add(1)
+		go db.flush()
+	}
+	return c
+}
+
+// flush writes what is queued, one transaction (one fsync) per round, until the queue is empty:
+// the records of every caller that enqueued while the previous round was on disk go together.
+func (db *DB) flush() {
+	defer db.flusher.Done()
+	for {
+		// The writes of a request come in a row (its change, then its audit event): let them
+		// all join the transaction.
+		runtime.Gosched()
+		db.mu.Lock()
+		queue, waiters := db.queue, db.waiters
+		db.queue, db.waiters = nil, nil
+		if len(waiters) == 0 {
+			db.flushing = false
+			db.mu.Unlock()
+			return
+		}
+		db.mu.Unlock()
+		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			if err := db.zeroAhead(tx); err != nil {
+				return err
+			}
+			for _, b := range queue {
+				lb := tx.Bucket(b.l.name)
+				lg := lb.Bucket(bLog)
+				lg.FillPercent = 1 // keys only grow: full pages
+				for i, r := range b.recs {
+					if err := lg.Put(key(b.first+uint64(i)), r); err != nil {
+						return err
+					}
+				}
+				last := b.first + uint64(len(b.recs)) - 1
+				if err := lb.Bucket(bMeta).Put(kHead, append(key(last), sumOf(b.recs[len(b.recs)-1])...)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			err = fmt.Errorf("durable: writing %s: %w", db.bolt.Path(), err)
+			db.mu.Lock()
+			if db.err == nil {
+				db.err = err
+			}
+			db.mu.Unlock()
+		}
+		for _, c := range waiters {
+			c.err = err
+			close(c.done)
+		}
+	}
+}
+
+// Sync returns once every record enqueued so far is on disk (or with the failure).
+func (l *Log) Sync(ctx context.Context) error {
+	l.db.mu.Lock()
+	c := l.last
+	l.db.mu.Unlock()
+	return c.Wait(ctx)
+}
+
+// Close waits for the log's queued records and takes no more; a log opened by Open closes its
+// file. Later calls do nothing.
 func (l *Log) Close() error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return ErrClosed
-	}
+	l.db.mu.Lock()
+	closed, c := l.closed, l.last
 	l.closed = true
-	l.mu.Unlock()
-	l.flusher.Wait()
-	l.compactMu.Lock() // a running Compact or Replay finishes first
-	defer l.compactMu.Unlock()
-	l.mu.Lock()
-	err := l.err
-	l.mu.Unlock()
-	if err == nil {
-		err = l.file.Sync()
+	l.db.mu.Unlock()
+	if closed {
+		return nil
 	}
-	return errors.Join(err, l.file.Close(), l.lock.Close())
+	err := c.Wait(context.Background())
+	if l.own {
+		return l.db.Close()
+	}
+	if errors.Is(err, ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// Close waits for the queued records, then closes the file. Later calls do nothing.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return nil
+	}
+	db.closed = true
+	db.mu.Unlock()
+	db.flusher.Wait()
+	var err error
+	if db.zeros != nil {
+		err = db.zeros.Close()
+	}
+	return errors.Join(db.bolt.Close(), err)
+}
+
+// Path is the file's path.
+func (db *DB) Path() string { return db.bolt.Path() }
+
+// SyncDir makes the entries of directory dir durable (a new or renamed file in it).
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && runtime.GOOS != "windows" { // Windows cannot sync a directory
+		return err
+	}
+	return nil
+}
+
+func key(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
+
+func u64(b []byte) uint64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}
+
+func sumOf(rec []byte) []byte {
+	s := sha256.Sum256(rec)
+	return s[:]
 }

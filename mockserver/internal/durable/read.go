@@ -1,224 +1,192 @@
 package durable
 
 import (
-	"bufio"
-	"encoding/binary"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"strconv"
+
+	bolt "go.etcd.io/bbolt"
 )
 
-// CorruptError reports damage that a crash cannot explain: a bad file header, a damaged record
-// with intact records after it, a sealed segment or snapshot cut short, a missing segment.
-// Open and Replay return it; nothing is repaired, so the files can be inspected.
-type CorruptError struct {
-	File   string // path of the damaged file
-	Offset int64  // where in it the damage starts
-	Reason string
-}
+// Position locates a record of the log: its sequence number. The zero Position is the start of
+// the log (after the snapshot).
+type Position struct{ Seq uint64 }
 
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("durable: %s: corrupt at offset %d: %s", e.File, e.Offset, e.Reason)
-}
-
-// fileReader reads whole log files with one buffer, so replay memory is one frame however long
-// the log is.
-type fileReader struct {
-	br  *bufio.Reader
-	buf []byte
-}
-
-// read reads the file of kind and seq in dir from the frame at offset from (0: the first) up to
-// end (-1: all of it), calling fn for each record in order with its frame's offset and its index
-// in the frame. It returns the offset just past the last intact frame and the record count,
-// and an error: *CorruptError for a bad header or a damaged snapshot; *frameError for a frame
-// that is cut short or damaged (the caller decides whether that is a torn tail); fn's error as
-// is; or an I/O error.
-func (r *fileReader) read(dir string, kind byte, seq uint64, from, end int64, fn func(rec []byte, at int64, i int) error) (good int64, records int, err error) {
-	name := segmentName(seq)
-	if kind == kindSnapshot {
-		name = snapshotName(seq)
-	}
-	path := filepath.Join(dir, name)
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	if end < 0 {
-		fi, err := f.Stat()
-		if err != nil {
-			return 0, 0, err
-		}
-		end = fi.Size()
-	}
-	if end < headerSize {
-		return 0, 0, &CorruptError{path, 0, "file shorter than its header"}
-	}
-	if r.br == nil {
-		r.br = bufio.NewReaderSize(f, 64<<10)
-	} else {
-		r.br.Reset(f)
-	}
-	var h [headerSize]byte
-	if _, err := io.ReadFull(r.br, h[:]); err != nil {
-		return 0, 0, unexpected(err)
-	}
-	if why := checkHeader(h[:], kind, seq); why != "" {
-		return 0, 0, &CorruptError{path, 0, why}
-	}
-	start := int64(headerSize)
-	if from > start {
-		// A positioned read (ReadFrom): the frames before from are not read at all.
-		if from > end {
-			return 0, 0, &CorruptError{path, from, "position past the end of the segment"}
-		}
-		if _, err := f.Seek(from, io.SeekStart); err != nil {
-			return 0, 0, err
-		}
-		r.br.Reset(f)
-		start = from
-	}
-	fr := frameReader{r: r.br, off: start, end: end, buf: r.buf}
-	defer func() { r.buf = fr.buf }()
-	for {
-		at := fr.off
-		body, err := fr.next()
-		if errors.Is(err, io.EOF) {
-			if kind == kindSnapshot {
-				return at, records, &CorruptError{path, at, "snapshot has no end frame"}
-			}
-			return at, records, nil
-		}
-		if err != nil {
-			return at, records, err
-		}
-		switch {
-		case body[0] == bodyRecords:
-			i := 0
-			n, err := eachRecord(body, func(rec []byte) error {
-				err := fn(rec, at, i)
-				i++
-				return err
-			})
-			records += n
-			if errors.Is(err, errMalformed) {
-				return at, records, &CorruptError{path, at, err.Error()}
-			}
-			if err != nil {
-				return at, records, err
-			}
-		case body[0] == bodySnapshotEnd && kind == kindSnapshot:
-			count, k := binary.Uvarint(body[1:])
-			if k != len(body)-1 || count != uint64(records) {
-				return at, records, &CorruptError{path, at, "snapshot end frame does not match its records"}
-			}
-			if fr.off != end {
-				return at, records, &CorruptError{path, fr.off, "data after the snapshot's end frame"}
-			}
-			return fr.off, records, nil
-		default:
-			return at, records, &CorruptError{path, at, fmt.Sprintf("unknown frame kind %d", body[0])}
-		}
-	}
-}
-
-// corrupt turns a *frameError in the file at path into a *CorruptError; other errors pass.
-func corrupt(path string, err error) error {
-	var fe *frameError
-	if errors.As(err, &fe) {
-		return &CorruptError{path, fe.off, fe.reason}
-	}
-	return err
-}
-
-// Replay calls fn for every record in log order: the snapshot's records first, then every record
-// appended after it. rec is valid only during the call (Replay reuses its buffer: copy what you
-// keep), so Replay holds one frame in memory, whatever the size of the log. Records appended
-// while Replay runs may or may not be included; fn may append, but not call Compact or Replay.
-// An error from fn stops Replay and is returned as is; damage found on the way is a
-// *CorruptError.
+// Replay calls fn for every record in order: the snapshot's, then the log's. rec is valid until
+// fn returns. Records enqueued while Replay runs may or may not be included. An error from fn
+// stops Replay and is returned as is.
 func (l *Log) Replay(fn func(rec []byte) error) error {
-	return l.replay(Position{}, true, func(rec []byte, _ Position) error { return fn(rec) })
+	return l.db.bolt.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(l.name)
+		if name := b.Bucket(bMeta).Get(kSnapshot); name != nil {
+			if err := each(b.Bucket(name), nil, func(_, v []byte) error { return fn(v) }); err != nil {
+				return err
+			}
+		}
+		return each(b.Bucket(bLog), nil, func(_, v []byte) error { return fn(v) })
+	})
 }
 
-// Position locates a record appended to a log: its segment, the offset of the frame (group
-// commit) that holds it, and its index among that frame's records. Commit.Position gives it once
-// the record is on disk; ReadFrom starts there. The zero Position is the start of the log.
-type Position struct {
-	Segment uint64
-	Offset  int64
-	Index   int
-}
-
-// ErrCompacted is returned by ReadFrom for a position in a segment a Compact has removed.
-var ErrCompacted = errors.New("position no longer in the log (compacted)")
-
-// ReadFrom calls fn, as Replay does, for the record at pos and every record after it, with each
-// record's position; it reads nothing before pos (the frames before it are skipped by seeking),
-// so a page read from a position costs that page, whatever the size of the log. The zero
-// Position starts at the first record after the snapshot (a snapshot's records have no
-// position). A position whose segment a Compact removed is ErrCompacted; one that names no
-// record of the log is a *CorruptError or reads nothing.
+// ReadFrom calls fn, as Replay does, for the record at pos and every record after it (not the
+// snapshot's), with each record's position. A position a Compact removed is ErrCompacted.
 func (l *Log) ReadFrom(pos Position, fn func(rec []byte, pos Position) error) error {
-	return l.replay(pos, false, fn)
+	return l.db.bolt.View(func(tx *bolt.Tx) error {
+		lg := tx.Bucket(l.name).Bucket(bLog)
+		if pos.Seq != 0 {
+			if first, _ := lg.Cursor().First(); first == nil || u64(first) > pos.Seq {
+				return ErrCompacted
+			}
+		}
+		return each(lg, key(pos.Seq), func(k, v []byte) error { return fn(v, Position{u64(k)}) })
+	})
 }
 
-// replay reads the snapshot (withSnapshot, from the zero position only), then the segments from
-// pos on.
-func (l *Log) replay(pos Position, withSnapshot bool, fn func(rec []byte, pos Position) error) error {
-	l.compactMu.Lock()
-	defer l.compactMu.Unlock()
-	l.mu.Lock()
-	closed, snapshot, first, active, committed := l.closed, l.snapshot, l.first, l.active, l.committed
-	l.mu.Unlock()
-	if closed {
-		return fmt.Errorf("durable: replay: %w", ErrClosed)
+// each calls fn for b's keys from start (nil: the first) on.
+func each(b *bolt.Bucket, start []byte, fn func(k, v []byte) error) error {
+	c := b.Cursor()
+	k, v := c.First()
+	if start != nil {
+		k, v = c.Seek(start)
 	}
-	if pos.Segment != 0 && pos.Segment < first {
-		return fmt.Errorf("durable: read from segment %d: %w", pos.Segment, ErrCompacted)
-	}
-	var fnErr error
-	var seg uint64
-	call := func(rec []byte, at int64, i int) error {
-		if seg == pos.Segment && at == pos.Offset && i < pos.Index {
-			return nil // before pos in its frame
-		}
-		fnErr = fn(rec, Position{Segment: seg, Offset: at, Index: i})
-		return fnErr
-	}
-	var r fileReader
-	read := func(kind byte, seq uint64, name string, from, end int64) error {
-		seg = seq
-		_, _, err := r.read(l.dir, kind, seq, from, end, call)
-		if err == nil || fnErr != nil {
-			return fnErr
-		}
-		path := filepath.Join(l.dir, name)
-		if err = corrupt(path, err); errors.As(err, new(*CorruptError)) {
-			return err
-		}
-		return fmt.Errorf("durable: replay %s: %w", path, err)
-	}
-	if withSnapshot && snapshot != 0 && pos == (Position{}) {
-		if err := read(kindSnapshot, snapshot, snapshotName(snapshot), 0, -1); err != nil {
-			return err
-		}
-	}
-	for s := max(first, pos.Segment); s <= active; s++ {
-		end := int64(-1)
-		if s == active {
-			end = committed
-		}
-		from := int64(0)
-		if s == pos.Segment {
-			from = pos.Offset
-		}
-		if err := read(kindSegment, s, segmentName(s), from, end); err != nil {
+	for ; k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// snapshotChunk is how many bytes of snapshot records go into one transaction.
+const snapshotChunk = 8 << 20
+
+// Compact replaces the log's records enqueued so far by a snapshot: writeSnapshot writes it, each
+// Write one record. Records enqueued after the cut stay and replay after the snapshot even when
+// the state writeSnapshot saw includes them, so they must be safe to apply again. The snapshot
+// is written into a new bucket (in transactions of bounded size); one last transaction makes it
+// current and drops the records it covers and the previous snapshot, so a crash at any step
+// leaves the log as it was or compacted. An error aborts the compaction: the log is unchanged.
+func (l *Log) Compact(writeSnapshot func(w io.Writer) error) error {
+	l.db.mu.Lock()
+	cut, last, closed := l.next, l.last, l.closed || l.db.closed
+	l.db.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if err := last.Wait(context.Background()); err != nil {
+		return err
+	}
+	name := []byte("snapshot-" + strconv.FormatUint(cut, 10))
+	w := &snapshotWriter{l: l, name: name}
+	err := l.db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(l.name)
+		_ = b.DeleteBucket(name) // a compaction cut short at the same point
+		_, err := b.CreateBucket(name)
+		return err
+	})
+	if err == nil {
+		err = writeSnapshot(w)
+	}
+	if err == nil {
+		err = w.flush()
+	}
+	if err == nil {
+		err = l.db.bolt.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(l.name)
+			m := b.Bucket(bMeta)
+			if old := m.Get(kSnapshot); old != nil && !bytes.Equal(old, name) {
+				if err := b.DeleteBucket(old); err != nil {
+					return err
+				}
+			}
+			c := b.Bucket(bLog).Cursor()
+			for k, _ := c.First(); k != nil && u64(k) < cut; k, _ = c.First() {
+				if err := c.Delete(); err != nil {
+					return err
+				}
+			}
+			if err := m.Put(kSnapshot, name); err != nil {
+				return err
+			}
+			return m.Put(kCut, key(cut))
+		})
+	}
+	if err != nil {
+		_ = l.db.bolt.Update(func(tx *bolt.Tx) error { return tx.Bucket(l.name).DeleteBucket(name) })
+		return fmt.Errorf("durable: compact: %w", err)
+	}
+	l.db.mu.Lock()
+	l.recovery.Snapshot = string(name)
+	l.db.mu.Unlock()
+	return nil
+}
+
+// snapshotWriter writes a snapshot's records into its bucket, a chunk per transaction.
+type snapshotWriter struct {
+	l     *Log
+	name  []byte
+	n     uint64
+	recs  [][]byte
+	bytes int
+}
+
+// Write adds p as the snapshot's next record.
+func (s *snapshotWriter) Write(p []byte) (int, error) {
+	s.recs = append(s.recs, bytes.Clone(p))
+	s.bytes += len(p)
+	if s.bytes >= snapshotChunk {
+		if err := s.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func (s *snapshotWriter) flush() error {
+	err := s.l.db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(s.l.name).Bucket(s.name)
+		b.FillPercent = 1
+		for i, r := range s.recs {
+			if err := b.Put(key(s.n+uint64(i)), r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	s.n += uint64(len(s.recs))
+	s.recs, s.bytes = s.recs[:0], 0
+	return err
+}
+
+// Check verifies the log: its file (DB.Check without the other logs' heads), then its head.
+func (l *Log) Check() error {
+	return errors.Join(l.db.checkFile(), l.Recovery().Damage)
+}
+
+// Check verifies the file: bbolt's own consistency check (pages, free list, B+tree), then every
+// log's head. It returns every problem found, joined.
+func (db *DB) Check() error {
+	errs := []error{db.checkFile()}
+	for _, name := range db.Logs("") {
+		l := &Log{db: db, name: []byte(name)}
+		if err := db.bolt.View(l.recover); err != nil {
+			errs = append(errs, err)
+		} else if l.recovery.Damage != nil {
+			errs = append(errs, fmt.Errorf("log %s: %w", name, l.recovery.Damage))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (db *DB) checkFile() error {
+	var errs []error
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		for e := range tx.Check() {
+			errs = append(errs, e)
+		}
+		return nil
+	})
+	return errors.Join(append(errs, err)...)
 }

@@ -30,14 +30,15 @@ Everything an account holds survives a restart or a crash of the server using it
 is in the log before its response is sent. Do not edit these files; copy the directory only
 while no server uses it.
 
-  state/         the log of changes (numbered .seg files) on top of a snapshot (.snap): the
-                 accounts' records, idempotency keys, API keys and OAuth clients, codes and
-                 tokens (secrets as SHA-256 digests only), clocks, named snapshots' index
+  data.db        a bbolt file (go.etcd.io/bbolt), locked while a server uses it: the bucket
+                 "state" holds the log of changes on top of a snapshot (the accounts' records,
+                 idempotency keys, API keys and OAuth clients, codes and tokens — secrets as
+                 SHA-256 digests only —, clocks, named snapshots' index); "audit/<acct>" each
+                 account's audit log. Check it with: medspa-mock -data DIR -check
   snapshots/     named account snapshots (POST /__admin/snapshots), one file each
-  audit/<acct>/  each account's audit log
   phi.key        the AES-256 key sealing PHI (unless the server was given one): keep it private
   api-key        the key the medspa-mock binary prints at start (the binary's, when it ran here)
-  LOCK files     held while a server uses the directory
+  */v0.2-backup/ the files of release 0.2's logs, once imported into data.db
 
 PHI is sealed (AES-256-GCM, bound to account, record and field); no file holds it in the clear.
 `

@@ -1,6 +1,6 @@
 // Package persist keeps the mock server's state in a data directory (docs/protocol.md §13,
-// "restart loses nothing acknowledged"): every committed change goes to a crash-safe log
-// (mockserver/internal/durable) before the request that made it is answered, the log is
+// "restart loses nothing acknowledged"): every committed change goes to a log in the directory's
+// bbolt file (mockserver/internal/durable) before the request that made it is answered, the log is
 // compacted into a snapshot as it grows, and a server that starts on the directory replays
 // snapshot and log into its parts. The layout of the directory is in README (dirReadme).
 //
@@ -53,10 +53,16 @@ type Options struct {
 	CompactEvery time.Duration
 	// Logger receives compaction failures (nil: none).
 	Logger *slog.Logger
+	// DB, when set, is the data file that keeps the log (as its log "state", the 0.2 files of
+	// dir/state imported into it), shared with the audit files; the engine closes it when it is
+	// released (Close, Abandon, a failed Open). Nil: a file of its own under dir/state.
+	DB *durable.DB
 }
 
-// DefaultCompactBytes is the default log growth between compactions.
-const DefaultCompactBytes = 64 << 20
+// DefaultCompactBytes is the least log growth between compactions (the bound is the last
+// snapshot's size when larger): the log's file, whose free pages are reused, stays within about
+// twice the state's size plus this.
+const DefaultCompactBytes = 1 << 20
 
 // Engine keeps a server's state in a data directory. Its methods are safe for concurrent use.
 type Engine struct {
@@ -108,22 +114,26 @@ func Open(dir string, parts Parts, opts Options) (*Engine, error) {
 	if err := writeReadme(dir); err != nil {
 		return nil, err
 	}
-	log, err := durable.Open(filepath.Join(dir, stateDir), durable.Options{Sync: opts.Sync})
+	var log *durable.Log
+	var err error
+	if opts.DB != nil {
+		log, err = opts.DB.Log(stateDir, filepath.Join(dir, stateDir))
+	} else {
+		log, err = durable.Open(filepath.Join(dir, stateDir), durable.Options{Sync: opts.Sync})
+	}
 	if err != nil {
-		return nil, fmt.Errorf("persist: %w", err)
+		return nil, errors.Join(fmt.Errorf("persist: %w", err), closeDB(opts.DB))
 	}
 	e := &Engine{dir: dir, parts: parts, opts: opts, log: log, stop: make(chan struct{})}
 	e.snaps = newSnapshots(e)
 	start := time.Now()
 	if err := e.replay(); err != nil {
-		log.Close()
-		return nil, err
+		return nil, errors.Join(err, log.Close(), closeDB(opts.DB))
 	}
 	e.replayed.Recovery = log.Recovery()
 	e.replayed.Took = time.Since(start)
 	if err := e.snaps.collect(); err != nil {
-		log.Close()
-		return nil, err
+		return nil, errors.Join(err, log.Close(), closeDB(opts.DB))
 	}
 	parts.Store.OnCommit(e.commit, true)
 	parts.Keys.OnChange(e.credChanged)
@@ -255,5 +265,12 @@ func (e *Engine) release(compact bool) error {
 	if compact {
 		err = e.Compact()
 	}
-	return errors.Join(err, e.log.Close())
+	return errors.Join(err, e.log.Close(), closeDB(e.opts.DB))
+}
+
+func closeDB(db *durable.DB) error {
+	if db == nil {
+		return nil
+	}
+	return db.Close()
 }
