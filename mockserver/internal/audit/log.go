@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/medspa/medspa-go/internal/wire"
@@ -61,6 +62,19 @@ type Log struct {
 	symbol    map[string]uint32 // string → index in symbols
 	liveSyms  int               // symbols in use at the last rebuild
 	spareRing *[chunkEvents]entry
+
+	// onRecord sees every event as it is linked (OnRecord).
+	onRecord atomic.Pointer[func(account string, e Event)]
+}
+
+// OnRecord makes f see every event once it is linked into its chain (at most one f; nil:
+// none). f runs on the recording goroutine and must not block.
+func (l *Log) OnRecord(f func(account string, e Event)) {
+	if f == nil {
+		l.onRecord.Store(nil)
+		return
+	}
+	l.onRecord.Store(&f)
 }
 
 // chunkEvents is the number of events per chunk: 1,024 × 136 B = 136 KiB.
@@ -229,7 +243,7 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 	l.mu.Lock()
 	c := l.chainOf(account)
 	sum := computeSumHex(&e, &c.last)
-	if hashes || f != nil {
+	if hashes || f != nil || l.onRecord.Load() != nil {
 		e.PrevHash = string(c.last[:])
 		e.Hash = hex.EncodeToString(sum[:])
 	}
@@ -239,6 +253,9 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 		wait = f.enqueue(record(e)) // in chain order: under l.mu
 	}
 	l.mu.Unlock()
+	if f := l.onRecord.Load(); f != nil {
+		(*f)(account, e)
+	}
 	if wait != nil {
 		return e, wait(ctx)
 	}
@@ -382,7 +399,8 @@ func (l *Log) Kept(account string) Page {
 		p.Events = l.events(c, 0, c.n)
 	}
 	l.mu.Unlock()
-	p.Verified = VerifyFrom(p.Checkpoint.Hash, p.Events)
+	p.FirstBroken = FirstBroken(p.Checkpoint.Hash, p.Events)
+	p.Verified = p.FirstBroken == ""
 	return p
 }
 
@@ -458,7 +476,8 @@ func (l *Log) After(account, id string) (Page, error) {
 			prev = hex.EncodeToString(c.at(from - 1).hash[:])
 		}
 		l.mu.Unlock()
-		p.Verified = VerifyFrom(prev, p.Events)
+		p.FirstBroken = FirstBroken(prev, p.Events)
+		p.Verified = p.FirstBroken == ""
 		return p, nil
 	}
 	newest := ""

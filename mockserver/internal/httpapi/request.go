@@ -44,6 +44,8 @@ type request struct {
 	audit auditInfo
 	// fault says what an injected fault did to the request, for the journal (faults).
 	fault string
+	// stub is the id of the stub that answered the request, for the journal (stubbed).
+	stub string
 	// status is the status of the answer the route's steps wrote (audit).
 	status int
 	// knownQuery are the query parameters the route's handler knows (parseQuery), for the
