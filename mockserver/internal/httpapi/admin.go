@@ -87,7 +87,7 @@ func (a *API) adminHandler() http.Handler {
 			problem.Write(w, rq.id, p)
 			return
 		}
-		if path.Clean(r.URL.Path) != r.URL.Path { // dot segments, double slashes: no route, no redirect
+		if path.Clean(r.URL.Path) != r.URL.Path && r.URL.Path != uiPrefix { // dot segments, double slashes: no route, no redirect
 			problem.Write(w, rq.id, problem.NotFound("admin route"))
 			return
 		}

@@ -22,11 +22,14 @@ var uiFiles embed.FS
 const uiCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
+// uiPrefix is the inspector page's address.
+const uiPrefix = "/__admin/ui/"
+
 // isUIFile reports whether r asks for one of the inspector page's files: they hold no data, so
 // a browser gets them without the admin token (which the page then asks for, and sends as a
 // header on every admin call). Host and Origin are checked as for every admin request.
 func isUIFile(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(r.URL.Path, "/__admin/ui/")
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(r.URL.Path, uiPrefix)
 }
 
 // serveUI serves GET /__admin/ui/{file}: index.html for the directory.

@@ -134,9 +134,13 @@
     ], rows);
   }
 
+  // loadRequests reads the journal and keeps what the stream brought meanwhile (the stream is
+  // open before the journal is read, so no request falls between them).
   async function loadRequests() {
     const d = await api('GET', '/__admin/requests' + q());
-    state.requests = (d.requests || []).slice(-MAX_ROWS);
+    const listed = d.requests || [];
+    const seen = new Set(listed.map((e) => e.requestId));
+    state.requests = listed.concat(state.requests.filter((e) => !seen.has(e.requestId))).slice(-MAX_ROWS);
     renderRequests();
   }
 
@@ -325,14 +329,17 @@
 
   // --- the live stream ----------------------------------------------------------------------
   // The stream is read with fetch (EventSource cannot send the admin token as a header).
-  async function connect() {
+  // opened is called once the server has subscribed the stream (or it failed).
+  async function connect(opened) {
     if (state.stream) state.stream.abort();
     const ctl = new AbortController();
     state.stream = ctl;
+    $('#live').textContent = 'connecting…';
     const headers = {};
     if (state.token) headers.Authorization = 'Bearer ' + state.token;
     try {
       const resp = await fetch('/__admin/stream' + q(), { headers, signal: ctl.signal, cache: 'no-store' });
+      if (opened) opened();
       if (resp.status === 401) { askToken(); $('#live').textContent = 'not live: admin token needed'; return; }
       if (!resp.ok || !resp.body) throw new Error('HTTP ' + resp.status);
       $('#live').textContent = 'live';
@@ -350,11 +357,12 @@
         }
       }
     } catch (e) {
+      if (opened) opened();
       if (ctl.signal.aborted) return;
     }
     if (state.stream === ctl) {
       $('#live').textContent = 'reconnecting…';
-      setTimeout(connect, 1000);
+      setTimeout(() => connect(() => run(loadRequests)()), 1000); // what came meanwhile is in the journal
     }
   }
 
@@ -408,15 +416,16 @@
 
   function follow(account) {
     state.account = account;
+    state.requests = [];
     sessionStorage.setItem('medspa.account', account);
     $('#account').value = account;
     reload();
   }
 
   function reload() {
-    connect();
     const tab = document.querySelector('[role=tab][aria-selected=true]');
     run(async () => {
+      await new Promise((resolve) => connect(resolve));
       await loadRequests();
       if (tab.id !== 'tab-requests') await loaders[tab.id.slice(4)]();
     })();
