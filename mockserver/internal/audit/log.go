@@ -63,18 +63,34 @@ type Log struct {
 	liveSyms  int               // symbols in use at the last rebuild
 	spareRing *[chunkEvents]entry
 
-	// onRecord sees every event as it is linked (OnRecord).
-	onRecord atomic.Pointer[func(account string, e Event)]
+	// onRecord sees events as they are linked (OnRecord).
+	onRecord atomic.Pointer[recordHook]
 }
 
-// OnRecord makes f see every event once it is linked into its chain (at most one f; nil:
-// none). f runs on the recording goroutine and must not block.
-func (l *Log) OnRecord(f func(account string, e Event)) {
+// recordHook is OnRecord's f, and whether it wants events at all right now.
+type recordHook struct {
+	f     func(account string, e Event)
+	wants func() bool
+}
+
+// OnRecord makes f see every event once it is linked into its chain, while wants reports true
+// (at most one f; nil: none). f runs on the recording goroutine and must not block; wants is
+// asked per event, so that nobody listening costs no hash strings (RecordOnly).
+func (l *Log) OnRecord(f func(account string, e Event), wants func() bool) {
 	if f == nil {
 		l.onRecord.Store(nil)
 		return
 	}
-	l.onRecord.Store(&f)
+	l.onRecord.Store(&recordHook{f: f, wants: wants})
+}
+
+// hook returns OnRecord's f if it wants events now.
+func (l *Log) hook() func(account string, e Event) {
+	h := l.onRecord.Load()
+	if h == nil || h.wants != nil && !h.wants() {
+		return nil
+	}
+	return h.f
 }
 
 // chunkEvents is the number of events per chunk: 1,024 × 136 B = 136 KiB.
@@ -243,7 +259,8 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 	l.mu.Lock()
 	c := l.chainOf(account)
 	sum := computeSumHex(&e, &c.last)
-	if hashes || f != nil || l.onRecord.Load() != nil {
+	hook := l.hook()
+	if hashes || f != nil || hook != nil {
 		e.PrevHash = string(c.last[:])
 		e.Hash = hex.EncodeToString(sum[:])
 	}
@@ -253,8 +270,8 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 		wait = f.enqueue(record(e)) // in chain order: under l.mu
 	}
 	l.mu.Unlock()
-	if f := l.onRecord.Load(); f != nil {
-		(*f)(account, e)
+	if hook != nil {
+		hook(account, e)
 	}
 	if wait != nil {
 		return e, wait(ctx)

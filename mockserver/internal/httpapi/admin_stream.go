@@ -120,11 +120,9 @@ func (s *stream) journalled(e *JournalEntry) {
 func (a *API) watchStreams() {
 	a.opts.Webhooks.OnLog(func(account string, d webhook.Delivery) { a.stream.publish(account, "delivery", d) })
 	a.audit.OnRecord(func(account string, e audit.Event) {
-		if a.stream.n.Load() != 0 {
-			e.Path = journalPath(e.Path) // the anonymous chain's path, redacted as the journal's
-			a.stream.publish(account, "audit", e)
-		}
-	})
+		e.Path = journalPath(e.Path) // the anonymous chain's path, redacted as the journal's
+		a.stream.publish(account, "audit", e)
+	}, func() bool { return a.stream.n.Load() != 0 })
 }
 
 // CloseStreams ends every live stream (the server is closing).
