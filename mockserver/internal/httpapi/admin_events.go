@@ -184,9 +184,9 @@ func (tr *trigger) run(typ webhooks.EventType) error {
 				return err
 			}
 		}
-		return tr.create("refund", func() (string, error) {
-			return tr.make(`{"paymentId":"`+pay+`"}`, maker(decodeRefund, (*store.Account).CreateRefund, func(r billing.Refund) string { return r.ID }))
-		})
+		_, err := tr.create("refund", `{"paymentId":"`+pay+`"}`,
+			maker(decodeRefund, (*store.Account).CreateRefund, func(r billing.Refund) string { return r.ID }))
+		return err
 	case webhooks.EventProductCreated:
 		_, err := tr.newProduct(0)
 		return err
@@ -221,42 +221,34 @@ func (tr *trigger) did(kind, id, action string, err error) error {
 	return nil
 }
 
-// create makes one record with f and records it.
-func (tr *trigger) create(kind string, f func() (string, error)) error {
-	id, err := f()
-	return tr.did(kind, id, "created", err)
+// create makes one record of kind from an API request body, decoded and validated as the API's
+// POST does (mk: a fixture maker), and records it.
+func (tr *trigger) create(kind, body string, mk func(*store.Account, []byte, time.Time) (string, error)) (string, error) {
+	id, err := mk(tr.acct, []byte(body), time.Time{})
+	return id, tr.did(kind, id, "created", err)
 }
 
-// make creates a record from an API request body, decoded and validated as the API's POST does.
-func (tr *trigger) make(body string, mk func(*store.Account, []byte, time.Time) (string, error)) (string, error) {
-	return mk(tr.acct, []byte(body), time.Time{})
+// existing returns the record ids names (at ptr, checked with get), or makes one.
+func existing[T any](id, ptr string, get func(string) (T, error), orNew func() (string, error)) (string, error) {
+	if id == "" {
+		return orNew()
+	}
+	_, err := get(id)
+	return id, idsProblem(err, ptr)
 }
 
 func (tr *trigger) patient() (string, error) {
-	if tr.ids.PatientID != "" {
-		_, err := tr.acct.GetPatient(tr.ids.PatientID)
-		return tr.ids.PatientID, idsProblem(err, "/ids/patientId")
-	}
-	return tr.newPatient()
+	return existing(tr.ids.PatientID, "/ids/patientId", tr.acct.GetPatient, tr.newPatient)
 }
 
 // newPatient creates a patient whose details are made up for the trigger (no real person's).
 func (tr *trigger) newPatient() (string, error) {
-	var id string
-	err := tr.create("patient", func() (s string, err error) {
-		id, err = tr.make(`{"firstName":"Triggered","lastName":"Event","email":"triggered@example.invalid","tags":["triggered"]}`,
-			maker(decodePatient, (*store.Account).CreatePatient, func(p patients.Patient) string { return p.ID }))
-		return id, err
-	})
-	return id, err
+	return tr.create("patient", `{"firstName":"Triggered","lastName":"Event","email":"triggered@example.invalid","tags":["triggered"]}`,
+		maker(decodePatient, (*store.Account).CreatePatient, func(p patients.Patient) string { return p.ID }))
 }
 
 func (tr *trigger) appointment() (string, error) {
-	if tr.ids.AppointmentID != "" {
-		_, err := tr.acct.GetAppointment(tr.ids.AppointmentID)
-		return tr.ids.AppointmentID, idsProblem(err, "/ids/appointmentId")
-	}
-	return tr.newAppointment()
+	return existing(tr.ids.AppointmentID, "/ids/appointmentId", tr.acct.GetAppointment, tr.newAppointment)
 }
 
 // newAppointment books 30 minutes with a provider of its own, on a random half hour of the
@@ -271,20 +263,12 @@ func (tr *trigger) newAppointment() (string, error) {
 	start := tr.acct.Now().Truncate(time.Hour).Add(24*time.Hour + time.Duration(int(slot[0])<<8|int(slot[1]))%17520*30*time.Minute)
 	body := fmt.Sprintf(`{"patientId":%q,"providerId":"prv_trigger_%s","service":"Triggered consultation","startAt":%q,"endAt":%q}`,
 		pat, tr.tag, wire.Time(start).Format(time.RFC3339), wire.Time(start.Add(30*time.Minute)).Format(time.RFC3339))
-	var id string
-	err = tr.create("appointment", func() (s string, err error) {
-		id, err = tr.make(body, maker(decodeNewAppointment, (*store.Account).CreateAppointment, func(a appointments.Appointment) string { return a.ID }))
-		return id, err
-	})
-	return id, err
+	return tr.create("appointment", body,
+		maker(decodeNewAppointment, (*store.Account).CreateAppointment, func(a appointments.Appointment) string { return a.ID }))
 }
 
 func (tr *trigger) invoice() (string, error) {
-	if tr.ids.InvoiceID != "" {
-		_, err := tr.acct.GetInvoice(tr.ids.InvoiceID)
-		return tr.ids.InvoiceID, idsProblem(err, "/ids/invoiceId")
-	}
-	return tr.newInvoice()
+	return existing(tr.ids.InvoiceID, "/ids/invoiceId", tr.acct.GetInvoice, tr.newInvoice)
 }
 
 func (tr *trigger) newInvoice() (string, error) {
@@ -292,13 +276,8 @@ func (tr *trigger) newInvoice() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var id string
-	err = tr.create("invoice", func() (s string, err error) {
-		id, err = tr.make(`{"patientId":"`+pat+`","lineItems":[{"description":"Triggered service","quantity":1,"unitAmount":15000}]}`,
-			maker(decodeInvoice, (*store.Account).CreateInvoice, func(i billing.Invoice) string { return i.ID }))
-		return id, err
-	})
-	return id, err
+	return tr.create("invoice", `{"patientId":"`+pat+`","lineItems":[{"description":"Triggered service","quantity":1,"unitAmount":15000}]}`,
+		maker(decodeInvoice, (*store.Account).CreateInvoice, func(i billing.Invoice) string { return i.ID }))
 }
 
 // pay pays an invoice's whole amount due with method (and card token) and returns the payment;
@@ -316,7 +295,7 @@ func (tr *trigger) pay(method, token string) (string, error) {
 	if token != "" {
 		body += fmt.Sprintf(`,"cardToken":%q`, token)
 	}
-	id, err := tr.make(body+"}", maker(decodePayment, (*store.Account).CreatePayment, func(p billing.Payment) string { return p.ID }))
+	id, err := maker(decodePayment, (*store.Account).CreatePayment, func(p billing.Payment) string { return p.ID })(tr.acct, []byte(body+"}"), time.Time{})
 	if token == "tok_decline" && id != "" && err != nil && problemFor(err).Code == "card_declined" {
 		err = nil
 	}
@@ -324,28 +303,18 @@ func (tr *trigger) pay(method, token string) (string, error) {
 }
 
 func (tr *trigger) product(reorderPoint int) (string, error) {
-	if tr.ids.ProductID != "" {
-		_, err := tr.acct.GetProduct(tr.ids.ProductID)
-		return tr.ids.ProductID, idsProblem(err, "/ids/productId")
-	}
-	return tr.newProduct(reorderPoint)
+	return existing(tr.ids.ProductID, "/ids/productId", tr.acct.GetProduct, func() (string, error) { return tr.newProduct(reorderPoint) })
 }
 
 func (tr *trigger) newProduct(reorderPoint int) (string, error) {
-	var id string
-	err := tr.create("product", func() (s string, err error) {
-		id, err = tr.make(fmt.Sprintf(`{"sku":"TRIGGER-%s","name":"Triggered product","category":"other","price":1000,"reorderPoint":%d}`, tr.tag, reorderPoint),
-			maker(decodeProduct, (*store.Account).CreateProduct, func(p inventory.Product) string { return p.ID }))
-		return id, err
-	})
-	return id, err
+	return tr.create("product", fmt.Sprintf(`{"sku":"TRIGGER-%s","name":"Triggered product","category":"other","price":1000,"reorderPoint":%d}`, tr.tag, reorderPoint),
+		maker(decodeProduct, (*store.Account).CreateProduct, func(p inventory.Product) string { return p.ID }))
 }
 
 func (tr *trigger) adjust(product string, delta int, reason string) error {
-	return tr.create("adjustment", func() (string, error) {
-		return tr.make(fmt.Sprintf(`{"productId":%q,"delta":%d,"reason":%q}`, product, delta, reason),
-			maker(decodeAdjustment, (*store.Account).Adjust, func(a inventory.Adjustment) string { return a.ID }))
-	})
+	_, err := tr.create("adjustment", fmt.Sprintf(`{"productId":%q,"delta":%d,"reason":%q}`, product, delta, reason),
+		maker(decodeAdjustment, (*store.Account).Adjust, func(a inventory.Adjustment) string { return a.ID }))
+	return err
 }
 
 // webhookTest delivers webhook.test to the named endpoint, or to every enabled endpoint of the

@@ -334,14 +334,8 @@ func (a *API) stubbed(w http.ResponseWriter, rq *request, next handler) {
 		return
 	}
 	rq.stub = armed.id
-	if s.DelayMs > 0 {
-		t := time.NewTimer(time.Duration(s.DelayMs) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-rq.Context().Done():
-			t.Stop()
-			return
-		}
+	if !delay(rq, s.DelayMs) {
+		return
 	}
 	h := w.Header()
 	if len(s.Body) > 0 {
@@ -353,6 +347,22 @@ func (a *API) stubbed(w http.ResponseWriter, rq *request, next handler) {
 	w.WriteHeader(s.Status)
 	if len(s.Body) > 0 && rq.Method != http.MethodHead {
 		_, _ = w.Write(s.Body)
+	}
+}
+
+// delay waits ms milliseconds, or until the request is cancelled: it reports whether the wait
+// ran its course.
+func delay(rq *request, ms int) bool {
+	if ms <= 0 {
+		return true
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-rq.Context().Done():
+		return false
 	}
 }
 
