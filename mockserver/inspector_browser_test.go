@@ -21,6 +21,7 @@ import (
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/testenv"
 	"github.com/medspa/medspa-go/mockserver"
+	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -316,5 +317,37 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	}
 	if err := os.WriteFile(filepath.Join(moduleRoot(t), "docs", "img", name), png, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// With an admin token, the page asks for it once and sends it as a header: the journal and the
+// live stream then work; without it, nothing is shown.
+func TestInspectorWithAdminToken(t *testing.T) {
+	t.Parallel()
+	const token = "madm_browser_test_token"
+	env := testenv.New(t, []mockserver.Option{mockserver.WithAdminToken(token)})
+	ctx := browser(t)
+	if _, _, err := env.Client.Patients.List(context.Background(), nil); err != nil { // in the journal before the page opens
+		t.Fatal(err)
+	}
+	run(t, ctx, "open the page", chromedp.Navigate(env.URL+"/__admin/ui/"), chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.Sleep(300*time.Millisecond))
+	if n := eval[int](t, ctx, `document.querySelectorAll('#requests tbody tr').length`); n != 0 {
+		t.Fatalf("%d requests shown without the token", n)
+	}
+	run(t, ctx, "give the token",
+		chromedp.SetValue(chromedp.ID("token"), token),
+		chromedp.Click(chromedp.CSS("#token-form button")))
+	until(t, ctx, "the stream with the token", `document.querySelector('#live').textContent === 'live' && document.querySelector('#token-form').hidden`)
+	if got := eval[string](t, ctx, `sessionStorage.getItem('medspa.adminToken')`); got != token {
+		t.Fatalf("token kept as %q", got)
+	}
+	until(t, ctx, "the journal with the token", tableHas("#requests", "GET", "/api/v1/patients", "200"))
+	if _, _, err := env.Client.Patients.Create(context.Background(), &patients.CreateParams{FirstName: "Ada", LastName: "Live", Email: "ada@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ctx, "the live request on the page", tableHas("#requests", "POST", "/api/v1/patients", "201"))
+	if page := eval[string](t, ctx, `document.body.innerText`); strings.Contains(page, "Ada") || strings.Contains(page, "ada@example.com") {
+		t.Error("PHI on the page")
 	}
 }
