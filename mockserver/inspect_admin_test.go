@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -374,6 +375,57 @@ func TestAdminStream(t *testing.T) {
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("the stream outlived Close")
+		}
+	}
+}
+
+// A live stream outlives the server's read and write timeouts.
+func TestAdminStreamOutlivesTimeouts(t *testing.T) {
+	t.Parallel()
+	srv, err := mockserver.New(mockserver.WithConnLimits(mockserver.ConnLimits{ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := srv.HTTPServer()
+	go func() { _ = hs.Serve(srv.LimitListener(ln)) }()
+	defer hs.Close()
+	base := "http://" + ln.Addr().String()
+	resp, err := http.Get(base + "/__admin/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	time.Sleep(time.Second) // past both timeouts
+	r2, err := http.Get(base + "/api/v1/patients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the stream ended at the server's timeouts")
+			}
+			if l == "event: request" {
+				return
+			}
+		case <-timeout:
+			t.Fatal("nothing streamed")
 		}
 	}
 }

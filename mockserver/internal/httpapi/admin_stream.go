@@ -146,7 +146,10 @@ func (a *API) serveStream(w http.ResponseWriter, rq *request) {
 	}
 	defer a.stream.unsubscribe(sub)
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
+	// A stream outlives the server's read and write timeouts (a read deadline that passes would
+	// cancel the request); the heartbeat finds a peer that went away.
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
