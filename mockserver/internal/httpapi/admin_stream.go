@@ -118,11 +118,12 @@ func (s *stream) journalled(e *JournalEntry) {
 
 // watchStreams makes delivery attempts and audit events reach the streams.
 func (a *API) watchStreams() {
-	a.opts.Webhooks.OnLog(func(account string, d webhook.Delivery) { a.stream.publish(account, "delivery", d) })
+	listening := func() bool { return a.stream.n.Load() != 0 }
+	a.opts.Webhooks.OnLog(func(account string, d webhook.Delivery) { a.stream.publish(account, "delivery", d) }, listening)
 	a.audit.OnRecord(func(account string, e audit.Event) {
 		e.Path = journalPath(e.Path) // the anonymous chain's path, redacted as the journal's
 		a.stream.publish(account, "audit", e)
-	}, func() bool { return a.stream.n.Load() != 0 })
+	}, listening)
 }
 
 // CloseStreams ends every live stream (the server is closing).

@@ -146,8 +146,8 @@ func (d *Dispatcher) log(account string, rec Delivery) Delivery {
 	d.logMu.Lock()
 	defer func() {
 		d.logMu.Unlock()
-		if f := d.onLog.Load(); f != nil {
-			(*f)(account, rec.withHeaders())
+		if h := d.onLog.Load(); h != nil && (h.wants == nil || h.wants()) {
+			h.f(account, rec.withHeaders())
 		}
 	}()
 	d.logSeq++
@@ -211,14 +211,20 @@ func (d *Dispatcher) Deliveries(account string) []Delivery {
 	return out
 }
 
-// OnLog makes f see every delivery record as it is logged (at most one f; nil: none). f must
-// not block.
-func (d *Dispatcher) OnLog(f func(account string, rec Delivery)) {
+// OnLog makes f see every delivery record as it is logged, while wants reports true (at most
+// one f; nil: none). f must not block.
+func (d *Dispatcher) OnLog(f func(account string, rec Delivery), wants func() bool) {
 	if f == nil {
 		d.onLog.Store(nil)
 		return
 	}
-	d.onLog.Store(&f)
+	d.onLog.Store(&logHook{f: f, wants: wants})
+}
+
+// logHook is OnLog's f, and whether it wants records at all right now.
+type logHook struct {
+	f     func(account string, rec Delivery)
+	wants func() bool
 }
 
 // ErrNoDelivery, ErrEndpointGone and ErrNotResendable are Resend's refusals.

@@ -165,7 +165,7 @@ type Dispatcher struct {
 	logOrder list.List // of *deliveryLog, least recently written first
 	logTotal int
 	logSeq   uint64
-	onLog    atomic.Pointer[func(account string, d Delivery)]
+	onLog    atomic.Pointer[logHook]
 
 	recMu     sync.Mutex
 	recorders map[string][]*Recorder
