@@ -109,16 +109,15 @@ func (s *stream) publish(account, event string, v any) {
 	}
 }
 
+// listening reports whether any stream is open.
+func (s *stream) listening() bool { return s.n.Load() != 0 }
+
 // journalled publishes a new journal entry.
-func (s *stream) journalled(e *JournalEntry) {
-	if s.n.Load() != 0 {
-		s.publish(e.Account, "request", e)
-	}
-}
+func (s *stream) journalled(e JournalEntry) { s.publish(e.Account, "request", &e) }
 
 // watchStreams makes delivery attempts and audit events reach the streams.
 func (a *API) watchStreams() {
-	listening := func() bool { return a.stream.n.Load() != 0 }
+	listening := a.stream.listening
 	a.opts.Webhooks.OnLog(func(account string, d webhook.Delivery) { a.stream.publish(account, "delivery", d) }, listening)
 	a.audit.OnRecord(func(account string, e audit.Event) {
 		e.Path = journalPath(e.Path) // the anonymous chain's path, redacted as the journal's

@@ -318,6 +318,9 @@ func (a *API) ClearStubs(account string) {
 	a.stubs.remove(func(s *armedStub) bool { return account == "" || s.Account == account })
 }
 
+// stubFault prefixes the id of the stub that answered a request in request.fault.
+const stubFault = "stub:"
+
 // stubbed answers a routed /api/v1 request with the first armed stub that matches it, in place
 // of its handler and everything behind it (validation, idempotency, the store, the audit log):
 // the request has passed authentication, the allowlist, its signature, the rate limit, routing
@@ -333,7 +336,7 @@ func (a *API) stubbed(w http.ResponseWriter, rq *request, next handler) {
 		next(w, rq)
 		return
 	}
-	rq.stub = armed.id
+	rq.fault = stubFault + armed.id
 	if !delay(rq, s.DelayMs) {
 		return
 	}
