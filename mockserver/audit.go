@@ -55,8 +55,11 @@ type AuditPage struct {
 	Events []AuditEvent `json:"events"`
 	// Verified says the events form an intact chain linked to their predecessor: the checkpoint
 	// (AuditLog), or the event the page follows (AuditEventsAfter).
-	Verified   bool            `json:"verified"`
-	Checkpoint AuditCheckpoint `json:"checkpoint"`
+	Verified bool `json:"verified"`
+	// FirstBroken is the id of the first event that does not follow its predecessor, when
+	// Verified is false.
+	FirstBroken string          `json:"firstBroken,omitempty"`
+	Checkpoint  AuditCheckpoint `json:"checkpoint"`
 	// HasMore says events follow the last one (AuditEventsAfter).
 	HasMore bool `json:"hasMore"`
 }
@@ -110,7 +113,7 @@ func publicEvents(events []audit.Event) []AuditEvent {
 }
 
 func publicPage(p audit.Page) AuditPage {
-	return AuditPage{Events: publicEvents(p.Events), Verified: p.Verified, Checkpoint: AuditCheckpoint(p.Checkpoint), HasMore: p.HasMore}
+	return AuditPage{Events: publicEvents(p.Events), Verified: p.Verified, FirstBroken: p.FirstBroken, Checkpoint: AuditCheckpoint(p.Checkpoint), HasMore: p.HasMore}
 }
 
 // VerifyAuditChain reports whether events (as AuditEvents returns them) form an intact hash

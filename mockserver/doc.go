@@ -8,7 +8,8 @@
 //	c, key, err := srv.NewClient() // another client, with its key (key.Account names its account)
 //
 // or standalone for any language (cmd/medspa-mock), where every control is also under /__admin/
-// (described by /__admin/openapi.yaml).
+// (described by /__admin/openapi.yaml), and the inspector page /__admin/ui/ shows and steers
+// them in a browser.
 //
 // Every API key (CreateAPIKey) gets a fresh, empty account unless it names one, so parallel
 // tests can share a server without seeing each other's data, limits, clocks or webhooks.
@@ -19,7 +20,9 @@
 //   - fixtures: LoadFixtures, created through the API's own rules;
 //   - snapshots: Snapshot and Restore, the whole state by name;
 //   - faults: InjectFault (status with the protocol's problem, Retry-After, delay, dropped
-//     connection, after commit), ClearFaults;
+//     connection, after commit), ClearFaults, Faults (armed and used up);
+//   - stubs: AddStub, Stubs, DeleteStub, ClearStubs — a custom answer for a route, journaled as
+//     such, never touching the store;
 //   - journal: Requests, a bounded, redacted log of what the server saw;
 //   - events and webhooks: RecordEvents, Deliveries;
 //   - audit log: AuditLog (the events kept in memory and the checkpoint of the rest),

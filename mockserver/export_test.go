@@ -23,6 +23,12 @@ func CrashForTest(s *Server) error {
 // (the credential-stuffing guard), so tests can move it.
 func WithRealTime(now func() time.Time) Option { return func(o *options) { o.realTime = now } }
 
+// TamperAuditForTest changes the outcome of the account's i-th audit event kept in memory
+// without rehashing it: the chain no longer verifies (the inspector page's broken-chain view).
+func TamperAuditForTest(s *Server, account string, i int) bool {
+	return s.api.Audit().Tamper(account, i, "tampered")
+}
+
 // Sweep runs the periodic sweep now.
 func (s *Server) Sweep() { s.api.Sweep() }
 

@@ -316,6 +316,7 @@ func New(opts ...Option) (*Server, error) {
 		fresh = s.data.Replayed().Fresh
 	}
 	s.startSweeper()
+	s.closers = append(s.closers, func() error { api.CloseStreams(); return nil }) // first to run: live streams end
 	if !o.start.IsZero() && fresh {
 		s.SetTime("", o.start)
 	}

@@ -70,6 +70,8 @@ type JournalEntry struct {
 	// Fault says what an injected fault did: "status", "drop", "delay", or with afterCommit
 	// "status-after-commit", "drop-after-commit".
 	Fault string `json:"fault,omitempty"`
+	// Stub is the id of the stub that answered the request (AddStub), if one did.
+	Stub string `json:"stub,omitempty"`
 }
 
 // Requests returns the request journal of account ("" for every request), newest last. The

@@ -148,6 +148,18 @@ func VerifyFrom(prev string, events []Event) bool {
 	return true
 }
 
+// FirstBroken returns the id of the first of events that does not follow its predecessor
+// (prev for the first), or "" when they all do.
+func FirstBroken(prev string, events []Event) string {
+	for _, e := range events {
+		if !follows(prev, e) {
+			return e.ID
+		}
+		prev = e.Hash
+	}
+	return ""
+}
+
 // follows reports whether e links to the event with hash prev and its own hash recomputes.
 func follows(prev string, e Event) bool {
 	if e.PrevHash != prev || ComputeHash(e) != e.Hash {
@@ -169,8 +181,11 @@ type Page struct {
 	Events []Event `json:"events"`
 	// Verified says the events form an intact chain linked to their predecessor (the checkpoint,
 	// or the event the page follows).
-	Verified   bool       `json:"verified"`
-	Checkpoint Checkpoint `json:"checkpoint"`
+	Verified bool `json:"verified"`
+	// FirstBroken is the id of the first event that does not follow its predecessor (its
+	// prevHash differs, or its hash does not recompute), when Verified is false.
+	FirstBroken string     `json:"firstBroken,omitempty"`
+	Checkpoint  Checkpoint `json:"checkpoint"`
 	// HasMore says events follow the last one (paging with After).
 	HasMore bool `json:"hasMore"`
 }

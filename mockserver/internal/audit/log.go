@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/medspa/medspa-go/internal/wire"
@@ -66,6 +67,35 @@ type Log struct {
 	symbol    map[string]uint32 // string → index in symbols
 	liveSyms  int               // symbols in use at the last rebuild
 	spareRing *[chunkEvents]entry
+
+	// onRecord sees events as they are linked (OnRecord).
+	onRecord atomic.Pointer[recordHook]
+}
+
+// recordHook is OnRecord's f, and whether it wants events at all right now.
+type recordHook struct {
+	f     func(account string, e Event)
+	wants func() bool
+}
+
+// OnRecord makes f see every event once it is linked into its chain, while wants reports true
+// (at most one f; nil: none). f runs on the recording goroutine and must not block; wants is
+// asked per event, so that nobody listening costs no hash strings (RecordOnly).
+func (l *Log) OnRecord(f func(account string, e Event), wants func() bool) {
+	if f == nil {
+		l.onRecord.Store(nil)
+		return
+	}
+	l.onRecord.Store(&recordHook{f: f, wants: wants})
+}
+
+// hook returns OnRecord's f if it wants events now.
+func (l *Log) hook() func(account string, e Event) {
+	h := l.onRecord.Load()
+	if h == nil || h.wants != nil && !h.wants() {
+		return nil
+	}
+	return h.f
 }
 
 // chunkEvents is the number of events per chunk: 1,024 × 136 B = 136 KiB.
@@ -237,7 +267,8 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 	l.mu.Lock()
 	c := l.chainOf(account)
 	sum := computeSumHex(&e, &c.last)
-	if hashes || f != nil {
+	hook := l.hook()
+	if hashes || f != nil || hook != nil {
 		e.PrevHash = string(c.last[:])
 		e.Hash = hex.EncodeToString(sum[:])
 	}
@@ -247,6 +278,9 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 		wait = f.enqueue(record(e)) // in chain order: under l.mu
 	}
 	l.mu.Unlock()
+	if hook != nil {
+		hook(account, e)
+	}
 	if wait != nil {
 		return e, wait(ctx)
 	}
@@ -391,7 +425,8 @@ func (l *Log) Kept(account string) Page {
 	}
 	damaged := c != nil && c.damaged
 	l.mu.Unlock()
-	p.Verified = !damaged && VerifyFrom(p.Checkpoint.Hash, p.Events)
+	p.FirstBroken = FirstBroken(p.Checkpoint.Hash, p.Events)
+	p.Verified = !damaged && p.FirstBroken == ""
 	return p
 }
 
@@ -468,7 +503,8 @@ func (l *Log) After(account, id string) (Page, error) {
 		}
 		damaged := c != nil && c.damaged
 		l.mu.Unlock()
-		p.Verified = !damaged && VerifyFrom(prev, p.Events)
+		p.FirstBroken = FirstBroken(prev, p.Events)
+		p.Verified = !damaged && p.FirstBroken == ""
 		return p, nil
 	}
 	newest := ""

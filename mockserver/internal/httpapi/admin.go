@@ -48,6 +48,7 @@ func (a *API) adminHandler() http.Handler {
 		a.adminClockRoutes(),      // admin_clock.go
 		a.adminAuditRoutes(),      // admin_audit.go
 		a.adminWebhookRoutes(),    // admin_webhooks.go
+		a.adminInspectRoutes(),    // admin_inspect.go: fault listing, stubs, event triggers, resend
 	} {
 		routes = append(routes, topic...)
 	}
@@ -74,6 +75,7 @@ func (a *API) adminHandler() http.Handler {
 			a.synced(w, rq, serve)
 		})
 	}
+	a.adminLiveRoutes(mux) // admin_inspect.go: the live stream and the inspector page
 	mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {
 		w, rq := stateOf(w, r)
 		problem.Write(w, rq.id, unrouted(mux, r, adminPrefix))
@@ -85,7 +87,7 @@ func (a *API) adminHandler() http.Handler {
 			problem.Write(w, rq.id, p)
 			return
 		}
-		if path.Clean(r.URL.Path) != r.URL.Path { // dot segments, double slashes: no route, no redirect
+		if path.Clean(r.URL.Path) != r.URL.Path && r.URL.Path != uiPrefix { // dot segments, double slashes: no route, no redirect
 			problem.Write(w, rq.id, problem.NotFound("admin route"))
 			return
 		}
@@ -106,7 +108,7 @@ func (a *API) adminGuard(r *http.Request) *problem.Problem {
 	if !sameOrigin(r) {
 		return problem.New("origin_not_allowed", "the admin surface is not for browsers: cross-origin requests are refused")
 	}
-	if a.adminToken != nil && !a.adminToken.matches(r.Header.Values("Authorization")) {
+	if a.adminToken != nil && !isUIFile(r) && !a.adminToken.matches(r.Header.Values("Authorization")) {
 		return problem.New("unauthorized", "the admin surface needs Authorization: Bearer <admin token>").
 			WithHeader("WWW-Authenticate", `Bearer realm="medspa-admin"`)
 	}
@@ -242,6 +244,7 @@ func decodeAdmin(rq *request, dst any) error {
 // Reset empties one account's data (or every account's when account is ""); keys survive.
 func (a *API) Reset(account string) error {
 	if account == "" {
+		a.ClearStubs("")
 		for _, acct := range a.store.Accounts() {
 			acct.Reset()
 		}
@@ -252,5 +255,6 @@ func (a *API) Reset(account string) error {
 		return problem.NotFound("account")
 	}
 	acct.Reset()
+	a.ClearStubs(account)
 	return nil
 }

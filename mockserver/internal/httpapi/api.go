@@ -93,6 +93,8 @@ type API struct {
 	guard     stuffingGuard  // /oauth: failed client authentications per address
 	requests  journal        // journal: the bounded request log
 	armed     faults         // faults: the armed faults
+	stubs     stubs          // stubbed: the armed stubs (stubs.go)
+	stream    stream         // GET /__admin/stream: live subscribers (admin_stream.go)
 	snapshots SnapshotStore  // admin: saved account states
 	// journalSalt keys the digests of idempotency keys in the journal (drawn once per server).
 	journalSalt [32]byte
@@ -142,6 +144,8 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	a.oauth.MaxFamilies, a.oauth.MaxCodes = b.OAuthFamilies, b.OAuthCodes
 	a.armed.limit = b.ArmedFaults
 	a.started = a.realNow()
+	a.armed.now, a.stubs.now = st.Clock().Now, st.Clock().Now
+	a.watchStreams()
 	a.buildPipeline()
 	return a
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
@@ -119,11 +120,59 @@ func (f *Fault) problem() *problem.Problem {
 // cleared.
 const DefaultArmedFaults = 1_000
 
-// faults are the armed faults, oldest first; the first match takes one of its times.
+// faults are the armed faults, oldest first; the first match takes one of its times. Faults
+// used up stay listed (GET /__admin/faults) among the newest spentFaults.
 type faults struct {
 	mu    sync.Mutex
-	limit int // 0: DefaultArmedFaults
-	armed []*Fault
+	limit int              // 0: DefaultArmedFaults
+	now   func() time.Time // the server clock, for armedAt and lastUsedAt
+	seq   uint64
+	armed []*armedFault
+	spent []*armedFault // newest last, at most spentFaults
+}
+
+// spentFaults bounds the used-up faults GET /__admin/faults still lists (RELIABILITY.md "Bounds").
+const spentFaults = 100
+
+// armedFault is a fault with what its listing shows: an id, when it was armed, and how it was used.
+type armedFault struct {
+	Fault
+	id         string
+	used       int
+	armedAt    time.Time
+	lastUsedAt time.Time
+}
+
+// FaultState is a fault as GET /__admin/faults lists it: its definition (Times is what it was
+// armed with), how many uses are left and were used, and when.
+type FaultState struct {
+	ID string `json:"id"`
+	Fault
+	Left       int        `json:"left"`
+	Used       int        `json:"used"`
+	ArmedAt    time.Time  `json:"armedAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+}
+
+func (f *armedFault) state() FaultState {
+	s := FaultState{ID: f.id, Fault: f.Fault, Left: f.Times, Used: f.used, ArmedAt: f.armedAt}
+	s.Times = f.Times + f.used
+	if s.RetryAfter != nil {
+		ra := *s.RetryAfter
+		s.RetryAfter = &ra
+	}
+	if !f.lastUsedAt.IsZero() {
+		t := f.lastUsedAt
+		s.LastUsedAt = &t
+	}
+	return s
+}
+
+func (fs *faults) clockNow() time.Time {
+	if fs.now == nil {
+		return time.Now().UTC().Truncate(time.Millisecond)
+	}
+	return fs.now().UTC().Truncate(time.Millisecond)
 }
 
 func (fs *faults) add(f Fault) error {
@@ -136,7 +185,8 @@ func (fs *faults) add(f Fault) error {
 	if limit := cmp.Or(fs.limit, DefaultArmedFaults); len(fs.armed) >= limit {
 		return problem.Field("/times", "out_of_range", "at most "+itoa(limit)+" faults may be armed at once; clear some first")
 	}
-	fs.armed = append(fs.armed, &f)
+	fs.seq++
+	fs.armed = append(fs.armed, &armedFault{Fault: f, id: "flt_" + strconv.FormatUint(fs.seq, 10), armedAt: fs.clockNow()})
 	return nil
 }
 
@@ -148,8 +198,22 @@ func (fs *faults) size() int {
 
 func (fs *faults) clear() {
 	fs.mu.Lock()
-	fs.armed = nil
+	fs.armed, fs.spent = nil, nil
 	fs.mu.Unlock()
+}
+
+// list returns the armed faults, oldest first, then the newest used-up ones; with an account,
+// those that can apply to its requests (its own and those of any account).
+func (fs *faults) list(account string) []FaultState {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := []FaultState{}
+	for _, f := range slices.Concat(fs.armed, fs.spent) {
+		if account == "" || f.Account == "" || f.Account == account {
+			out = append(out, f.state())
+		}
+	}
+	return out
 }
 
 // take returns the fault for a request and counts it, or nil. Counting under the lock makes
@@ -160,10 +224,17 @@ func (fs *faults) take(account, method, path string) *Fault {
 	for i, f := range fs.armed {
 		if f.matches(account, method, path) {
 			f.Times--
+			f.used++
+			f.lastUsedAt = fs.clockNow()
+			used := f.Fault
 			if f.Times == 0 {
 				fs.armed = append(fs.armed[:i:i], fs.armed[i+1:]...)
+				if len(fs.spent) >= spentFaults {
+					fs.spent = append(fs.spent[:0:0], fs.spent[1:]...)
+				}
+				fs.spent = append(fs.spent, f)
 			}
-			return f
+			return &used
 		}
 	}
 	return nil
@@ -177,5 +248,9 @@ func (a *API) InjectFault(f Fault) error {
 	return a.armed.add(f)
 }
 
-// ClearFaults disarms every fault.
+// ClearFaults disarms every fault (and forgets those used up).
 func (a *API) ClearFaults() { a.armed.clear() }
+
+// Faults lists the armed faults, then the newest used-up ones (GET /__admin/faults); with an
+// account, those that can apply to its requests.
+func (a *API) Faults(account string) []FaultState { return a.armed.list(account) }

@@ -36,6 +36,8 @@ type JournalEntry struct {
 	// Fault says what an injected fault did: "status", "drop", "delay", or with afterCommit
 	// "status-after-commit", "drop-after-commit".
 	Fault string `json:"fault,omitempty"`
+	// Stub is the id of the stub that answered the request (POST /__admin/stubs), if one did.
+	Stub string `json:"stub,omitempty"`
 }
 
 // Journal bounds (RELIABILITY.md "Bounds").

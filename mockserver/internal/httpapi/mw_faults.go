@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
@@ -28,11 +27,7 @@ func (a *API) faults(w http.ResponseWriter, rq *request, next handler) {
 	}
 	if f.DelayMs > 0 {
 		rq.fault = "delay"
-		t := time.NewTimer(time.Duration(f.DelayMs) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-rq.Context().Done():
-			t.Stop()
+		if !delay(rq, f.DelayMs) { // stubs.go
 			return
 		}
 	}

@@ -39,6 +39,9 @@ func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 	sw := &rq.statusW
 	defer func() { // deferred: a dropped connection (a panic of http.ErrAbortHandler) is journalled too
 		e.Status, e.Fault = sw.status, rq.fault
+		if id, ok := strings.CutPrefix(rq.fault, stubFault); ok {
+			e.Fault, e.Stub = "", id
+		}
 		if c := rq.caller.cred; e.Account == "" && c != nil {
 			// An OAuth client that authenticated at /oauth/token or /oauth/revoke (oauth.go's
 			// clientAuth): its token requests show in its account's journal.
@@ -49,6 +52,9 @@ func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 		d := end.Sub(start)
 		e.DurationMs = float64(d.Microseconds()) / 1000
 		a.requests.add(e)
+		if a.stream.listening() { // checked here: e stays on the stack unless streamed
+			a.stream.journalled(e)
+		}
 		if l := a.opts.Logger; l != nil {
 			logRequest(l, &e, end, d)
 		}

@@ -15,6 +15,7 @@ func (a *API) buildPipeline() {
 	// per route, ending in the route's handler).
 	a.routeSteps = steps{
 		a.scope,       // mw_scope.go        403 insufficient_scope
+		a.stubbed,     // stubs.go           an armed stub answers instead of the route (never the store)
 		a.mediaType,   // mw_mediatype.go    415 unsupported_media_type, 413 payload_too_large
 		a.strict,      // mw_strict.go       the OpenAPI document's findings, for validation to list (WithStrictValidation)
 		a.auditAccess, // mw_audit.go        once answered: a successful read or write (or its replay) is audited

@@ -43,6 +43,8 @@ type request struct {
 	// audit is the resource the handler touched, for the audit log (the handler, idempotency).
 	audit auditInfo
 	// fault says what an injected fault did to the request, for the journal (faults).
+	// It also names the stub that answered the request (stubFault and the stub's id: stubbed),
+	// rather than a field of its own, which would cost every request a larger allocation.
 	fault string
 	// status is the status of the answer the route's steps wrote (audit).
 	status int

@@ -2,8 +2,11 @@ package webhook
 
 import (
 	"container/list"
+	"context"
+	"errors"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +24,9 @@ const (
 // Delivery is one delivery attempt, or one delivery dropped unattempted, as the admin surface
 // shows it (GET /__admin/deliveries).
 type Delivery struct {
+	// ID names this record (dlv_ and a number, in the order of logging): POST
+	// /__admin/deliveries/{id}/resend makes a new attempt of its event to its endpoint.
+	ID        string             `json:"id"`
 	EventID   string             `json:"eventId"`
 	EventType webhooks.EventType `json:"eventType"`
 	// EndpointID is empty for an event dropped before it was fanned out to endpoints.
@@ -47,6 +53,29 @@ type Delivery struct {
 	Outcome string `json:"outcome"`
 	// NextAttemptAt is when the retry falls due on the account clock, if one is scheduled.
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
+	// RequestHeaders are the headers the attempt sent: webhook-id, webhook-timestamp,
+	// webhook-signature (signatures only: never the secret), content-type, user-agent.
+	RequestHeaders map[string]string `json:"requestHeaders,omitempty"`
+	// ResendOf is the id of the record a resend (Resend) repeated.
+	ResendOf string `json:"resendOf,omitempty"`
+
+	// body is the event as sent, for a resend: shared by every attempt of a delivery.
+	body []byte
+	// signature is the webhook-signature sent; the other headers follow from the record
+	// (withHeaders), so the log keeps one string per attempt for them.
+	signature string
+}
+
+// withHeaders returns d with RequestHeaders filled in from what the record keeps.
+func (d Delivery) withHeaders() Delivery {
+	if d.signature == "" {
+		return d
+	}
+	d.RequestHeaders = map[string]string{
+		"webhook-id": d.EventID, "webhook-timestamp": strconv.FormatInt(d.At.Unix(), 10),
+		"webhook-signature": d.signature, "content-type": "application/json", "user-agent": userAgent,
+	}
+	return d
 }
 
 // deliveryLog is one account's newest deliveries, oldest first.
@@ -105,7 +134,7 @@ func (r *ring[T]) all() []T {
 // log appends rec to the account's delivery log: at most LogLimit per account and
 // LogTotalLimit over all of them, the entries of the account that logged least recently going
 // first when the total is reached, so that the accounts of tests long finished make room.
-func (d *Dispatcher) log(account string, rec Delivery) {
+func (d *Dispatcher) log(account string, rec Delivery) Delivery {
 	switch {
 	case rec.Dropped:
 		rec.Outcome = OutcomeDropped
@@ -115,7 +144,14 @@ func (d *Dispatcher) log(account string, rec Delivery) {
 		rec.Outcome = OutcomeFailed
 	}
 	d.logMu.Lock()
-	defer d.logMu.Unlock()
+	defer func() {
+		d.logMu.Unlock()
+		if h := d.onLog.Load(); h != nil && (h.wants == nil || h.wants()) {
+			h.f(account, rec.withHeaders())
+		}
+	}()
+	d.logSeq++
+	rec.ID = "dlv_" + strconv.FormatUint(d.logSeq, 10)
 	l := d.logs[account]
 	if l == nil {
 		l = &deliveryLog{account: account}
@@ -136,6 +172,7 @@ func (d *Dispatcher) log(account string, rec Delivery) {
 			delete(d.logs, old.account)
 		}
 	}
+	return rec
 }
 
 // logDropped records jobs the queue bound dropped; the caller holds no lock.
@@ -156,19 +193,90 @@ func (d *Dispatcher) logDropped(a *store.Account, jobs []*job) {
 // Deliveries returns the account's delivery attempts, oldest first ("" for every account's).
 func (d *Dispatcher) Deliveries(account string) []Delivery {
 	d.logMu.Lock()
-	defer d.logMu.Unlock()
-	if account != "" {
-		if l := d.logs[account]; l != nil {
-			return l.ring.all()
-		}
-		return nil
-	}
 	var out []Delivery
-	for _, l := range d.logs {
-		out = append(out, l.ring.all()...)
+	if l := d.logs[account]; l != nil && account != "" {
+		out = l.ring.all()
+	} else if account == "" {
+		for _, l := range d.logs {
+			out = append(out, l.ring.all()...)
+		}
 	}
-	slices.SortStableFunc(out, func(a, b Delivery) int { return a.At.Compare(b.At) })
+	d.logMu.Unlock()
+	if account == "" {
+		slices.SortStableFunc(out, func(a, b Delivery) int { return a.At.Compare(b.At) })
+	}
+	for i := range out {
+		out[i] = out[i].withHeaders()
+	}
 	return out
+}
+
+// OnLog makes f see every delivery record as it is logged, while wants reports true (at most
+// one f; nil: none). f must not block.
+func (d *Dispatcher) OnLog(f func(account string, rec Delivery), wants func() bool) {
+	if f == nil {
+		d.onLog.Store(nil)
+		return
+	}
+	d.onLog.Store(&logHook{f: f, wants: wants})
+}
+
+// logHook is OnLog's f, and whether it wants records at all right now.
+type logHook struct {
+	f     func(account string, rec Delivery)
+	wants func() bool
+}
+
+// ErrNoDelivery, ErrEndpointGone and ErrNotResendable are Resend's refusals.
+var (
+	ErrNoDelivery    = errors.New("webhook: no such delivery")
+	ErrEndpointGone  = errors.New("webhook: the delivery's endpoint was deleted or is disabled")
+	ErrNotResendable = errors.New("webhook: the delivery was dropped before it reached an endpoint")
+)
+
+// Resend makes a new attempt now of the event of the delivery record id to its endpoint, on
+// the caller's goroutine (like Test: outside the queues, no retry scheduled; the pending retries
+// of the delivery stay as they were), logs it with ResendOf set, and returns it. account ("" =
+// any) must own the record.
+func (d *Dispatcher) Resend(ctx context.Context, account, id string) (Delivery, error) {
+	d.logMu.Lock()
+	var orig Delivery
+	found, attempts := false, 0
+	for acct, l := range d.logs {
+		if account != "" && acct != account {
+			continue
+		}
+		for _, r := range l.ring.all() {
+			if r.ID == id {
+				orig, found, account = r, true, acct
+			}
+		}
+	}
+	if found {
+		for _, r := range d.logs[account].ring.all() {
+			if r.EventID == orig.EventID && r.EndpointID == orig.EndpointID {
+				attempts = max(attempts, r.Attempt)
+			}
+		}
+	}
+	d.logMu.Unlock()
+	if !found {
+		return Delivery{}, ErrNoDelivery
+	}
+	if orig.EndpointID == "" || orig.body == nil {
+		return Delivery{}, ErrNotResendable
+	}
+	a, ok := d.store.LookupAccount(account)
+	if !ok {
+		return Delivery{}, ErrNoDelivery
+	}
+	t, ok := a.WebhookTarget(orig.EndpointID)
+	if !ok || !t.Enabled {
+		return Delivery{}, ErrEndpointGone
+	}
+	rec, _ := d.attempt(ctx, a, t, orig.EventID, orig.EventType, orig.body, attempts+1)
+	rec.ResendOf = orig.ID
+	return d.log(account, rec).withHeaders(), nil
 }
 
 // displayURL is an endpoint URL as it may be shown: without user info, which CheckURL refuses

@@ -164,6 +164,8 @@ type Dispatcher struct {
 	logs     map[string]*deliveryLog
 	logOrder list.List // of *deliveryLog, least recently written first
 	logTotal int
+	logSeq   uint64
+	onLog    atomic.Pointer[logHook]
 
 	recMu     sync.Mutex
 	recorders map[string][]*Recorder
@@ -627,11 +629,13 @@ func (d *Dispatcher) attempt(ctx context.Context, a *store.Account, t store.Webh
 	at := a.Clock().Now()
 	rec := Delivery{EventID: eventID, EventType: typ, EndpointID: t.ID, URL: displayURL(t.URL), Attempt: n, At: at.Truncate(time.Second)}
 	out := response{at: at}
+	rec.body = body
 	h, err := signHeaders(t.Secrets(at), eventID, at, body)
 	if err != nil {
 		rec.Error = ClassInvalidEndpoint
 		return rec, out
 	}
+	rec.signature = h.Get(webhooks.HeaderSignature)
 	// The attempt's duration and its timeout run from the same instant, so an attempt cut by
 	// the timeout reports at least the timeout.
 	started := time.Now()
