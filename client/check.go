@@ -16,6 +16,9 @@ func (c *config) check() error {
 	if c.err != nil {
 		return c.err
 	}
+	if c.rootCAs != nil && c.httpClient != nil {
+		return errors.New("medspa: WithRootCAs and WithCAFile configure the SDK's own transport: with WithHTTPClient, trust the CA in your client's transport instead")
+	}
 	if c.apiKey == "" && c.tokenSource == nil && c.oauth == nil {
 		return errors.New("medspa: no credentials: set MEDSPA_API_KEY or pass medspa.WithAPIKey(key) to New " +
 			"(or, for OAuth, WithClientCredentials, WithOAuth2 or WithTokenSource)")

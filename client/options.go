@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/medspa/medspa-go/internal/safetext"
 )
 
 // Option configures a client: medspa.New takes Options. Every RequestOption is one too (given
@@ -230,13 +233,19 @@ func WithClock(now func() time.Time) Option {
 // WithRootCAs makes the default transport trust the CA certificates in pem (PEM, one or more)
 // besides the system's roots: a mock server's exported CA (medspa-mock -tls -tls-ca-out FILE),
 // or a test network's own CA. New fails when pem holds no certificate. It configures the
-// client's transport, so it is a client option only (a call does not compile with it), and it does not apply to a client
-// given with WithHTTPClient.
+// client's transport, so it is a client option only (a call does not compile with it); New
+// refuses it beside WithHTTPClient, whose transport is the caller's. Given more than once (or
+// with WithCAFile), every CA given is trusted.
 func WithRootCAs(pem []byte) Option {
 	return clientOption(func(c *config) {
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
+		pool := c.rootCAs // a second WithRootCAs or WithCAFile adds to the first
+		if pool == nil {
+			var err error
+			if pool, err = x509.SystemCertPool(); err != nil || pool == nil {
+				pool = x509.NewCertPool()
+			}
+		} else {
+			pool = pool.Clone()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
 			c.err = errors.New("medspa: WithRootCAs: no PEM certificate found")
@@ -267,6 +276,10 @@ func WithCAFile(path string) Option {
 func WithInsecurePlainHTTPHost(hosts ...string) Option {
 	return clientOption(func(c *config) {
 		for _, h := range hosts {
+			if h == "" || (net.ParseIP(h) == nil && strings.ContainsAny(h, ":/[]@?# ")) {
+				c.err = fmt.Errorf("medspa: WithInsecurePlainHTTPHost: %q: give the host name or IP address only (no scheme, port or path)", safetext.Line(h))
+				return
+			}
 			c.plainHTTPHosts = append(c.plainHTTPHosts, strings.ToLower(strings.TrimSuffix(h, ".")))
 		}
 	})

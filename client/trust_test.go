@@ -2,15 +2,23 @@ package client_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/medspa/medspa-go/client"
 )
@@ -112,4 +120,66 @@ func TestPlainHTTPRedirectsFollowTheOptIn(t *testing.T) {
 	if !errors.As(err, &re) || re.Rule != client.RedirectInsecure {
 		t.Fatalf("redirect to another plain-http host: %v", err)
 	}
+}
+
+// TestPlainHTTPHostTakesAHostOnly: a host given with a port, a scheme or nothing at all fails
+// New naming the option and what to give, instead of being ignored (and the refusal of plain
+// http then asking for the option the caller gave); a bare name or an IP address is taken.
+func TestPlainHTTPHostTakesAHostOnly(t *testing.T) {
+	t.Parallel()
+	for _, h := range []string{"medspa-mock:8080", "http://medspa-mock", "medspa-mock/api", ""} {
+		_, err := client.NewEngine(client.WithAPIKey("msk_test_k"), client.WithBaseURL("http://medspa-mock:8080"), client.WithInsecurePlainHTTPHost(h))
+		if err == nil || !strings.Contains(err.Error(), "WithInsecurePlainHTTPHost") || !strings.Contains(err.Error(), "host name or IP address only") {
+			t.Errorf("%q: err %v, want one naming the option and asking for the host only", h, err)
+		}
+	}
+	for base, h := range map[string]string{"http://medspa-mock:8080": "medspa-mock", "http://10.88.0.5:8080": "10.88.0.5", "http://[fd00::5]:8080": "fd00::5"} {
+		if _, err := client.NewEngine(client.WithAPIKey("msk_test_k"), client.WithBaseURL(base), client.WithInsecurePlainHTTPHost(h)); err != nil {
+			t.Errorf("%s with %q: %v", base, h, err)
+		}
+	}
+}
+
+// TestWithRootCAsAddsUpAndRefusesAnOwnClient: two CAs given are both trusted; beside
+// WithHTTPClient (whose transport the SDK does not build) the option fails New instead of
+// being ignored.
+func TestWithRootCAsAddsUpAndRefusesAnOwnClient(t *testing.T) {
+	t.Parallel()
+	srvA, pemA := ownCATLSServer(t)
+	srvB, pemB := ownCATLSServer(t)
+	for _, srv := range []*httptest.Server{srvA, srvB} {
+		e := engine(t, srv.URL, client.WithRootCAs(pemA), client.WithRootCAs(pemB))
+		if got, _, err := client.Call[obj](context.Background(), e, http.MethodGet, client.Path("patients", "pat_1"), nil); err != nil || got.ID != "pat_1" {
+			t.Fatalf("%s: %v, %v", srv.URL, got, err)
+		}
+	}
+	_, err := client.NewEngine(client.WithAPIKey("msk_test_k"), client.WithBaseURL(srvA.URL), client.WithHTTPClient(http.DefaultClient), client.WithRootCAs(pemA))
+	if err == nil || !strings.Contains(err.Error(), "WithHTTPClient") {
+		t.Fatalf("WithRootCAs beside WithHTTPClient: err %v, want a refusal naming WithHTTPClient", err)
+	}
+}
+
+// ownCATLSServer starts a TLS 1.3 server on 127.0.0.1 whose self-signed certificate is its own
+// (httptest's servers all share one), and returns it with that certificate in PEM.
+func ownCATLSServer(t *testing.T) (*httptest.Server, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(answerJSON))
+	srv.TLS = &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }

@@ -30,7 +30,7 @@ type Stub struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Body is the answer's body, any JSON value (absent: none).
 	Body json.RawMessage `json:"body,omitempty"`
-	// DelayMs delays the answer, 0–60,000.
+	// DelayMs delays the answer, 0–50,000.
 	DelayMs int `json:"delayMs,omitempty"`
 	// Times is how many requests the stub answers; 0 means until deleted.
 	Times int `json:"times,omitempty"`

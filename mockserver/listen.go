@@ -67,10 +67,12 @@ func (s *Server) connLimits() ConnLimits {
 const maxHead = httpapi.MaxPathBytes + httpapi.MaxHeaderBytes + 1<<10
 
 // HTTPServer returns an *http.Server that serves s with its ConnLimits' timeouts and the
-// request-head limit. Serve it on a LimitListener (ListenAndServe does both).
+// request-head limit. Serve it on a LimitListener (ListenAndServe does both). Its Shutdown ends
+// the live admin streams (GET /__admin/stream), which would otherwise hold it until its
+// deadline.
 func (s *Server) HTTPServer() *http.Server {
 	l := s.connLimits()
-	return &http.Server{
+	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
 		ReadTimeout:       l.ReadTimeout,
@@ -78,6 +80,8 @@ func (s *Server) HTTPServer() *http.Server {
 		IdleTimeout:       l.IdleTimeout,
 		MaxHeaderBytes:    maxHead,
 	}
+	hs.RegisterOnShutdown(s.api.EndStreams)
+	return hs
 }
 
 // LimitListener returns ln holding at most ConnLimits.MaxConns connections open at once: beyond

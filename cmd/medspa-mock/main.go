@@ -272,11 +272,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "account=%s\n", apiKey.Account)
 
 	// The timeouts and head limit of docs/protocol.md §13; on a signal, in-flight requests end.
-	if err := serveUntilSignal(ctx, srv.HTTPServer(), ln); err != nil { // notready.go
-		return err
+	serveErr := serveUntilSignal(ctx, srv.HTTPServer(), ln) // notready.go
+	if err := srv.Close(); err != nil { // with -data: the last compaction, even after a failed shutdown
+		return errors.Join(serveErr, fmt.Errorf("closing: %w", err))
 	}
-	if err := srv.Close(); err != nil { // with -data: the last compaction
-		return fmt.Errorf("closing: %w", err)
+	if serveErr != nil {
+		return serveErr
 	}
 	fmt.Fprintln(stdout, "medspa-mock: stopped")
 	return nil

@@ -120,8 +120,9 @@ func newCert(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecds
 
 // writeCertificate writes data to path without ever following a link there: it refuses a path
 // that is a symbolic link (or anything but a regular file), writes a new file created with
-// O_EXCL and mode 0600 in the same directory, and renames it over path. A rename replaces a link
-// planted after the check instead of writing through it.
+// O_EXCL in the same directory, and renames it over path. A rename replaces a link planted after
+// the check instead of writing through it. The file is made readable by all (0644): it holds
+// public certificates only, never a key, for clients in other containers and users to trust.
 func writeCertificate(path string, data []byte) (err error) {
 	switch fi, err := os.Lstat(path); {
 	case err == nil && fi.Mode()&os.ModeSymlink != 0:
@@ -141,6 +142,9 @@ func writeCertificate(path string, data []byte) (err error) {
 		}
 	}()
 	if _, err = f.Write(data); err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

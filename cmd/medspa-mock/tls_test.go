@@ -63,7 +63,8 @@ func TestTLSCertPrivateDir(t *testing.T) {
 }
 
 // TestTLSCertReplacesFile: a regular file at the named path is replaced (a rerun with the same
-// -tls-cert-out works), with mode 0600.
+// -tls-cert-out works), with mode 0644: a certificate is public, and clients running as other
+// users (another container's) must read it.
 func TestTLSCertReplacesFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cert.pem")
@@ -82,8 +83,8 @@ func TestTLSCertReplacesFile(t *testing.T) {
 func assertCertFile(t *testing.T, path string) {
 	t.Helper()
 	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("%s: %v, %v; want a regular 0600 file", path, fi.Mode(), err)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("%s: %v, %v; want a regular 0644 file", path, fi.Mode(), err)
 	}
 	b, _ := os.ReadFile(path)
 	block, _ := pem.Decode(b)

@@ -77,6 +77,17 @@ func (s *stream) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	s.dropAllLocked()
+}
+
+// dropAll ends the live streams and leaves the hub open for new ones.
+func (s *stream) dropAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropAllLocked()
+}
+
+func (s *stream) dropAllLocked() {
 	for sub := range s.subs {
 		s.dropLocked(sub)
 	}
@@ -125,8 +136,12 @@ func (a *API) watchStreams() {
 	}, listening)
 }
 
-// CloseStreams ends every live stream (the server is closing).
+// CloseStreams ends every live stream and refuses new ones (the server is closing).
 func (a *API) CloseStreams() { a.stream.close() }
+
+// EndStreams ends the live streams, so that an HTTP server shutting down gracefully does not
+// wait for them (they never end on their own); later requests may open new ones.
+func (a *API) EndStreams() { a.stream.dropAll() }
 
 // serveStream is GET /__admin/stream?account=: a text/event-stream of "request" (journal
 // entries), "delivery" (webhook attempts) and "audit" (audit events) messages, each one JSON
@@ -147,7 +162,8 @@ func (a *API) serveStream(w http.ResponseWriter, rq *request) {
 	defer a.stream.unsubscribe(sub)
 	rc := http.NewResponseController(w)
 	// A stream outlives the server's read and write timeouts (a read deadline that passes would
-	// cancel the request); the heartbeat finds a peer that went away.
+	// cancel the request); the heartbeat finds a peer that went away, and every write has its
+	// own deadline.
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
 	h := w.Header()
@@ -171,6 +187,9 @@ func (a *API) serveStream(w http.ResponseWriter, rq *request) {
 		case <-rq.Context().Done():
 			return
 		}
+		// Each message must leave within two heartbeats: a peer that stopped reading is let go,
+		// its connection with it, instead of holding a blocked write for ever.
+		_ = rc.SetWriteDeadline(time.Now().Add(2 * streamHeartbeat))
 		if _, err := w.Write(msg); err != nil {
 			return
 		}

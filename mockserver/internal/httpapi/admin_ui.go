@@ -29,7 +29,8 @@ const uiPrefix = "/__admin/ui/"
 // a browser gets them without the admin token (which the page then asks for, and sends as a
 // header on every admin call). Host and Origin are checked as for every admin request.
 func isUIFile(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(r.URL.Path, uiPrefix)
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		(strings.HasPrefix(r.URL.Path, uiPrefix) || r.URL.Path+"/" == uiPrefix) // /__admin/ui: the redirect to the page
 }
 
 // serveUI serves GET /__admin/ui/{file}: index.html for the directory.

@@ -59,8 +59,8 @@ type StubState struct {
 const (
 	// DefaultArmedStubs bounds the stubs armed at once: every API request looks through them.
 	DefaultArmedStubs = 1_000
-	// MaxStubDelayMs bounds a stub's delay.
-	MaxStubDelayMs = 60_000
+	// MaxStubDelayMs bounds a stub's delay: below the binary's 60 s write timeout, so a delayed answer still leaves.
+	MaxStubDelayMs = 50_000
 	// MaxStubBody bounds a stub's body, in bytes.
 	MaxStubBody = 64 << 10
 	// MaxStubHeaders bounds a stub's headers and its query values, each.

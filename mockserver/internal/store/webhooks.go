@@ -151,8 +151,8 @@ func (a *Account) CreateWebhook(ctx context.Context, in WebhookInput, createdAt 
 	return a.createWebhook(e, createdAt)
 }
 
-// newWebhookSecret returns a fresh endpoint secret: as webhooks.NewSecret, from the seeded
-// source when there is one.
+// newWebhookSecret returns a fresh endpoint secret: as webhooks.NewSecret, from the id
+// generator's secret source (crypto/rand, unless PredictableSecrets).
 func (a *Account) newWebhookSecret() string {
 	b := make([]byte, 24)
 	_, _ = io.ReadFull(a.store.ids.Rand(), b)
