@@ -273,7 +273,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	// The timeouts and head limit of docs/protocol.md §13; on a signal, in-flight requests end.
 	serveErr := serveUntilSignal(ctx, srv.HTTPServer(), ln) // notready.go
-	if err := srv.Close(); err != nil {                     // with -data: the last compaction, even after a failed shutdown
+	// With -data: the last compaction, even after a failed shutdown.
+	if err := srv.Close(); err != nil {
 		return errors.Join(serveErr, fmt.Errorf("closing: %w", err))
 	}
 	if serveErr != nil {
