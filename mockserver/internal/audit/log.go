@@ -246,7 +246,32 @@ func (l *Log) RecordOnly(ctx context.Context, account string, e Event) error {
 	return err
 }
 
+// Enqueue is RecordOnly in two steps: it links e into account's chain and queues it for the
+// account's audit file, returning at once; the returned wait returns once the event is in the
+// file (at once without a data directory). The caller answers its request only after wait
+// returned nil. An event queued right after a change of the data directory's state shares its
+// transaction (one commit for both).
+func (l *Log) Enqueue(account string, e Event) (wait func(context.Context) error, err error) {
+	_, wait, err = l.enqueue(account, e, false)
+	if wait == nil {
+		wait = noWait
+	}
+	return wait, err
+}
+
+func noWait(context.Context) error { return nil }
+
 func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) (Event, error) {
+	e, wait, err := l.enqueue(account, e, hashes)
+	if err != nil || wait == nil {
+		return e, err
+	}
+	return e, wait(ctx)
+}
+
+// enqueue links e into account's chain and queues its record for the account's file, if any:
+// wait (nil without a file) says when it is there.
+func (l *Log) enqueue(account string, e Event, hashes bool) (Event, func(context.Context) error, error) {
 	e.At = wire.Time(e.At)
 	if account == Anonymous {
 		e.Actor, e.ResourceID = "", ""
@@ -261,7 +286,7 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 	if l.files != nil && account != Anonymous {
 		var err error
 		if f, err = l.files.get(account); err != nil {
-			return e, err
+			return e, nil, err
 		}
 	}
 	l.mu.Lock()
@@ -281,10 +306,7 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 	if hook != nil {
 		hook(account, e)
 	}
-	if wait != nil {
-		return e, wait(ctx)
-	}
-	return e, nil
+	return e, wait, nil
 }
 
 // cut returns s cut to at most n bytes, on a UTF-8 boundary.

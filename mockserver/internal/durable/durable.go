@@ -101,6 +101,9 @@ type DB struct {
 	queue    []batch   // appends waiting for the flusher, in order
 	waiters  []*Commit // their commits
 	flushing bool
+	wanted   bool          // a Wait is on a queued commit: the flusher writes without delay
+	kick     chan struct{} // (1) wakes a flusher waiting for a Wait
+	delay    time.Duration // flushDelay (tests change it)
 	closed   bool
 	err      error // the first failed commit: the file takes no more appends
 	flusher  sync.WaitGroup
@@ -197,7 +200,7 @@ func OpenDB(path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	d := &DB{bolt: db, readOnly: opts.ReadOnly}
+	d := &DB{bolt: db, readOnly: opts.ReadOnly, kick: make(chan struct{}, 1), delay: flushDelay}
 	if !opts.ReadOnly {
 		if d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
 			db.Close()
@@ -373,12 +376,13 @@ func (l *Log) Recovery() Recovery {
 
 // Commit is the outcome of an Enqueue: Wait returns once its records are on disk.
 type Commit struct {
+	db   *DB // nil when done at birth
 	done chan struct{}
 	err  error
 	at   Position // the first record's position
 }
 
-func newCommit() *Commit { return &Commit{done: make(chan struct{})} }
+func newCommit(db *DB) *Commit { return &Commit{db: db, done: make(chan struct{})} }
 
 func doneCommit(err error) *Commit {
 	c := &Commit{done: make(chan struct{}), err: err}
@@ -389,6 +393,12 @@ func doneCommit(err error) *Commit {
 // Wait returns nil once the commit's records are on disk, the failure that kept them from it,
 // or ctx's error.
 func (c *Commit) Wait(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		c.db.want()
+	}
 	select {
 	case <-c.done:
 		return c.err
@@ -414,7 +424,7 @@ func (l *Log) Enqueue(recs ...[]byte) *Commit {
 	case db.readOnly:
 		return doneCommit(bolterrors.ErrDatabaseReadOnly)
 	}
-	c := newCommit()
+	c := newCommit(db)
 	c.at = Position{Seq: l.next}
 	db.queue = append(db.queue, batch{l, l.next, recs})
 	db.waiters = append(db.waiters, c)
@@ -428,22 +438,47 @@ func (l *Log) Enqueue(recs ...[]byte) *Commit {
 	return c
 }
 
+// flushDelay is how long the flusher waits for a Wait before writing records nobody waits for.
+const flushDelay = time.Millisecond
+
+// want tells the flusher that a caller waits: what is queued is written without delay.
+func (db *DB) want() {
+	db.mu.Lock()
+	db.wanted = true
+	db.mu.Unlock()
+	select {
+	case db.kick <- struct{}{}:
+	default:
+	}
+}
+
 // flush writes what is queued, one transaction (one fsync) per round, until the queue is empty:
 // the records of every caller that enqueued while the previous round was on disk go together.
+// A round starts once a caller waits (or after flushDelay): the writes of a request come in a
+// row — its change, then its audit event — and its Wait comes after the last, so they share
+// one transaction.
 func (db *DB) flush() {
 	defer db.flusher.Done()
 	for {
-		// The writes of a request come in a row (its change, then its audit event): let them
-		// all join the transaction.
-		runtime.Gosched()
 		db.mu.Lock()
-		queue, waiters := db.queue, db.waiters
-		db.queue, db.waiters = nil, nil
-		if len(waiters) == 0 {
+		if len(db.waiters) == 0 {
 			db.flushing = false
 			db.mu.Unlock()
 			return
 		}
+		if !db.wanted && !db.closed {
+			delay := db.delay
+			db.mu.Unlock()
+			t := time.NewTimer(delay)
+			select {
+			case <-db.kick:
+			case <-t.C:
+			}
+			t.Stop()
+			db.mu.Lock()
+		}
+		queue, waiters := db.queue, db.waiters
+		db.queue, db.waiters, db.wanted = nil, nil, false
 		db.mu.Unlock()
 		err := db.bolt.Update(func(tx *bolt.Tx) error {
 			if err := db.zeroAhead(tx); err != nil {
@@ -517,6 +552,7 @@ func (db *DB) Close() error {
 	}
 	db.closed = true
 	db.mu.Unlock()
+	db.want()
 	db.flusher.Wait()
 	var err error
 	if db.zeros != nil {

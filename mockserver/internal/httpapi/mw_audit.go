@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -26,21 +27,34 @@ type auditWriter struct {
 	http.ResponseWriter
 	api     *API
 	rq      *request
-	decided bool // the status is known (and the event, if any, recorded)
-	failed  bool // the event could not be recorded: a 503 went out instead of the answer
+	decided bool                            // the status is known (and the event, if any, queued)
+	wait    func(ctx context.Context) error // until the queued event is written; nil once it is
+	failed  bool                            // the event could not be recorded: a 503 went out instead of the answer
+}
+
+// decide queues the request's audit event, if an answer of status code has one; WriteHeader
+// waits for it. The durable step calls it before waiting for the request's changes, so that the
+// event joins their transaction; if the changes then cannot be made durable, the answer is that
+// step's 503 and the event stays (the change was made, and may be on disk).
+func (w *auditWriter) decide(code int) {
+	w.decided = true
+	rq := w.rq
+	if rq.audit.action != "" && code < 400 {
+		w.wait = w.api.queueAudit(rq, rq.cred.Account, rq.cred.ID, rq.audit, audit.Success, rq.accountNow())
+	}
 }
 
 func (w *auditWriter) WriteHeader(code int) {
 	if !w.decided {
-		w.decided = true
-		rq := w.rq
-		if rq.audit.action != "" && code < 400 {
-			err := w.api.appendAudit(rq, rq.cred.Account, rq.cred.ID, rq.audit, audit.Success, rq.accountNow())
-			if err != nil {
-				w.failed = true
-				w.unavailable()
-				return
-			}
+		w.decide(code)
+	}
+	if w.wait != nil && code < 400 { // a failure's answer hands nothing out
+		err := w.wait(w.rq.Context())
+		w.wait = nil
+		if err != nil {
+			w.failed = true
+			w.unavailable()
+			return
 		}
 	}
 	if !w.failed {
@@ -94,6 +108,11 @@ func (a *API) deny(w http.ResponseWriter, rq *request, p *problem.Problem) {
 
 // appendAudit records an event of rq in account's chain and returns once it is written.
 func (a *API) appendAudit(rq *request, account, actor string, what auditInfo, outcome string, now time.Time) error {
+	return a.queueAudit(rq, account, actor, what, outcome, now)(rq.Context())
+}
+
+// queueAudit queues an event of rq in account's chain and returns the wait until it is written.
+func (a *API) queueAudit(rq *request, account, actor string, what auditInfo, outcome string, now time.Time) func(context.Context) error {
 	ip := ""
 	if rq.addr.IsValid() {
 		ip = rq.addr.String()
@@ -107,7 +126,11 @@ func (a *API) appendAudit(rq *request, account, actor string, what auditInfo, ou
 		// words and well-formed ids; anything else, which may be PHI, redacted), cut to 256 bytes.
 		e.ResourceID, e.Path = "", loggedPath(rq.URL.Path)
 	}
-	return a.audit.RecordOnly(rq.Context(), account, e)
+	wait, err := a.audit.Enqueue(account, e)
+	if err != nil {
+		return func(context.Context) error { return err }
+	}
+	return wait
 }
 
 // auditAdmin records an admin action on an account's credentials (a key revoked or rotated)

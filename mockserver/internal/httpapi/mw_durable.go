@@ -32,6 +32,9 @@ func (a *API) durable(w http.ResponseWriter, rq *request, next handler) {
 	rq.acct = sess.Account()
 	held := &heldAnswer{status: http.StatusOK}
 	next(held, rq)
+	if aw, ok := w.(*auditWriter); ok && !aw.decided {
+		aw.decide(held.status) // its event joins the transaction of the request's changes
+	}
 	wait := sess.Wait
 	if !sess.Committed() {
 		wait = a.opts.Durability.Sync

@@ -1,0 +1,10 @@
+package durable
+
+import "time"
+
+// SetFlushDelay changes how long db's flusher waits for a Wait before writing.
+func SetFlushDelay(db *DB, d time.Duration) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.delay = d
+}

@@ -1,0 +1,105 @@
+package durable_test
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
+)
+
+// openDB opens a file with two logs, closed at the test's end.
+func openDB(t *testing.T) (db *durable.DB, state, audit *durable.Log) {
+	t.Helper()
+	db, err := durable.OpenDB(filepath.Join(t.TempDir(), durable.FileName), durable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if state, err = db.Log("state", ""); err == nil {
+		audit, err = db.Log("audit", "")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, state, audit
+}
+
+// txid reads the id of the file's newest committed transaction from its two meta pages (bbolt's
+// layout: page size at byte 24, transaction id at byte 64 of each).
+func txid(t *testing.T, path string) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := int(binary.LittleEndian.Uint32(b[24:]))
+	return max(binary.LittleEndian.Uint64(b[64:]), binary.LittleEndian.Uint64(b[second+64:]))
+}
+
+// Records enqueued in a row, in two logs of one file, before anyone waits — a request's change,
+// then its audit event — are committed in one transaction (one pair of fsyncs, not two), and a
+// Wait on either returns once both are on disk.
+func TestEnqueuedBeforeAWaitShareOneTransaction(t *testing.T) {
+	t.Parallel()
+	db, state, audit := openDB(t)
+	durable.SetFlushDelay(db, time.Hour) // only the Wait starts the commit
+	before := txid(t, db.Path())
+	change := state.Enqueue([]byte("change"))
+	time.Sleep(20 * time.Millisecond) // the request's work between its change and its event
+	event := audit.Enqueue([]byte("event"))
+	if err := change.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := event.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := txid(t, db.Path()) - before; n != 1 {
+		t.Errorf("the change and its event took %d transactions, want 1", n)
+	}
+	if got := replayAll(t, audit); !slices.Equal(got, []string{"event"}) {
+		t.Errorf("audit log %q", got)
+	}
+}
+
+// A record nobody waits for is written all the same, after a short delay; Close writes what is
+// queued without waiting for the delay.
+func TestRecordsNobodyWaitsForAreWritten(t *testing.T) {
+	t.Parallel()
+	db, state, _ := openDB(t)
+	state.Enqueue([]byte("unwaited"))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if got := replayAll(t, state); slices.Equal(got, []string{"unwaited"}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a record nobody waited for was not written within 10 s")
+		}
+	}
+	path := db.Path()
+	durable.SetFlushDelay(db, time.Hour)
+	state.Enqueue([]byte("queued at close"))
+	start := time.Now()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("Close took %v", d)
+	}
+	db, err := durable.OpenDB(path, durable.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := db.Log("state", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := replayAll(t, l); !slices.Equal(got, []string{"unwaited", "queued at close"}) {
+		t.Errorf("after Close: %q", got)
+	}
+}
