@@ -205,7 +205,11 @@ func TestInspectorInBrowser(t *testing.T) {
 		screenshot(t, ctx, "inspector-deliveries.png")
 	}
 	before := eval[int](t, ctx, `document.querySelectorAll('#deliveries tbody tr').length`)
-	run(t, ctx, "resend", chromedp.Click(chromedp.CSS(`#deliveries tbody tr button`)))
+	// Clicked from inside the page, in one step: the live stream re-renders the table, and a
+	// node found by one command may be gone when the next one clicks it.
+	if !eval[bool](t, ctx, `(() => { const b = document.querySelector('#deliveries tbody tr button'); if (!b) return false; b.click(); return true; })()`) {
+		t.Fatal("resend: no resend button in the deliveries table")
+	}
 	until(t, ctx, "the resent attempt", fmt.Sprintf(`document.querySelectorAll('#deliveries tbody tr').length === %d && %s`,
 		before+1, tableHas("#deliveries", "(resend)", "delivered")))
 
