@@ -75,6 +75,19 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 	}
 	event := events[0].ID
 	restarttest.WaitFor(t, "the first attempt", func() bool { return deliveries(event) == 1 })
+	// The receiver has answered; the snapshot must wait until the server has also recorded the
+	// failure and scheduled its retry, or it may be taken with no retry pending.
+	recorded := func(attempt int, retry bool) func() bool {
+		return func() bool {
+			for _, d := range s.Server.Deliveries(k.Account) {
+				if d.EventID == event && d.Attempt == attempt && (d.NextAttemptAt != nil) == retry {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	restarttest.WaitFor(t, "the first attempt's retry scheduled", recorded(1, true))
 
 	cl, err := s.CreateOAuthClient(mockserver.OAuthClientParams{Plan: "enterprise", Scopes: []string{"patients:read"}, Account: k.Account})
 	if err != nil {
@@ -102,6 +115,7 @@ func TestSnapshotCarriesTheWholeAccount(t *testing.T) {
 	// After the snapshot: the clock moves (the retry goes out), a new token.
 	s.Server.AdvanceTime(k.Account, time.Hour)
 	restarttest.WaitFor(t, "the retry", func() bool { return deliveries(event) == 2 })
+	restarttest.WaitFor(t, "the retry recorded", recorded(2, false))
 	after := token(t, s.Server, cl.ClientID, cl.ClientSecret)
 
 	if err := s.Server.Restore(k.Account, "whole"); err != nil {
