@@ -46,19 +46,20 @@ func CheckCORSOrigin(origin string) error {
 
 // DataDirWritable says whether the server can keep what it acknowledges in the data directory
 // dir: it is created if missing, and a file is created, synced and removed in it. A read-only
-// volume, or one the server's user may not write, fails with the reason.
+// volume, or one the server's user may not write, fails with the reason. The error does not name
+// dir: GET /readyz answers it to callers without credentials (the log names it).
 func DataDirWritable(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("data directory %s is not writable: %w", dir, unwrapPath(err))
+		return fmt.Errorf("the data directory is not writable: %w", unwrapPath(err))
 	}
 	f, err := os.CreateTemp(dir, ".ready-*")
 	if err != nil {
-		return fmt.Errorf("data directory %s is not writable: %w", dir, unwrapPath(err))
+		return fmt.Errorf("the data directory is not writable: %w", unwrapPath(err))
 	}
 	err = f.Sync()
 	err = errors.Join(err, f.Close(), os.Remove(f.Name()))
 	if err != nil {
-		return fmt.Errorf("data directory %s is not writable: %w", dir, unwrapPath(err))
+		return fmt.Errorf("the data directory is not writable: %w", unwrapPath(err))
 	}
 	return nil
 }
@@ -93,7 +94,7 @@ func readiness(dir string, logger *slog.Logger) func() error {
 		err := DataDirWritable(dir)
 		if logger != nil && (err == nil) != (last == nil) {
 			if err != nil {
-				logger.Warn("not ready", "reason", err.Error())
+				logger.Warn("not ready", "dir", dir, "reason", err.Error())
 			} else {
 				logger.Info("ready")
 			}

@@ -14,9 +14,15 @@ import (
 // image without a shell or curl (docs/ci.md). The self-signed certificate is not verified: the
 // connection never leaves the container.
 func healthcheck(c *config, stdout io.Writer) error {
-	_, port, err := net.SplitHostPort(c.addr)
+	host, port, err := net.SplitHostPort(c.addr)
 	if err != nil || port == "0" {
 		return fmt.Errorf("-healthcheck: -addr %q names no fixed port", c.addr)
+	}
+	// The server's own address when it is a loopback one (127.0.0.2, ::1); else, a listener on
+	// every address or on a named one, IPv4 loopback.
+	probe := "127.0.0.1"
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		probe = host
 	}
 	scheme := "http"
 	hc := &http.Client{Timeout: 5 * time.Second}
@@ -24,7 +30,7 @@ func healthcheck(c *config, stdout io.Writer) error {
 		scheme = "https"
 		hc.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13}} //nolint:gosec // loopback, to itself
 	}
-	resp, err := hc.Get(scheme + "://" + net.JoinHostPort("127.0.0.1", port) + "/readyz")
+	resp, err := hc.Get(scheme + "://" + net.JoinHostPort(probe, port) + "/readyz")
 	if err != nil {
 		return fmt.Errorf("-healthcheck: %w", err)
 	}

@@ -68,5 +68,10 @@ func checkTLSHost(h string) error {
 	if len(h) > 253 || !dnsName.MatchString(h) {
 		return fmt.Errorf("%q is neither an IP address nor a DNS name", h)
 	}
+	// A name whose last label is all digits is a mistyped address (300.1.1.1), never a name:
+	// a certificate would carry it as a DNS name that nothing resolves.
+	if last := h[strings.LastIndexByte(h, '.')+1:]; strings.Trim(last, "0123456789") == "" {
+		return fmt.Errorf("%q is neither an IP address nor a DNS name (a name's last label is not all digits)", h)
+	}
 	return nil
 }

@@ -43,6 +43,7 @@ func TestBadNetFlags(t *testing.T) {
 		{[]string{"-api-key", "@" + keyFile + ".missing"}, "-api-key #1: open"},
 		{[]string{"-tls", "-tls-hosts", "medspa-mock,bad host"}, `-tls-hosts: "bad host" is neither an IP address nor a DNS name`},
 		{[]string{"-tls", "-tls-hosts", "medspa-mock,,10.0.0.5"}, "-tls-hosts: entry 2 is empty"},
+		{[]string{"-tls", "-tls-hosts", "medspa-mock,300.1.1.1"}, `-tls-hosts: "300.1.1.1" is neither an IP address nor a DNS name`},
 		{[]string{"-tls-hosts", "medspa-mock"}, "-tls-hosts and -tls-ca-out need -tls"},
 		{[]string{"-cors-origins", "http://localhost:5173/app"}, `-cors-origins: origin "http://localhost:5173/app": an origin is scheme://host[:port] only`},
 		{[]string{"-cors-origins", "*"}, `-cors-origins: origin "*": not scheme://host[:port]`},
@@ -244,6 +245,13 @@ func TestHealthcheckFlag(t *testing.T) {
 	var out strings.Builder
 	if err := run(context.Background(), []string{"-healthcheck", "-addr", addr}, &out, io.Discard); err != nil || !strings.Contains(out.String(), "ready") {
 		t.Fatalf("ready server: %v, %q", err, out.String())
+	}
+	// A server on IPv6 loopback is asked there, not on 127.0.0.1.
+	p6 := startBinary(t, "-addr", "[::1]:0")
+	defer p6.stop(t, false)
+	out.Reset()
+	if err := run(context.Background(), []string{"-healthcheck", "-addr", strings.TrimPrefix(p6.base, "http://")}, &out, io.Discard); err != nil || !strings.Contains(out.String(), "ready") {
+		t.Fatalf("ready server on [::1]: %v, %q", err, out.String())
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -29,7 +29,7 @@ func checkWritable(path string) error {
 // says it once, /healthz answers 200, /readyz 503 with the reason, and every other request 503
 // (mockserver.NotReadyHandler): nothing is accepted that would be lost. It stops like run.
 func serveNotReady(ctx context.Context, c *config, reason error, stdout, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "medspa-mock: not ready: %v; answering 503 to everything but /healthz until restarted with a writable -data\n", reason)
+	fmt.Fprintf(stderr, "medspa-mock: not ready: data directory %s: %v; answering 503 to everything but /healthz until restarted with a writable -data\n", c.data, reason)
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err

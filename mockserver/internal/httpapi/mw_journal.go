@@ -103,8 +103,12 @@ func logRequest(l *slog.Logger, e *JournalEntry, end time.Time, d time.Duration)
 	if !h.Enabled(ctx, level) {
 		return
 	}
+	fault := e.Fault
+	if e.Stub != "" {
+		fault = stubFault + e.Stub // a stubbed answer shows as fault=stub:stb_N
+	}
 	line := reqlog.Line{Time: end, Level: level, Method: e.Method, Path: e.Path, Status: e.Status, Duration: d,
-		RequestID: e.RequestID, Account: e.Account, Fault: e.Fault}
+		RequestID: e.RequestID, Account: e.Account, Fault: fault}
 	if rh, ok := h.(*reqlog.Handler); ok {
 		_ = rh.Request(&line) // a log that cannot be written does not fail the request
 		return
