@@ -12,7 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// BenchmarkChurnFileSize measures the data directory's file (BENCHMARKS.md "Durability") after
+// BenchmarkChurnFileSize measures the data directory's file (BENCHMARKS.md "Durability on bbolt") after
 // Close: with 1,000 patients created, and after MEDSPA_CHURN patients (default 100,000) were
 // created and deleted 1,000 at a time (an account reset, then 1,000 creates, by 16 clients),
 // ending with 1,000 again. It reports the whole file (data.db, the audit events included: they

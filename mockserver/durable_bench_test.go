@@ -15,7 +15,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver"
 )
 
-// Benchmarks of the data directory (BENCHMARKS.md "Durability"). Run them apart from the
+// Benchmarks of the data directory (BENCHMARKS.md "Durability on bbolt"). Run them apart from the
 // others, on a quiet machine:
 //
 //	go test ./mockserver -run '^$' -bench 'DurableWrite' -benchtime 2s -count 3
