@@ -15,87 +15,67 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// adminSurface sends /__admin/ requests to the admin routes (docs/protocol.md §12), unless the
-// surface is off: they are test controls, not API requests, so they are neither journalled nor
-// faulted, limited or signed.
-func (a *API) adminSurface(w http.ResponseWriter, rq *request, next handler) {
-	if a.opts.NoAdmin || !strings.HasPrefix(rq.URL.Path, "/__admin/") {
-		next(w, rq)
-		return
+// adminSurface serves /__admin/ (docs/protocol.md §12) apart from the API: its own request id,
+// guard (Host 403, Origin 403, admin token 401), routes (404, 405) and media type (415); no
+// journal, no rate limit, no audit of its reads. An admin write's answer waits until the
+// change is on disk (with a data directory).
+func (a *API) adminSurface(rq *request) *answer {
+	if a.opts.NoAdmin || !strings.HasPrefix(rq.URL.Path, adminPrefix) {
+		return nil
 	}
-	a.admin().ServeHTTP(w, rq.Request)
+	rq.id = a.newRequestID(a.store.Clock().Now())
+	rq.header["X-Request-Id"] = []string{rq.id}
+	rq.addr = a.clientAddr(rq.Request)
+	if p := a.adminGuard(rq.Request); p != nil {
+		return rq.problem(p)
+	}
+	if rq.URL.Path+"/" == uiPrefix {
+		return serveUI(rq) // its redirect to the page
+	}
+	if path.Clean(rq.URL.Path) != rq.URL.Path && rq.URL.Path != uiPrefix { // dot segments, double slashes: no route, no redirect
+		return rq.problem(problem.NotFound("admin route"))
+	}
+	if ans := a.adminRouter().find(rq, "admin route"); ans != nil {
+		return ans
+	}
+	if rq.Method == http.MethodPost {
+		if p := checkMediaType(rq.Request); p != nil {
+			return rq.problem(p)
+		}
+	}
+	body, err := readAdminBody(rq.Request)
+	if err != nil {
+		return rq.problem(problemFor(err))
+	}
+	rq.body = body
+	ans := a.runHandler(rq)
+	if rq.Method != http.MethodGet {
+		ans = a.awaitSync(rq, ans)
+	}
+	return ans
 }
 
-// adminHandler serves /__admin/: JSON in, JSON or problem+json out. The surface is for test
-// code, never for a browser (docs/protocol.md §12), so every request passes these checks, in
-// this order (the first failure answers):
-//
-//	Host    403 host_not_allowed    neither a loopback name or address nor the server's own (DNS rebinding)
-//	Origin  403 origin_not_allowed  present and not the server's own origin, "null" included (CSRF)
-//	token   401 unauthorized        an admin token is configured and the request does not carry it
-//	route   404 / 405               ServeMux patterns; Allow on 405
-//	media   415                     a POST without Content-Type: application/json, empty body too
-//	JSON    400, then the handler   422, 404, … (withBody, decodeAdmin)
-//
-// Its routes come by topic: credentials, tools (faults, journal, snapshots, fixtures), clock,
-// audit, webhooks.
-func (a *API) adminHandler() http.Handler {
-	mux := http.NewServeMux()
-	var routes []route
-	for _, topic := range [][]route{
+// answered is the handler of a route that makes its answer itself.
+func answered(serve func(*request) *answer) func(*request) (int, any, error) {
+	return func(rq *request) (int, any, error) { return 0, serve(rq), nil }
+}
+
+// adminTable is every /__admin/ route, topic by topic.
+func (a *API) adminTable() []route {
+	return slices.Concat(
 		a.adminCredentialRoutes(), // admin_credentials.go
 		a.adminToolRoutes(),       // admin_tools.go
 		a.adminClockRoutes(),      // admin_clock.go
 		a.adminAuditRoutes(),      // admin_audit.go
 		a.adminWebhookRoutes(),    // admin_webhooks.go
 		a.adminInspectRoutes(),    // admin_inspect.go: fault listing, stubs, event triggers, resend
-	} {
-		routes = append(routes, topic...)
-	}
-	for _, rt := range routes {
-		serve := a.serveRoute(rt)
-		mux.HandleFunc(rt.method+" "+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-			w, rq := stateOf(w, r)
-			if r.Method == http.MethodPost {
-				if p := checkMediaType(r); p != nil {
-					problem.Write(w, rq.id, p)
-					return
-				}
-			}
-			body, err := readAdminBody(r)
-			if err != nil {
-				problem.Write(w, rq.id, problemFor(err))
-				return
-			}
-			rq.body = body
-			if rt.method == http.MethodGet {
-				serve(w, rq)
-				return
-			}
-			a.synced(w, rq, serve)
-		})
-	}
-	a.adminLiveRoutes(mux) // admin_inspect.go: the live stream and the inspector page
-	mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {
-		w, rq := stateOf(w, r)
-		problem.Write(w, rq.id, unrouted(mux, r, adminPrefix))
-	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rq := &request{Request: r, id: a.newRequestID(a.store.Clock().Now()), addr: a.clientAddr(r)}
-		w.Header().Set("X-Request-Id", rq.id)
-		if p := a.adminGuard(r); p != nil {
-			problem.Write(w, rq.id, p)
-			return
-		}
-		if path.Clean(r.URL.Path) != r.URL.Path && r.URL.Path != uiPrefix { // dot segments, double slashes: no route, no redirect
-			problem.Write(w, rq.id, problem.NotFound("admin route"))
-			return
-		}
-		rq.serveMux(mux, w)
-	})
+		[]route{ // what does not answer one JSON value: the live stream and the inspector page's files
+			{method: http.MethodGet, pattern: "/__admin/stream", handle: answered(a.serveStream)}, // admin_stream.go
+			{method: http.MethodGet, pattern: "/__admin/ui/{file...}", handle: answered(serveUI)}, // admin_ui.go
+		},
+	)
 }
 
-// adminPrefix is where the admin surface lives, and its mux's catch-all.
 const adminPrefix = "/__admin/"
 
 // adminGuard checks what comes before routing on the admin surface: the Host, the Origin and

@@ -80,15 +80,6 @@ type APIKey struct {
 	Daily           int        `json:"daily"`
 }
 
-// validScopes are the scopes of docs/protocol.md §5.
-var validScopes = func() []string {
-	s := []string{"*", "reports:read"}
-	for _, area := range []string{"patients", "appointments", "billing", "inventory", "webhooks"} {
-		s = append(s, area+":read", area+":write")
-	}
-	return s
-}()
-
 // NewAccountID returns a fresh account id.
 func (a *API) NewAccountID() string { return a.store.IDs().New("acct", a.store.Clock().Now()) }
 
@@ -114,13 +105,13 @@ func resolvePlan(errs *store.FieldErrors, name string, perMinute float64, burst,
 }
 
 // checkScopes records invalid scopes.
-func checkScopes(errs *store.FieldErrors, scopes []string) {
+func (a *API) checkScopes(errs *store.FieldErrors, scopes []string) {
 	if len(scopes) == 0 {
 		errs.Add("/scopes", "required", "is required")
 	}
 	for i, s := range scopes {
-		if !slices.Contains(validScopes, s) {
-			errs.Add("/scopes/"+itoa(i), "invalid_value", "must be one of "+strings.Join(validScopes, ", "))
+		if !slices.Contains(a.scopes, s) {
+			errs.Add("/scopes/"+itoa(i), "invalid_value", "must be one of "+strings.Join(a.scopes, ", "))
 		}
 	}
 }
@@ -142,7 +133,7 @@ func checkAccountName(errs *store.FieldErrors, account string) {
 func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
-	checkScopes(&errs, p.Scopes)
+	a.checkScopes(&errs, p.Scopes)
 	checkAccountName(&errs, p.Account)
 	if p.Key != "" {
 		a.checkKnownKey(&errs, p.Key)
@@ -359,7 +350,7 @@ type OAuthClient struct {
 func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
-	checkScopes(&errs, p.Scopes)
+	a.checkScopes(&errs, p.Scopes)
 	checkAccountName(&errs, p.Account)
 	for i, s := range p.RedirectURIs {
 		u, err := url.Parse(s)

@@ -48,16 +48,3 @@ func (a *API) Resend(rq *request, account, id string) (webhook.Delivery, error) 
 	}
 	return d, err
 }
-
-// adminLiveRoutes registers what does not answer one JSON value: the live stream and the
-// inspector page's files.
-func (a *API) adminLiveRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /__admin/stream", func(w http.ResponseWriter, r *http.Request) {
-		w, rq := stateOf(w, r)
-		a.serveStream(w, rq)
-	})
-	mux.HandleFunc("GET /__admin/ui/{file...}", func(w http.ResponseWriter, r *http.Request) {
-		w, rq := stateOf(w, r)
-		serveUI(w, rq)
-	})
-}

@@ -147,18 +147,21 @@ func (a *API) EndStreams() { a.stream.dropAll() }
 // entries), "delivery" (webhook attempts) and "audit" (audit events) messages, each one JSON
 // object as the matching GET lists it, from now on; without account, every account's. It ends
 // when the client goes, is too slow (streamBuffer), or the server closes.
-func (a *API) serveStream(w http.ResponseWriter, rq *request) {
+func (a *API) serveStream(rq *request) *answer {
 	account := rq.URL.Query().Get("account")
 	if _, ok := a.store.LookupAccount(account); !ok && account != "" && account != audit.Anonymous {
-		problem.Write(w, rq.id, problem.NotFound("account"))
-		return
+		return rq.problem(problem.NotFound("account"))
 	}
 	sub, ok := a.stream.subscribe(account)
 	if !ok {
-		problem.Write(w, rq.id, problem.WithStatus(http.StatusServiceUnavailable, "service_unavailable",
+		return rq.problem(problem.WithStatus(http.StatusServiceUnavailable, "service_unavailable",
 			"too many live streams are open (at most "+itoa(MaxStreams)+"), or the server is closing"))
-		return
 	}
+	return &answer{serve: func(w http.ResponseWriter) { a.streamTo(w, rq, sub) }}
+}
+
+// streamTo writes the stream's messages to w until it ends.
+func (a *API) streamTo(w http.ResponseWriter, rq *request, sub *subscriber) {
 	defer a.stream.unsubscribe(sub)
 	rc := http.NewResponseController(w)
 	// A stream outlives the server's read and write timeouts (a read deadline that passes would

@@ -34,17 +34,26 @@ func isUIFile(r *http.Request) bool {
 }
 
 // serveUI serves GET /__admin/ui/{file}: index.html for the directory.
-func serveUI(w http.ResponseWriter, rq *request) {
+func serveUI(rq *request) *answer {
+	if rq.URL.Path+"/" == uiPrefix {
+		ans := &answer{status: http.StatusMovedPermanently, header: http.Header{}}
+		ans.header.Set("Location", uiPrefix)
+		return ans
+	}
 	name := rq.PathValue("file")
 	if name == "" {
 		name = "index.html"
 	}
 	b, err := fs.ReadFile(uiFiles, path.Join("ui", name))
 	if err != nil || strings.Contains(name, "..") {
-		problem.Write(w, rq.id, problem.NotFound("inspector file"))
-		return
+		return rq.problem(problem.NotFound("inspector file"))
 	}
-	h := w.Header()
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	ans := newAnswer(http.StatusOK, ct, b)
+	h := ans.header
 	h.Set("Content-Security-Policy", uiCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
@@ -52,10 +61,5 @@ func serveUI(w http.ResponseWriter, rq *request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	ct := mime.TypeByExtension(path.Ext(name))
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	h.Set("Content-Type", ct)
-	_, _ = w.Write(b)
+	return ans
 }

@@ -9,7 +9,7 @@ import (
 // adminWebhookRoutes are GET /__admin/deliveries.
 func (a *API) adminWebhookRoutes() []route {
 	return []route{
-		{http.MethodGet, "/__admin/deliveries", "", func(rq *request) (int, any, error) {
+		{method: http.MethodGet, pattern: "/__admin/deliveries", handle: func(rq *request) (int, any, error) {
 			ds := a.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
 			if ds == nil {
 				ds = []webhook.Delivery{}

@@ -10,8 +10,8 @@ package httpapi
 import (
 	"crypto/rand"
 	"log/slog"
-	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
@@ -106,12 +106,12 @@ type API struct {
 
 	accessTTL, refreshTTL time.Duration
 
-	// The pipeline (pipeline.go).
-	front      handler
-	apiV1      handler
-	routeSteps steps
-	mux        *http.ServeMux // route: the /api/v1 routes, each behind routeSteps
-	admin      func() http.Handler
+	// The pipeline (pipeline.go) and its route tables (routes.go).
+	gate, apiChecks []check
+	routes          *router         // route: the /api/v1 routes
+	adminRouter     func() *router  // adminSurface: the /__admin/ routes, made on first use
+	scopes          []string        // the scopes credentials may hold: the routes' and "*"
+	knownQuery      map[string]bool // journal: the query parameters of every route
 }
 
 // New returns the API over st and keys.
@@ -146,6 +146,10 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	a.started = a.realNow()
 	a.armed.now, a.stubs.now = st.Clock().Now, st.Clock().Now
 	a.watchStreams()
+	a.routes = newRouter(a.apiRoutes())
+	a.adminRouter = sync.OnceValue(func() *router { return newRouter(a.adminTable()) }) // most tests never call /__admin/
+	a.scopes = routeScopes(a.routes.routes)
+	a.knownQuery = queryNameSet(a.routes.routes, oauthQuery, adminQuery)
 	a.buildPipeline()
 	return a
 }
@@ -157,9 +161,6 @@ func (a *API) realNow() time.Time {
 	}
 	return time.Now()
 }
-
-// ServeHTTP serves every request through the pipeline.
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.front(w, newRequest(r)) }
 
 // Store returns the API's store.
 func (a *API) Store() *store.Store { return a.store }

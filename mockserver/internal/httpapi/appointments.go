@@ -7,16 +7,6 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-func (a *API) appointmentRoutes() []route {
-	return []route{
-		{http.MethodGet, "/api/v1/appointments", "appointments:read", a.listAppointments},
-		{http.MethodPost, "/api/v1/appointments", "appointments:write", a.createAppointment},
-		{http.MethodGet, "/api/v1/appointments/{id}", "appointments:read", a.getAppointment},
-		{http.MethodPatch, "/api/v1/appointments/{id}", "appointments:write", a.updateAppointment},
-		{http.MethodDelete, "/api/v1/appointments/{id}", "appointments:write", a.cancelAppointment},
-	}
-}
-
 var (
 	appointmentCreateFields = []string{"patientId", "providerId", "service", "startAt", "endAt", "roomId", "notes", "status"}
 	appointmentPatchFields  = append(appointmentCreateFields[:len(appointmentCreateFields):len(appointmentCreateFields)], "cancellationReason")
@@ -43,7 +33,7 @@ func decodeNewAppointment(f *form) store.AppointmentInput { return decodeAppoint
 
 func (a *API) createAppointment(rq *request) (int, any, error) {
 	ap, err := fromRequest(rq, decodeNewAppointment, rq.acct.CreateAppointment)
-	rq.audit = auditInfo{"create", "appointment", ap.ID}
+	rq.created = ap.ID
 	return created, ap, err
 }
 
@@ -52,7 +42,6 @@ func (a *API) getAppointment(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"read", "appointment", id}
 	ap, err := rq.acct.GetAppointment(id)
 	return ok, ap, err
 }
@@ -66,7 +55,6 @@ func (a *API) updateAppointment(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"update", "appointment", id}
 	ap, err := rq.acct.UpdateAppointment(id, decodeAppointment(f, true))
 	return ok, ap, err
 }
@@ -76,7 +64,6 @@ func (a *API) cancelAppointment(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"delete", "appointment", id}
 	if err := rq.acct.CancelAppointment(id); err != nil {
 		return 0, nil, err
 	}
@@ -84,7 +71,7 @@ func (a *API) cancelAppointment(rq *request) (int, any, error) {
 }
 
 func (a *API) listAppointments(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage", "patientId", "providerId", "status", "from", "to")
+	q := rq.parseQuery()
 	w := q.window(false)
 	filter := store.AppointmentFilter{
 		PatientID:  q.id("patientId", "pat"),
@@ -98,7 +85,6 @@ func (a *API) listAppointments(rq *request) (int, any, error) {
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"list", "appointment", ""}
 	items, total, err := rq.acct.ListAppointments(filter, w)
 	return ok, list(items, total, w), err
 }

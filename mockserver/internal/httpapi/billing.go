@@ -1,25 +1,8 @@
 package httpapi
 
 import (
-	"net/http"
-
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
-
-func (a *API) billingRoutes() []route {
-	return []route{
-		{http.MethodGet, "/api/v1/invoices", "billing:read", a.listInvoices},
-		{http.MethodPost, "/api/v1/invoices", "billing:write", a.createInvoice},
-		{http.MethodGet, "/api/v1/invoices/{id}", "billing:read", a.getInvoice},
-		{http.MethodPost, "/api/v1/invoices/{id}/void", "billing:write", a.voidInvoice},
-		{http.MethodGet, "/api/v1/payments", "billing:read", a.listPayments},
-		{http.MethodPost, "/api/v1/payments", "billing:write", a.createPayment},
-		{http.MethodGet, "/api/v1/payments/{id}", "billing:read", a.getPayment},
-		{http.MethodGet, "/api/v1/refunds", "billing:read", a.listRefunds},
-		{http.MethodPost, "/api/v1/refunds", "billing:write", a.createRefund},
-		{http.MethodGet, "/api/v1/refunds/{id}", "billing:read", a.getRefund},
-	}
-}
 
 var (
 	invoiceFields  = []string{"patientId", "appointmentId", "lineItems", "taxRateBps", "discountAmount", "currency", "dueAt", "notes"}
@@ -65,7 +48,7 @@ func decodeRefund(f *form) store.RefundInput {
 
 func (a *API) createInvoice(rq *request) (int, any, error) {
 	inv, err := fromRequest(rq, decodeInvoice, rq.acct.CreateInvoice)
-	rq.audit = auditInfo{"create", "invoice", inv.ID}
+	rq.created = inv.ID
 	return created, inv, err
 }
 
@@ -74,13 +57,12 @@ func (a *API) getInvoice(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"read", "invoice", id}
 	inv, err := rq.acct.GetInvoice(id)
 	return ok, inv, err
 }
 
 func (a *API) listInvoices(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage", "sort", "patientId", "status", "createdFrom", "createdTo")
+	q := rq.parseQuery()
 	w := q.window(true)
 	filter := store.InvoiceFilter{
 		PatientID:   q.id("patientId", "pat"),
@@ -91,7 +73,6 @@ func (a *API) listInvoices(rq *request) (int, any, error) {
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"list", "invoice", ""}
 	items, total := rq.acct.ListInvoices(filter, w)
 	return ok, list(items, total, w), nil
 }
@@ -121,13 +102,12 @@ func (a *API) voidInvoice(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"update", "invoice", id}
 	inv, err := rq.acct.VoidInvoice(id, in)
 	return ok, inv, err
 }
 
 func (a *API) listPayments(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage", "sort", "invoiceId", "status", "method", "createdFrom", "createdTo")
+	q := rq.parseQuery()
 	w := q.window(true)
 	filter := store.PaymentFilter{
 		InvoiceID:   q.str("invoiceId", 64),
@@ -145,7 +125,7 @@ func (a *API) listPayments(rq *request) (int, any, error) {
 
 func (a *API) createRefund(rq *request) (int, any, error) {
 	ref, err := fromRequest(rq, decodeRefund, rq.acct.CreateRefund)
-	rq.audit = auditInfo{"create", "refund", ref.ID}
+	rq.created = ref.ID
 	return created, ref, err
 }
 
@@ -154,19 +134,17 @@ func (a *API) getRefund(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"read", "refund", id}
 	ref, err := rq.acct.GetRefund(id)
 	return ok, ref, err
 }
 
 func (a *API) listRefunds(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage", "sort", "paymentId", "invoiceId")
+	q := rq.parseQuery()
 	w := q.window(true)
 	filter := store.RefundFilter{PaymentID: q.str("paymentId", 64), InvoiceID: q.str("invoiceId", 64)}
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"list", "refund", ""}
 	items, total := rq.acct.ListRefunds(filter, w)
 	return ok, list(items, total, w), nil
 }

@@ -19,24 +19,22 @@ const corsExposeHeaders = "X-Request-Id, Retry-After, RateLimit, RateLimit-Polic
 // answered 204 here, without credentials; any other request from one gets
 // Access-Control-Allow-Origin and goes on. Requests from other origins go on untouched: the
 // browser refuses them their answer.
-func (a *API) cors(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) cors(rq *request) *answer {
 	origin := rq.Header.Get("Origin")
 	p := rq.URL.Path
 	if origin == "" || len(a.opts.CORSOrigins) == 0 || !slices.Contains(a.opts.CORSOrigins, origin) ||
 		!(p == "/api/v1" || p == "/v1" || strings.HasPrefix(p, "/api/v1/") || strings.HasPrefix(p, "/v1/")) {
-		next(w, rq)
-		return
+		return nil
 	}
-	h := w.Header()
+	h := rq.header // every answer to the request carries these
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Add("Vary", "Origin")
 	if rq.Method == http.MethodOptions && rq.Header.Get("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE")
 		h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
 		h.Set("Access-Control-Max-Age", "600")
-		w.WriteHeader(http.StatusNoContent)
-		return
+		return &answer{status: http.StatusNoContent}
 	}
 	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
-	next(w, rq)
+	return nil
 }

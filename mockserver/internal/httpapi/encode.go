@@ -3,7 +3,6 @@ package httpapi
 import (
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
-	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/patients"
 )
 
@@ -91,36 +90,8 @@ func appendDate(b []byte, d client.Date) []byte {
 	return append(b, '"')
 }
 
-// pooledPatient is a patient answer from patientAnswers, given back once it is encoded.
-type pooledPatient struct{ patientJSON }
-
-// release gives p back to patientAnswers, emptied: the pool keeps no PHI.
-func (p *pooledPatient) release() {
-	*p = pooledPatient{}
-	patientAnswers.Put(p)
-}
-
-// patientList is a page of patients. pooled, when not nil, is the slice of patientPages its
-// data was opened into, given back once the page is encoded (release).
-type patientList struct {
-	listAnswer[patients.Patient]
-	pooled *[]patients.Patient
-}
-
-func newPatientList(items []patients.Patient, total int, w store.Window) *patientList {
-	return &patientList{listAnswer: list(items, total, w)}
-}
-
-// release gives the page's slice back to patientPages, emptied: the pool keeps no PHI.
-func (l *patientList) release() {
-	if l.pooled == nil {
-		return
-	}
-	clear(l.Data)
-	*l.pooled = l.Data[:0]
-	patientPages.Put(l.pooled)
-	l.pooled, l.Data = nil, nil
-}
+// patientList is a page of patients.
+type patientList struct{ listAnswer[patients.Patient] }
 
 func (l *patientList) appendJSON(b []byte) []byte {
 	b = append(b, `{"data":[`...)

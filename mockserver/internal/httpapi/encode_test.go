@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 	"time"
 
@@ -25,7 +24,7 @@ func checkPatientEncoding(t *testing.T, p patients.Patient) {
 	w := store.Window{Page: 3, PerPage: 25}
 	for _, items := range [][]patients.Patient{nil, {p}, {p, {ID: "pat_2"}}} {
 		want, _ := json.Marshal(list(items, 1234, w))
-		if got := newPatientList(items, 1234, w).appendJSON(nil); string(got) != string(want) {
+		if got := (&patientList{list(items, 1234, w)}).appendJSON(nil); string(got) != string(want) {
 			t.Errorf("page of %d:\n got %s\nwant %s", len(items), got, want)
 		}
 	}
@@ -88,43 +87,5 @@ func TestLoggedPath(t *testing.T) {
 		if got := loggedPath(in); got != want {
 			t.Errorf("loggedPath(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-// TestPatientPageReleaseKeepsNoPHI: a page's pooled slice goes back emptied, its patients
-// cleared (the pool holds no PHI between requests), and a page without a pooled slice is left
-// alone.
-func TestPatientPageReleaseKeepsNoPHI(t *testing.T) {
-	t.Parallel()
-	p := patients.Patient{ID: "pat_1", FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com"}
-	pooled := make([]patients.Patient, 0, 4)
-	items := append(pooled, p, p)
-	l := newPatientList(items, 2, store.Window{Page: 1, PerPage: 4})
-	l.pooled = &pooled
-	l.release()
-	for i, q := range items {
-		if q.ID != "" || q.FirstName != "" || q.Email != "" {
-			t.Errorf("patient %d still in the released slice: %+v", i, q)
-		}
-	}
-	if len(pooled) != 0 || cap(pooled) != 4 || l.pooled != nil || l.Data != nil {
-		t.Errorf("released: pooled len %d cap %d, list %v %v", len(pooled), cap(pooled), l.pooled, l.Data)
-	}
-	l.release() // twice: nothing more
-	unpooled := newPatientList([]patients.Patient{p}, 1, store.Window{Page: 1, PerPage: 4})
-	unpooled.release()
-	if unpooled.Data[0].FirstName != "Ada" {
-		t.Error("release cleared a page that was not pooled")
-	}
-}
-
-// A patient answer given back to its pool keeps no PHI. Not parallel: once given back, the
-// answer is the pool's, and a parallel test's read could take it.
-func TestPatientAnswerReleaseKeepsNoPHI(t *testing.T) {
-	answer := &pooledPatient{patientJSON{ID: "pat_1", FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
-		Notes: "allergic", Address: &patients.Address{Line1: "12 St James's Square"}, Tags: []string{"vip"}}}
-	answer.release()
-	if !reflect.DeepEqual(*answer, pooledPatient{}) {
-		t.Errorf("released: %+v", *answer)
 	}
 }

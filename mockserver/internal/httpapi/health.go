@@ -9,23 +9,28 @@ import (
 
 // health answers the health endpoints (docs/mock-server.md "Health") before any other step
 // sees the request: no credentials, no rate limit, no journal entry, no audit event.
-func (a *API) health(w http.ResponseWriter, rq *request, next handler) {
-	if !ServeHealth(w, rq.Request, a.opts.Ready) {
-		next(w, rq)
-	}
-}
+func (a *API) health(rq *request) *answer { return healthAnswer(rq.Request, a.opts.Ready) }
 
 // ServeHealth answers GET (or HEAD) /healthz — 200 {"status":"ok"} while the process serves —
 // and /readyz — 200 {"status":"ready"} when ready returns nil (nil ready: always), else 503
 // {"status":"not_ready","reason":…} — and reports whether r was one of them. Another method
 // is 405.
 func ServeHealth(w http.ResponseWriter, r *http.Request, ready func() error) bool {
-	if r.URL.Path != "/healthz" && r.URL.Path != "/readyz" {
+	ans := healthAnswer(r, ready)
+	if ans == nil {
 		return false
 	}
+	writeAnswer(w, &request{Request: r}, ans)
+	return true
+}
+
+// healthAnswer is the answer of /healthz or /readyz, or nil for another path.
+func healthAnswer(r *http.Request, ready func() error) *answer {
+	if r.URL.Path != "/healthz" && r.URL.Path != "/readyz" {
+		return nil
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		problem.Write(w, "", problem.New("method_not_allowed", r.Method+" is not allowed here").WithHeader("Allow", "GET, HEAD"))
-		return true
+		return problemAnswer("", problem.New("method_not_allowed", r.Method+" is not allowed here").WithHeader("Allow", "GET, HEAD"))
 	}
 	status, body := http.StatusOK, map[string]string{"status": "ok"}
 	if r.URL.Path == "/readyz" {
@@ -36,11 +41,8 @@ func ServeHealth(w http.ResponseWriter, r *http.Request, ready func() error) boo
 			}
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	if r.Method == http.MethodGet {
-		_ = json.NewEncoder(w).Encode(body)
-	}
-	return true
+	b, _ := json.Marshal(body)
+	ans := newAnswer(status, "application/json", append(b, '\n'))
+	ans.header.Set("Cache-Control", "no-store")
+	return ans
 }

@@ -1,22 +1,9 @@
 package httpapi
 
 import (
-	"net/http"
-
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
-
-func (a *API) inventoryRoutes() []route {
-	return []route{
-		{http.MethodGet, "/api/v1/products", "inventory:read", a.listProducts},
-		{http.MethodPost, "/api/v1/products", "inventory:write", a.createProduct},
-		{http.MethodGet, "/api/v1/products/{id}", "inventory:read", a.getProduct},
-		{http.MethodPatch, "/api/v1/products/{id}", "inventory:write", a.updateProduct},
-		{http.MethodGet, "/api/v1/inventory", "inventory:read", a.listStock},
-		{http.MethodPost, "/api/v1/inventory/adjust", "inventory:write", a.adjustStock},
-	}
-}
 
 var (
 	productFields = []string{"sku", "name", "category", "unit", "price", "cost", "currency", "trackLots", "reorderPoint", "active"}
@@ -70,7 +57,7 @@ func (a *API) updateProduct(rq *request) (int, any, error) {
 }
 
 func (a *API) listProducts(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage", "sort", "category", "q", "active")
+	q := rq.parseQuery()
 	w := q.window(true)
 	filter := store.ProductFilter{
 		Category: q.enum("category", store.Categories()...),
@@ -85,7 +72,7 @@ func (a *API) listProducts(rq *request) (int, any, error) {
 }
 
 func (a *API) listStock(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage", "productId", "location", "lowStock", "expiringBefore")
+	q := rq.parseQuery()
 	w := q.window(false)
 	filter := store.StockFilter{
 		ProductID: q.id("productId", "prd"),
@@ -108,6 +95,6 @@ func (a *API) listStock(rq *request) (int, any, error) {
 
 func (a *API) adjustStock(rq *request) (int, any, error) {
 	adj, err := fromRequest(rq, decodeAdjustment, rq.acct.Adjust)
-	rq.audit = auditInfo{"create", "inventory_adjustment", adj.ID}
+	rq.created = adj.ID
 	return created, adj, err
 }

@@ -11,79 +11,35 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// auditAccess appends the audit event of a request that read or wrote a record
-// (docs/protocol.md §10) once the handler (or an idempotent replay) has said what it touched in
-// rq.audit, and before its answer leaves: the answer's status line is held until the event is in
-// the log (and, under a data directory, in the account's audit file). Requests that failed
-// (4xx/5xx) read or wrote nothing and are not audited as successes. An event that cannot be
-// written turns the answer into 503: no PHI is handed out unaudited.
-func (a *API) auditAccess(w http.ResponseWriter, rq *request, next handler) {
-	rq.auditW = auditWriter{ResponseWriter: w, api: a, rq: rq}
-	next(&rq.auditW, rq)
+// auditSuccess queues the audit event of a request that read or wrote a record
+// (docs/protocol.md §10): its route says what (route.audit), the handler which record it
+// created, an idempotent replay what the first request did. Requests that failed (4xx/5xx)
+// read or wrote nothing and are not audited as successes. It returns the wait for the event to
+// be in the log (and, under a data directory, in the same transaction as the request's
+// changes); nil when nothing is audited.
+func (a *API) auditSuccess(rq *request, ans *answer) func(context.Context) error {
+	if ans.status >= 400 {
+		return nil
+	}
+	if rq.audit.action == "" {
+		rq.audit = auditOf(rq)
+	}
+	if rq.audit.action == "" {
+		return nil
+	}
+	return a.queueAudit(rq, rq.cred.Account, rq.cred.ID, rq.audit, audit.Success, rq.accountNow())
 }
 
-// auditWriter records a request's audit event when its answer's status is written.
-type auditWriter struct {
-	http.ResponseWriter
-	api     *API
-	rq      *request
-	decided bool                            // the status is known (and the event, if any, queued)
-	wait    func(ctx context.Context) error // until the queued event is written; nil once it is
-	failed  bool                            // the event could not be recorded: a 503 went out instead of the answer
-}
-
-// decide queues the request's audit event, if an answer of status code has one; WriteHeader
-// waits for it. The durable step calls it before waiting for the request's changes, so that the
-// event joins their transaction; if the changes then cannot be made durable, the answer is that
-// step's 503 and the event stays (the change was made, and may be on disk).
-func (w *auditWriter) decide(code int) {
-	w.decided = true
-	rq := w.rq
-	if rq.audit.action != "" && code < 400 {
-		w.wait = w.api.queueAudit(rq, rq.cred.Account, rq.cred.ID, rq.audit, audit.Success, rq.accountNow())
+// awaitAudit holds the answer until its audit event is written: an event that cannot be written
+// turns the answer into 503, so no PHI is handed out unaudited.
+func (a *API) awaitAudit(rq *request, wait func(context.Context) error, ans *answer) *answer {
+	if wait == nil || ans.status >= 400 { // a failure's answer (a 503 of durability) hands nothing out
+		return ans
 	}
-}
-
-func (w *auditWriter) WriteHeader(code int) {
-	if !w.decided {
-		w.decide(code)
+	if err := wait(rq.Context()); err != nil {
+		return rq.problem(auditUnavailable())
 	}
-	if w.wait != nil && code < 400 { // a failure's answer hands nothing out
-		err := w.wait(w.rq.Context())
-		w.wait = nil
-		if err != nil {
-			w.failed = true
-			w.unavailable()
-			return
-		}
-	}
-	if !w.failed {
-		w.ResponseWriter.WriteHeader(code)
-	}
-}
-
-func (w *auditWriter) Write(b []byte) (int, error) {
-	if !w.decided {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.failed {
-		return len(b), nil // the answer is dropped: its 503 went out
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// unavailable answers 503 in place of an answer whose audit event could not be written.
-func (w *auditWriter) unavailable() {
-	h := w.Header()
-	for k := range h {
-		if k != "X-Request-Id" && !strings.HasPrefix(k, "Ratelimit") && !strings.HasPrefix(k, "X-Ratelimit") {
-			delete(h, k)
-		}
-	}
-	w.rq.status = http.StatusServiceUnavailable
-	problem.Write(w.ResponseWriter, w.rq.id, auditUnavailable())
+	return ans
 }
 
 func auditUnavailable() *problem.Problem {
@@ -93,7 +49,7 @@ func auditUnavailable() *problem.Problem {
 // deny answers a denied request (401/403) with p and records it in the audit log first: under
 // the credential's account when it is known, else in the Anonymous ring (GET
 // /__admin/audit-events?account=_anonymous), so anonymous probing is visible too.
-func (a *API) deny(w http.ResponseWriter, rq *request, p *problem.Problem) {
+func (a *API) deny(rq *request, p *problem.Problem) *answer {
 	account, actor := audit.Anonymous, ""
 	now := a.store.Clock().At(rq.arrived)
 	if rq.cred != nil {
@@ -103,7 +59,7 @@ func (a *API) deny(w http.ResponseWriter, rq *request, p *problem.Problem) {
 	if err := a.appendAudit(rq, account, actor, describe(rq), audit.Denied, now); err != nil {
 		p = auditUnavailable()
 	}
-	problem.Write(w, rq.id, p)
+	return rq.problem(p)
 }
 
 // appendAudit records an event of rq in account's chain and returns once it is written.

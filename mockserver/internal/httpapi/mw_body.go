@@ -21,28 +21,25 @@ const MaxSignedBodyBytes = 16 << 20
 // answered 413 after the route is known (mediaType); when its signature is to be checked, the
 // rest is streamed through SHA-256 (at most MaxSignedBodyBytes in all) so the digest is
 // checked exactly, never skipped.
-func (a *API) readBody(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) readBody(rq *request) *answer {
 	if b := rq.Body; b != nil && b != http.NoBody {
 		body, err := io.ReadAll(io.LimitReader(b, MaxBodyBytes+1))
 		if err != nil {
-			problem.Write(w, rq.id, problem.New("malformed_json", "the request body could not be read"))
-			return
+			return rq.problem(problem.New("malformed_json", "the request body could not be read"))
 		}
 		rq.body, rq.tooBig = body, len(body) > MaxBodyBytes
 		if rq.tooBig && signatureChecked(rq) {
 			rq.bodyDigest, err = digestRest(body, b)
 			switch {
 			case err != nil:
-				problem.Write(w, rq.id, problem.New("malformed_json", "the request body could not be read"))
-				return
+				return rq.problem(problem.New("malformed_json", "the request body could not be read"))
 			case rq.bodyDigest == nil:
-				problem.Write(w, rq.id, problem.New("payload_too_large",
+				return rq.problem(problem.New("payload_too_large",
 					"a signed request body must be at most 16 MiB for its signature to be checked (and at most 1 MiB to be accepted)"))
-				return
 			}
 		}
 	}
-	next(w, rq)
+	return nil
 }
 
 // digestRest returns the length and SHA-256 of a body whose first bytes are head and whose

@@ -8,23 +8,19 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-// idempotency runs a POST with an Idempotency-Key at most once per credential and key
+// idempotent runs a POST with an Idempotency-Key at most once per credential and key
 // (docs/protocol.md §8): the first answer is kept and replayed byte for byte (with
 // Idempotent-Replayed: true) for the same request; a different request with the key is 422
 // idempotency_key_reused, one still in flight 409 idempotency_key_in_use.
-func (a *API) idempotency(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) idempotent(rq *request, handle func(*request) *answer) *answer {
 	keys := rq.Header.Values("Idempotency-Key")
 	if rq.Method != http.MethodPost || len(keys) == 0 {
-		next(w, rq)
-		return
+		return handle(rq)
 	}
 	key := keys[0]
 	if len(keys) != 1 || !validIdempotencyKey(key) {
-		problem.Write(w, rq.id, problem.Field("Idempotency-Key", "invalid_value", "must be 1–255 printable ASCII characters, sent once"))
-		return
+		return rq.problem(problem.Field("Idempotency-Key", "invalid_value", "must be 1–255 printable ASCII characters, sent once"))
 	}
-	// The fingerprint is a digest of method, path and body: fixed-size, so a key kept for a day
-	// costs the same whatever the request.
 	h := sha256.New()
 	h.Write([]byte(rq.Method + " " + rq.URL.Path + " "))
 	h.Write(rq.body)
@@ -39,14 +35,11 @@ func (a *API) idempotency(w http.ResponseWriter, rq *request, next handler) {
 		}
 		header := http.Header(entry.Header) // the entry's header is this replay's own copy
 		header.Set("Idempotent-Replayed", "true")
-		writeAnswer(w, rq, answer{status: entry.Status, header: header, body: entry.Body})
-		return
+		return &answer{status: entry.Status, header: header, body: entry.Body}
 	case store.IdempotencyInUse:
-		problem.Write(w, rq.id, problem.New("idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))
-		return
+		return rq.problem(problem.New("idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))
 	case store.IdempotencyReused:
-		problem.Write(w, rq.id, problem.New("idempotency_key_reused", "this Idempotency-Key was used with a different request"))
-		return
+		return rq.problem(problem.New("idempotency_key_reused", "this Idempotency-Key was used with a different request"))
 	}
 	finished := false
 	defer func() {
@@ -54,36 +47,16 @@ func (a *API) idempotency(w http.ResponseWriter, rq *request, next handler) {
 			rq.acct.AbandonIdempotent(scoped)
 		}
 	}()
-	held := &heldAnswer{status: http.StatusOK}
-	next(held, rq)
+	ans := handle(rq)
 	finished = true
 	var audited []string
-	if rq.audit.action != "" {
-		audited = []string{rq.audit.action, rq.audit.resourceType, rq.audit.resourceID}
+	if ans.status < 400 {
+		if what := auditOf(rq); what.action != "" {
+			audited = []string{what.action, what.resourceType, what.resourceID}
+		}
 	}
-	rq.acct.FinishIdempotent(scoped, held.status, held.header, held.body, audited...)
-	writeAnswer(w, rq, answer{status: held.status, header: held.header, body: held.body})
-}
-
-// heldAnswer keeps an answer back, to be stored before it is sent.
-type heldAnswer struct {
-	header http.Header
-	status int
-	body   []byte
-}
-
-func (h *heldAnswer) Header() http.Header {
-	if h.header == nil {
-		h.header = http.Header{}
-	}
-	return h.header
-}
-
-func (h *heldAnswer) WriteHeader(code int) { h.status = code }
-
-func (h *heldAnswer) Write(b []byte) (int, error) {
-	h.body = append(h.body, b...)
-	return len(b), nil
+	rq.acct.FinishIdempotent(scoped, ans.status, ans.header, ans.body, audited...)
+	return ans
 }
 
 func validIdempotencyKey(k string) bool {

@@ -34,10 +34,9 @@ const (
 )
 
 // identify resolves the request's credential (without checking it) and its caller's address.
-func (a *API) identify(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) identify(rq *request) {
 	rq.caller = a.resolveCaller(rq.Request)
 	rq.addr = a.clientAddr(rq.Request)
-	next(w, rq)
 }
 
 // resolveCaller is the one credential lookup: a Bearer API key or OAuth access token

@@ -7,20 +7,16 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/medspa/medspa-go/mockserver/internal/reqlog"
 )
 
-// journal records every request that passes it in the journal (docs/protocol.md §12 "GET
+// journal records a request and its answer in the journal (docs/protocol.md §12 "GET
 // /__admin/requests") and logs one metadata-only line for it: method, path, status, duration,
-// request id (no query values, no PHI). It runs after the step below it answered, or when the
-// connection was dropped (status 0).
-func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
+// request id (no query values, no PHI). A dropped connection is status 0.
+func (a *API) journal(rq *request, ans *answer) {
 	start := rq.arrived
 	r := rq.Request
 	// Strings of the request point into its request line, which a kept substring would keep
@@ -35,54 +31,29 @@ func (a *API) journal(w http.ResponseWriter, rq *request, next handler) {
 	if k := r.Header.Get("Idempotency-Key"); k != "" && r.Method == http.MethodPost {
 		e.IdempotencyKey = a.keyDigest(k)
 	}
-	rq.statusW = statusWriter{ResponseWriter: w}
-	sw := &rq.statusW
-	defer func() { // deferred: a dropped connection (a panic of http.ErrAbortHandler) is journalled too
-		e.Status, e.Fault = sw.status, rq.fault
-		if id, ok := strings.CutPrefix(rq.fault, stubFault); ok {
-			e.Fault, e.Stub = "", id
-		}
-		if c := rq.caller.cred; e.Account == "" && c != nil {
-			// An OAuth client that authenticated at /oauth/token or /oauth/revoke (oauth.go's
-			// clientAuth): its token requests show in its account's journal.
-			e.Account, e.CredentialID = c.Account, c.ID
-		}
-		e.QueryParams = queryNames(rq)
-		end := time.Now()
-		d := end.Sub(start)
-		e.DurationMs = float64(d.Microseconds()) / 1000
-		a.requests.add(e)
-		if a.stream.listening() { // checked here: e stays on the stack unless streamed
-			a.stream.journalled(e)
-		}
-		if l := a.opts.Logger; l != nil {
-			logRequest(l, &e, end, d)
-		}
-	}()
-	next(sw, rq)
-}
-
-// statusWriter remembers the status written through it.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+	if !ans.drop {
+		e.Status = ans.status
 	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
+	e.Fault = rq.fault
+	if id, ok := strings.CutPrefix(rq.fault, stubFault); ok {
+		e.Fault, e.Stub = "", id
 	}
-	return w.ResponseWriter.Write(b)
+	if c := rq.caller.cred; e.Account == "" && c != nil {
+		// An OAuth client that authenticated at /oauth/token or /oauth/revoke (oauth.go's
+		// clientAuth): its token requests show in its account's journal.
+		e.Account, e.CredentialID = c.Account, c.ID
+	}
+	e.QueryParams = a.queryNames(rq)
+	d := time.Since(start)
+	e.DurationMs = float64(d.Microseconds()) / 1000
+	a.requests.add(e)
+	if a.stream.listening() { // checked here: e stays on the stack unless streamed
+		a.stream.journalled(e)
+	}
+	if l := a.opts.Logger; l != nil {
+		logRequest(l, &e, d)
+	}
 }
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // levelOf logs server errors and dropped connections as warnings.
 func levelOf(status int) slog.Level {
@@ -92,35 +63,21 @@ func levelOf(status int) slog.Level {
 	return slog.LevelInfo
 }
 
-// logRequest writes the request's log line: metadata only. The server's own handler
-// (reqlog.Handler: the binary's, and NewLogHandler's) takes the line's fields as they are; any
-// other gets a record made here rather than by Logger.LogAttrs, which would look up the
-// caller's program counter for every line (it is always this function's: journalPC) and build
-// the attributes in a slice of their own. Fenced optimisations kept by BenchmarkFenceRequestLog
-// and reqlog's BenchmarkFenceRequestLines (BENCHMARKS.md).
-func logRequest(l *slog.Logger, e *JournalEntry, end time.Time, d time.Duration) {
-	ctx, level, h := context.Background(), levelOf(e.Status), l.Handler()
-	if !h.Enabled(ctx, level) {
-		return
+// logRequest writes the request's log line: metadata only.
+func logRequest(l *slog.Logger, e *JournalEntry, d time.Duration) {
+	attrs := []slog.Attr{slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
+		slog.Duration("duration", d), slog.String("request_id", e.RequestID)}
+	if e.Account != "" {
+		attrs = append(attrs, slog.String("account", e.Account))
 	}
-	fault := e.Fault
-	if e.Stub != "" {
-		fault = stubFault + e.Stub // a stubbed answer shows as fault=stub:stb_N
+	switch {
+	case e.Stub != "":
+		attrs = append(attrs, slog.String("fault", stubFault+e.Stub)) // a stubbed answer shows as fault=stub:stb_N
+	case e.Fault != "":
+		attrs = append(attrs, slog.String("fault", e.Fault))
 	}
-	line := reqlog.Line{Time: end, Level: level, Method: e.Method, Path: e.Path, Status: e.Status, Duration: d,
-		RequestID: e.RequestID, Account: e.Account, Fault: fault}
-	if rh, ok := h.(*reqlog.Handler); ok {
-		_ = rh.Request(&line) // a log that cannot be written does not fail the request
-		return
-	}
-	_ = h.Handle(ctx, line.Record(journalPC))
+	l.LogAttrs(context.Background(), levelOf(e.Status), "request", attrs...)
 }
-
-// journalPC is the source a handler with AddSource shows for request lines: this file.
-var journalPC = func() uintptr {
-	pc, _, _, _ := runtime.Caller(0)
-	return pc
-}()
 
 // journalPath is a path as the journal keeps it: redacted (loggedPath) and cut to
 // MaxJournalPath bytes, before and after redaction (which may lengthen it).
@@ -141,9 +98,9 @@ func cut(s string, n int) string {
 
 // queryNames returns the names of the request's query parameters that its route knows, sorted
 // (values may be PHI: never kept; so may names the server does not know, which count as one
-// "other"). A route's handler names the parameters it knows (parseQuery); a request no handler
-// read is judged by every name the API knows.
-func queryNames(rq *request) []string {
+// "other"). A routed request is judged by its route's parameters (route.query), any other by
+// every name the API knows (API.knownQuery).
+func (a *API) queryNames(rq *request) []string {
 	if rq.query == nil && rq.URL.RawQuery == "" {
 		return []string{} // none (and no map parsed for it)
 	}
@@ -151,7 +108,7 @@ func queryNames(rq *request) []string {
 	names := make([]string, 0, len(q))
 	other := false
 	for k := range q {
-		if known := rq.knownQuery; known != nil && slices.Contains(known, k) || known == nil && knownQueryNames[k] {
+		if rq.route != nil && slices.Contains(rq.route.query, k) || rq.route == nil && a.knownQuery[k] {
 			names = append(names, k)
 		} else {
 			other = true
@@ -178,21 +135,6 @@ func methodName(m string) string {
 	}
 	return strings.Clone(cut(m, 32))
 }
-
-// knownQueryNames are the query parameters of every route, the OAuth endpoints and the admin
-// surface.
-var knownQueryNames = func() map[string]bool {
-	m := map[string]bool{}
-	for _, n := range []string{
-		"page", "perPage", "sort", "q", "email", "createdFrom", "createdTo", "patientId", "providerId", "status", "from", "to",
-		"category", "active", "productId", "location", "lowStock", "expiringBefore", "timezone", "groupBy", "source", "metrics",
-		"filter", "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method",
-		"account", "after",
-	} {
-		m[n] = true
-	}
-	return m
-}()
 
 // keyDigest is what the journal keeps of an Idempotency-Key: 16 hex digits of an HMAC-SHA-256
 // under a key drawn once per server, so equal keys match within one server and the key cannot be

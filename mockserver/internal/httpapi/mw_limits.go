@@ -19,15 +19,14 @@ const (
 // copied from it, nothing consumed (no rate limit), and the answer is plain text (the protocol
 // leaves the body of 414 and 431 open: net/http itself answers 431 so when a head exceeds what a
 // listener reads, Server.HTTPServer's MaxHeaderBytes).
-func (a *API) limits(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) limits(rq *request) *answer {
 	switch {
 	case len(requestTarget(rq.Request)) > MaxPathBytes:
-		refuse(w, http.StatusRequestURITooLong, "request target over 8 KiB")
+		return refuse(http.StatusRequestURITooLong, "request target over 8 KiB")
 	case headerBytes(rq.Header) > MaxHeaderBytes:
-		refuse(w, http.StatusRequestHeaderFieldsTooLarge, "header section over 64 KiB")
-	default:
-		next(w, rq)
+		return refuse(http.StatusRequestHeaderFieldsTooLarge, "header section over 64 KiB")
 	}
+	return nil
 }
 
 // requestTarget is the request's target as sent (RequestURI), or for requests made in-process
@@ -51,10 +50,8 @@ func headerBytes(h http.Header) int {
 }
 
 // refuse answers a request the server will not read, in plain text, and closes the connection.
-func refuse(w http.ResponseWriter, status int, why string) {
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("Connection", "close")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(http.StatusText(status) + ": " + why + "\n"))
+func refuse(status int, why string) *answer {
+	ans := newAnswer(status, "text/plain; charset=utf-8", []byte(http.StatusText(status)+": "+why+"\n"))
+	ans.header.Set("Connection", "close")
+	return ans
 }

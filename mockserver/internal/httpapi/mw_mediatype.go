@@ -10,18 +10,16 @@ import (
 // mediaType checks a request that has a body (docs/protocol.md §1): 415 unless it is
 // application/json (PATCH also application/merge-patch+json), then 413 when it is over
 // MaxBodyBytes.
-func (a *API) mediaType(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) mediaType(rq *request) *answer {
 	if len(rq.body) > 0 || rq.tooBig {
 		if p := checkMediaType(rq.Request); p != nil {
-			problem.Write(w, rq.id, p)
-			return
+			return rq.problem(p)
 		}
 		if rq.tooBig {
-			problem.Write(w, rq.id, problem.New("payload_too_large", "the request body exceeds 1 MiB"))
-			return
+			return rq.problem(problem.New("payload_too_large", "the request body exceeds 1 MiB"))
 		}
 	}
-	next(w, rq)
+	return nil
 }
 
 // checkMediaType accepts application/json (any charset) and, for PATCH, merge-patch+json.

@@ -60,17 +60,16 @@ func ceilSeconds(d time.Duration) int64 {
 // rateLimit takes a token from the credential's bucket and a unit of its daily quota
 // (docs/protocol.md §7) and sets the rate-limit headers, on every answer from here on, errors
 // included. Over a limit it answers 429; a refused request consumes nothing.
-func (a *API) rateLimit(w http.ResponseWriter, rq *request, next handler) {
-	if p := a.buckets.take(w, rq); p != nil {
-		problem.Write(w, rq.id, p)
-		return
+func (a *API) rateLimit(rq *request) *answer {
+	if p := a.buckets.take(rq); p != nil {
+		return rq.problem(p)
 	}
-	next(w, rq)
+	return nil
 }
 
 // take takes a token and a unit of quota for rq's credential, sets the headers, and returns the
 // 429 problem when either is spent.
-func (l *rateLimits) take(w http.ResponseWriter, rq *request) *problem.Problem {
+func (l *rateLimits) take(rq *request) *problem.Problem {
 	now := rq.accountNow()
 	st := l.limitFor(rq.cred)
 	st.mu.Lock()
@@ -104,10 +103,10 @@ func (l *rateLimits) take(w http.ResponseWriter, rq *request) *problem.Problem {
 
 	tokens := max(st.lim.TokensAt(now), 0)
 	full := int64(math.Ceil((float64(plan.Burst) - tokens) / perSecond))
-	setLimitHeaders(w.Header(), st, limitValues{
+	setLimitHeaders(rq.header, st, limitValues{
 		remaining: int64(math.Floor(tokens)), full: full, dailyLeft: int64(max(plan.Daily-st.used, 0)),
 		toMidnight: ceilSeconds(toMidnight), reset: now.Unix() + full,
-	}, &rq.limitHeaders)
+	})
 	return p
 }
 
@@ -122,7 +121,7 @@ type limitValues struct {
 // are made in one buffer and one string, and their header slices share vals (the request's):
 // one allocation rather than six; the constant ones are the state's, made once. A fenced
 // optimisation kept by BenchmarkFenceRateLimitHeaders (BENCHMARKS.md).
-func setLimitHeaders(h http.Header, st *limitState, v limitValues, vals *[3]string) {
+func setLimitHeaders(h http.Header, st *limitState, v limitValues) {
 	var buf [160]byte
 	const burst = `"burst";r=`
 	b := append(buf[:0], burst...)
@@ -139,7 +138,7 @@ func setLimitHeaders(h http.Header, st *limitState, v limitValues, vals *[3]stri
 	endState := len(b)
 	b = strconv.AppendInt(b, v.reset, 10)
 	all := string(b)
-	*vals = [3]string{all[:endState], all[len(burst):endRemaining], all[endState:]}
+	vals := [3]string{all[:endState], all[len(burst):endRemaining], all[endState:]}
 	// Canonical keys assigned directly: no canonicalization.
 	h["Ratelimit-Policy"] = st.policy
 	h["Ratelimit"] = vals[0:1:1]

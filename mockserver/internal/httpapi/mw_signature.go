@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"net/http"
@@ -91,12 +90,11 @@ func (n *nonceCaches) size() int {
 // verifySignature checks the RFC 9421 signature (docs/protocol.md §6) of a request whose
 // credential requires one, and of any request that carries one (a client that signs expects a
 // signed answer it can trust): 401 invalid_signature, audited as a denial.
-func (a *API) verifySignature(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) verifySignature(rq *request) *answer {
 	if p := a.checkSignature(rq); p != nil {
-		a.deny(w, rq, p)
-		return
+		return a.deny(rq, p)
 	}
-	next(w, rq)
+	return nil
 }
 
 // signatureChecked reports whether verifySignature checks the request's signature: its
@@ -156,38 +154,18 @@ func (a *API) checkSignature(rq *request) *problem.Problem {
 	return nil
 }
 
-// signResponse signs the answer to a signed request (docs/protocol.md §6 "Responses"), bound to
-// the request: everything below it writes into a buffer, signed and sent once they are done.
-// An unsigned request's answer passes straight through.
-func (a *API) signResponse(w http.ResponseWriter, rq *request, next handler) {
-	if rq.signed == nil {
-		next(w, rq)
-		return
-	}
-	sw := &signingWriter{ResponseWriter: w, status: http.StatusOK}
-	next(sw, rq)
+// signAnswer signs the answer to a signed request (docs/protocol.md §6): Content-Digest,
+// Signature-Input and Signature over its status and body, bound to the request.
+func (a *API) signAnswer(rq *request, ans *answer) *answer {
 	sig := rq.signed
-	httpsig.SignResponse(w.Header(), sw.status, sw.buf.Bytes(), sig.method, sig.targetURI, sig.keyID, sig.key,
-		a.accountNow(rq.cred.Account))
-	w.WriteHeader(sw.status)
-	_, _ = w.Write(sw.buf.Bytes())
-}
-
-// signingWriter holds an answer back until it is signed.
-type signingWriter struct {
-	http.ResponseWriter
-	status      int
-	wroteHeader bool
-	buf         bytes.Buffer
-}
-
-func (w *signingWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.wroteHeader, w.status = true, code
+	if sig == nil || ans.serve != nil || ans.drop {
+		return ans
 	}
-}
-
-func (w *signingWriter) Write(b []byte) (int, error) {
-	w.wroteHeader = true
-	return w.buf.Write(b)
+	if ans.header == nil {
+		ans.header = http.Header{}
+	}
+	ans.header.Set("X-Request-Id", rq.id) // covered by the signature
+	httpsig.SignResponse(ans.header, ans.status, ans.body, sig.method, sig.targetURI, sig.keyID, sig.key,
+		a.accountNow(rq.cred.Account))
+	return ans
 }

@@ -48,18 +48,17 @@ var unsupportedProperty = regexp.MustCompile(`^property "(.*)" is unsupported$`)
 // document refuses, in validation's place in the order of checks. Path parameters are left to
 // the handlers (a malformed id is 404 in both modes), headers to the steps that own them
 // (Idempotency-Key), a body that is not JSON to the decoder (400).
-func (a *API) strict(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) strict(rq *request) *answer {
 	if a.opts.Strict {
 		findings, err := strictCheck(rq)
 		if err != nil {
-			problem.Write(w, rq.id, problem.New("internal_error", "the OpenAPI document did not load"))
-			return
+			return rq.problem(problem.New("internal_error", "the OpenAPI document did not load"))
 		}
 		if len(findings) > 0 {
 			rq.schema = &schemaFindings{errs: findings}
 		}
 	}
-	next(w, rq)
+	return nil
 }
 
 // schemaFindings are what the OpenAPI document refuses in a request (strict mode), for the

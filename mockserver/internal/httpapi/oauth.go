@@ -25,17 +25,20 @@ type oauthError struct {
 	basic  bool // invalid_client after HTTP Basic: WWW-Authenticate: Basic
 }
 
-func writeOAuthError(w http.ResponseWriter, e *oauthError) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Pragma", "no-cache")
-	if e.basic {
-		h.Set("WWW-Authenticate", `Basic realm="medspa"`)
-	}
-	w.WriteHeader(e.status)
+func oauthErrorAnswer(e *oauthError) *answer {
 	b, _ := json.Marshal(map[string]string{"error": e.code, "error_description": e.desc})
-	_, _ = w.Write(b)
+	ans := noStore(newAnswer(e.status, "application/json", b))
+	if e.basic {
+		ans.header.Set("WWW-Authenticate", `Basic realm="medspa"`)
+	}
+	return ans
+}
+
+// noStore marks an OAuth answer as not to be cached (RFC 6749 §5.1).
+func noStore(ans *answer) *answer {
+	ans.header.Set("Cache-Control", "no-store")
+	ans.header.Set("Pragma", "no-cache")
+	return ans
 }
 
 func badRequest(code, desc string) *oauthError {
@@ -45,9 +48,9 @@ func badRequest(code, desc string) *oauthError {
 // serveOAuth serves /oauth/authorize, /oauth/token and /oauth/revoke. Every /oauth request of
 // an address and tenant that failed client authentication too often this minute gets 429
 // (oauth_guard.go).
-func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
+func (a *API) serveOAuth(rq *request) *answer {
 	var method string
-	var serve func(http.ResponseWriter, *request, oauthForm)
+	var serve func(*request, oauthForm) *answer
 	switch rq.URL.Path {
 	case "/oauth/authorize":
 		method, serve = http.MethodGet, a.authorize
@@ -65,22 +68,22 @@ func (a *API) serveOAuth(w http.ResponseWriter, rq *request) {
 		form.values, form.err = readForm(rq)
 	}
 	if left := a.guard.blocked(rq.addr, a.tenant(rq, form.values)); left > 0 {
-		w.Header().Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
-		writeOAuthError(w, &oauthError{status: http.StatusTooManyRequests, code: "temporarily_unavailable",
+		ans := oauthErrorAnswer(&oauthError{status: http.StatusTooManyRequests, code: "temporarily_unavailable",
 			desc: "too many failed client authentications from this address; retry later"})
-		return
+		ans.header.Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
+		return ans
 	}
 	switch {
 	case serve == nil:
-		problem.Write(w, rq.id, problem.NotFound("route"))
+		return rq.problem(problem.NotFound("route"))
 	case rq.Method != method:
-		problem.Write(w, rq.id, problem.New("method_not_allowed", rq.Method+" is not allowed here").
+		return rq.problem(problem.New("method_not_allowed", rq.Method+" is not allowed here").
 			WithHeader("Allow", method))
 	case form.err != nil:
-		writeOAuthError(w, form.err)
-	default: // each endpoint writes (a code, tokens, a revocation): answered once durable
-		a.synced(w, rq, func(w http.ResponseWriter, rq *request) { serve(w, rq, form) })
+		return oauthErrorAnswer(form.err)
 	}
+	// Each endpoint writes (a code, tokens, a revocation): answered once durable.
+	return a.awaitSync(rq, serve(rq, form))
 }
 
 // oauthForm is an OAuth request's parameters: the query of /oauth/authorize, the form body of
@@ -155,23 +158,21 @@ func parseScope(v string, present bool, def []string) []string {
 // authorize auto-approves a PKCE (S256) authorization request (RFC 6749 §4.1.1, RFC 7636).
 // Errors about the client or redirect URI are answered here (400 JSON); every other error is
 // sent to the redirect URI (RFC 6749 §4.1.2.1).
-func (a *API) authorize(w http.ResponseWriter, rq *request, form oauthForm) {
+func (a *API) authorize(rq *request, form oauthForm) *answer {
 	q := form.values
 	c, ok := a.oauth.Client(q["client_id"])
 	if !ok {
-		writeOAuthError(w, badRequest("invalid_request", "client_id is missing or unknown"))
-		return
+		return oauthErrorAnswer(badRequest("invalid_request", "client_id is missing or unknown"))
 	}
 	redirect, given := q["redirect_uri"]
 	if !given && len(c.RedirectURIs) == 1 {
 		redirect = c.RedirectURIs[0]
 	}
 	if !slices.Contains(c.RedirectURIs, redirect) {
-		writeOAuthError(w, badRequest("invalid_request", "redirect_uri is missing or not registered for this client"))
-		return
+		return oauthErrorAnswer(badRequest("invalid_request", "redirect_uri is missing or not registered for this client"))
 	}
 	target, _ := url.Parse(redirect) // registered URIs parse
-	send := func(params map[string]string) {
+	send := func(params map[string]string) *answer {
 		v := target.Query()
 		for k, x := range params {
 			v.Set(k, x)
@@ -181,29 +182,33 @@ func (a *API) authorize(w http.ResponseWriter, rq *request, form oauthForm) {
 		}
 		u := *target
 		u.RawQuery = v.Encode()
-		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, rq.Request, u.String(), http.StatusFound)
+		ans := &answer{status: http.StatusFound, header: http.Header{}}
+		ans.header.Set("Location", u.String())
+		ans.header.Set("Cache-Control", "no-store")
+		return ans
 	}
-	fail := func(code, desc string) { send(map[string]string{"error": code, "error_description": desc}) }
+	fail := func(code, desc string) *answer {
+		return send(map[string]string{"error": code, "error_description": desc})
+	}
 	scope, hasScope := q["scope"]
 	scopes := parseScope(scope, hasScope, c.Credential.Scopes)
 	challenge := q["code_challenge"]
 	switch {
 	case q["response_type"] != "code":
-		fail("unsupported_response_type", "response_type must be code")
+		return fail("unsupported_response_type", "response_type must be code")
 	case challenge == "":
-		fail("invalid_request", "code_challenge is required (PKCE)")
+		return fail("invalid_request", "code_challenge is required (PKCE)")
 	case q["code_challenge_method"] != "S256":
-		fail("invalid_request", "code_challenge_method must be S256")
+		return fail("invalid_request", "code_challenge_method must be S256")
 	case len(challenge) != 43 || strings.Trim(challenge, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "":
-		fail("invalid_request", "code_challenge must be base64url of a SHA-256 digest")
+		return fail("invalid_request", "code_challenge must be base64url of a SHA-256 digest")
 	case len(scopes) == 0 || !auth.Subset(scopes, c.Credential.Scopes):
-		fail("invalid_scope", "scope must be a non-empty subset of the client's scopes")
+		return fail("invalid_scope", "scope must be a non-empty subset of the client's scopes")
 	default:
 		now := a.accountNow(c.Credential.Account)
 		code := a.oauth.NewCode(auth.Code{ClientID: c.Credential.ID, RedirectURI: q["redirect_uri"], Challenge: challenge,
 			Scopes: scopes, ExpiresAt: now.Add(10 * time.Minute)})
-		send(map[string]string{"code": code})
+		return send(map[string]string{"code": code})
 	}
 }
 
@@ -269,12 +274,11 @@ type tokenResponse struct {
 
 // token serves the token endpoint (RFC 6749 §3.2): client_credentials, authorization_code
 // (with PKCE) and refresh_token (with rotation and reuse detection).
-func (a *API) token(w http.ResponseWriter, rq *request, f oauthForm) {
+func (a *API) token(rq *request, f oauthForm) *answer {
 	form := f.values
 	c, oe := a.clientAuth(rq, form)
 	if oe != nil {
-		writeOAuthError(w, oe)
-		return
+		return oauthErrorAnswer(oe)
 	}
 	now := a.accountNow(c.Credential.Account)
 	scope, hasScope := form["scope"]
@@ -283,29 +287,25 @@ func (a *API) token(w http.ResponseWriter, rq *request, f oauthForm) {
 	case "client_credentials":
 		scopes := parseScope(scope, hasScope, c.Credential.Scopes)
 		if len(scopes) == 0 || !auth.Subset(scopes, c.Credential.Scopes) {
-			writeOAuthError(w, badRequest("invalid_scope", "scope must be a non-empty subset of the client's scopes"))
-			return
+			return oauthErrorAnswer(badRequest("invalid_scope", "scope must be a non-empty subset of the client's scopes"))
 		}
 		issued = a.oauth.Issue(c, nil, scopes, now, a.accessTTL, a.refreshTTL, false)
 	case "authorization_code":
 		code, verifier := form["code"], form["code_verifier"]
 		if code == "" || verifier == "" {
-			writeOAuthError(w, badRequest("invalid_request", "code and code_verifier are required"))
-			return
+			return oauthErrorAnswer(badRequest("invalid_request", "code and code_verifier are required"))
 		}
 		sum := sha256.Sum256([]byte(verifier))
 		challenge := base64.RawURLEncoding.EncodeToString(sum[:])
 		grant, ok := a.oauth.RedeemCode(code, c.Credential.ID, form["redirect_uri"], challenge, now)
 		if !ok {
-			writeOAuthError(w, badRequest("invalid_grant", "the code is invalid, expired, used, or does not match the client, redirect_uri or code_verifier"))
-			return
+			return oauthErrorAnswer(badRequest("invalid_grant", "the code is invalid, expired, used, or does not match the client, redirect_uri or code_verifier"))
 		}
 		issued = a.oauth.Issue(c, grant, grant.Scopes, now, a.accessTTL, a.refreshTTL, true)
 	case "refresh_token":
 		rt := form["refresh_token"]
 		if rt == "" {
-			writeOAuthError(w, badRequest("invalid_request", "refresh_token is required"))
-			return
+			return oauthErrorAnswer(badRequest("invalid_request", "refresh_token is required"))
 		}
 		var scopes []string
 		if hasScope {
@@ -315,47 +315,38 @@ func (a *API) token(w http.ResponseWriter, rq *request, f oauthForm) {
 		issued, res = a.oauth.Refresh(rt, c, scopes, now, a.accessTTL, a.refreshTTL)
 		switch res {
 		case auth.RefreshInvalid:
-			writeOAuthError(w, badRequest("invalid_grant", "the refresh token is invalid, expired or revoked"))
-			return
+			return oauthErrorAnswer(badRequest("invalid_grant", "the refresh token is invalid, expired or revoked"))
 		case auth.RefreshBadScope:
-			writeOAuthError(w, badRequest("invalid_scope", "scope must be a subset of the refresh token's"))
-			return
+			return oauthErrorAnswer(badRequest("invalid_scope", "scope must be a subset of the refresh token's"))
 		}
 	case "":
-		writeOAuthError(w, badRequest("invalid_request", "grant_type is required"))
-		return
+		return oauthErrorAnswer(badRequest("invalid_request", "grant_type is required"))
 	default:
-		writeOAuthError(w, badRequest("unsupported_grant_type", "grant_type must be client_credentials, authorization_code or refresh_token"))
-		return
+		return oauthErrorAnswer(badRequest("unsupported_grant_type", "grant_type must be client_credentials, authorization_code or refresh_token"))
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Pragma", "no-cache")
 	b, _ := json.Marshal(tokenResponse{AccessToken: issued.Access, TokenType: "Bearer", ExpiresIn: int64(a.accessTTL / time.Second),
 		RefreshToken: issued.Refresh, Scope: strings.Join(issued.Scopes, " ")})
-	_, _ = w.Write(b)
+	return noStore(newAnswer(http.StatusOK, "application/json", b))
 }
 
 // revoke serves RFC 7009 revocation: 200 for any token, known or not. A client that presents
 // credentials must authenticate, and then only revokes its own tokens; holding a token is
 // otherwise enough to revoke it.
-func (a *API) revoke(w http.ResponseWriter, rq *request, f oauthForm) {
+func (a *API) revoke(rq *request, f oauthForm) *answer {
 	form := f.values
 	var client *auth.OAuthClient
 	if _, basic := rq.Header["Authorization"]; basic || form["client_id"] != "" {
 		c, oe := a.clientAuth(rq, form)
 		if oe != nil {
-			writeOAuthError(w, oe)
-			return
+			return oauthErrorAnswer(oe)
 		}
 		client = c
 	}
 	if form["token"] == "" {
-		writeOAuthError(w, badRequest("invalid_request", "token is required"))
-		return
+		return oauthErrorAnswer(badRequest("invalid_request", "token is required"))
 	}
 	a.oauth.Revoke(form["token"], client)
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
+	ans := &answer{status: http.StatusOK, header: http.Header{}}
+	ans.header.Set("Cache-Control", "no-store")
+	return ans
 }

@@ -1,20 +1,8 @@
 package httpapi
 
 import (
-	"net/http"
-
 	"github.com/medspa/medspa-go/mockserver/internal/store"
-	"github.com/medspa/medspa-go/patients"
 )
-
-func (a *API) patientRoutes() []route {
-	return []route{
-		{http.MethodGet, "/api/v1/patients", "patients:read", a.listPatients},
-		{http.MethodPost, "/api/v1/patients", "patients:write", a.createPatient},
-		{http.MethodGet, "/api/v1/patients/{id}", "patients:read", a.getPatient},
-		{http.MethodPatch, "/api/v1/patients/{id}", "patients:write", a.updatePatient},
-	}
-}
 
 var (
 	patientFields = []string{"firstName", "lastName", "email", "phone", "dateOfBirth", "gender", "address", "allergies", "notes", "tags"}
@@ -40,7 +28,7 @@ func decodePatient(f *form) store.PatientInput {
 
 func (a *API) createPatient(rq *request) (int, any, error) {
 	p, err := fromRequest(rq, decodePatient, rq.acct.CreatePatient)
-	rq.audit = auditInfo{"create", "patient", p.ID}
+	rq.created = p.ID
 	return created, (*patientJSON)(&p), err
 }
 
@@ -49,14 +37,11 @@ func (a *API) getPatient(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"read", "patient", id}
 	p, err := rq.acct.GetPatient(id)
 	if err != nil {
 		return 0, nil, err
 	}
-	answer := patientAnswers.Get().(*pooledPatient)
-	answer.patientJSON = patientJSON(p)
-	return ok, answer, nil
+	return ok, (*patientJSON)(&p), nil
 }
 
 func (a *API) updatePatient(rq *request) (int, any, error) {
@@ -68,13 +53,12 @@ func (a *API) updatePatient(rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"update", "patient", id}
 	p, err := rq.acct.UpdatePatient(id, decodePatient(f))
 	return ok, (*patientJSON)(&p), err
 }
 
 func (a *API) listPatients(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage", "sort", "q", "email", "createdFrom", "createdTo")
+	q := rq.parseQuery()
 	w := q.window(true)
 	filter := store.PatientFilter{
 		Q:           q.str("q", 200),
@@ -85,10 +69,6 @@ func (a *API) listPatients(rq *request) (int, any, error) {
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
-	rq.audit = auditInfo{"list", "patient", ""}
-	page := patientPages.Get().(*[]patients.Patient)
-	items, total, err := rq.acct.ListPatientsInto(filter, w, (*page)[:0])
-	l := newPatientList(items, total, w)
-	l.pooled = page
-	return ok, l, err
+	items, total, err := rq.acct.ListPatientsInto(filter, w, nil)
+	return ok, &patientList{list(items, total, w)}, err
 }

@@ -1,48 +1,106 @@
 package httpapi
 
-import "sync"
+import (
+	"net/http"
 
-// buildPipeline composes the request path: every request runs these steps top to bottom, and
-// the first that answers ends it. The order is the protocol's order of checks
-// (docs/protocol.md §4): credentials 401 → allowlist 403 → signature 401 → rate limit 429 →
-// route 404/405 → scope 403 → media type and size 415/413 → JSON 400 → validation 422 →
-// records and rules 404/409/402. Each step is a function in the file named beside it; the
-// state they share is one *request (request.go).
+	"github.com/medspa/medspa-go/mockserver/internal/problem"
+)
+
+// The request path, in the protocol's order of checks (docs/protocol.md §4): credentials 401 →
+// allowlist 403 → signature 401 → rate limit 429 → route 404/405 → scope 403 → media type and
+// size 415/413 → JSON 400 → validation 422 → records and rules 404/409/402.
+//
+// One request value goes in (request.go) and one answer value comes out. A check is a step that
+// either answers the request, ending it, or returns nil and passes it on, having noted what it
+// learned in the request for the steps after it. Once a request is answered, the steps on the
+// way out work on the answer value (idempotency capture, audit, durability, signature, journal);
+// writeAnswer puts it on the wire, once. Each step is a function in the file named beside it.
+
+// check is a step on the way in: it answers the request, or returns nil to pass it on.
+type check func(rq *request) *answer
+
+// ServeHTTP serves one request: its answer, then the wire.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rq := newRequest(r)
+	writeAnswer(w, rq, a.serve(rq))
+}
+
+// buildPipeline lists the checks of each stage, in order.
 func (a *API) buildPipeline() {
-	a.admin = sync.OnceValue(a.adminHandler) // built on first use: most tests never call /__admin/
-
-	// After routing, each /api/v1 route runs behind these steps (mw_route.go builds one chain
-	// per route, ending in the route's handler).
-	a.routeSteps = steps{
-		a.scope,       // mw_scope.go        403 insufficient_scope
-		a.stubbed,     // stubs.go           an armed stub answers instead of the route (never the store)
-		a.mediaType,   // mw_mediatype.go    415 unsupported_media_type, 413 payload_too_large
-		a.strict,      // mw_strict.go       the OpenAPI document's findings, for validation to list (WithStrictValidation)
-		a.auditAccess, // mw_audit.go        once answered: a successful read or write (or its replay) is audited
-		a.durable,     // mw_durable.go      with a data directory: a write's answer waits until its changes are on disk
-		a.idempotency, // mw_idempotency.go  replay; 409 idempotency_key_in_use, 422 idempotency_key_reused
-	} //                  handler.go         decode, call the store, encode (400, 422, 404/409/402)
-	a.mux = a.routeMux()
-
-	// /api/v1 (and its /v1 alias).
-	a.apiV1 = steps{
+	a.gate = []check{
+		a.limits,       // mw_limits.go       request-size limits of docs/protocol.md §13
+		a.health,       // health.go          /healthz, /readyz: no credentials, limits, journal or audit
+		a.cors,         // cors.go            CORS on /api/v1 for the configured origins; preflights answered
+		a.adminSurface, // admin.go           /__admin/: its own checks and routes (unless off)
+	}
+	a.apiChecks = []check{
 		a.authenticate,    // mw_auth.go         401 unauthorized, token_expired
 		a.allowlist,       // mw_allowlist.go    403 ip_not_allowed
 		a.readBody,        // mw_body.go         the body, read once (at most 1 MiB + 1 byte)
 		a.verifySignature, // mw_signature.go    401 invalid_signature
-		a.signResponse,    // mw_signature.go    the answer to a signed request is signed
 		a.rateLimit,       // mw_ratelimit.go    429 rate_limited, quota_exceeded; RateLimit headers
-	}.then(a.route) //        mw_route.go        404 not_found, 405 method_not_allowed; the route's steps
+		a.route,           // routes.go          404 not_found, 405 method_not_allowed
+		a.scope,           // mw_scope.go        403 insufficient_scope
+		a.stubbed,         // stubs.go           an armed stub answers instead of the route (never the store)
+		a.mediaType,       // mw_media.go        415 unsupported_media_type, 413 payload_too_large
+		a.strict,          // mw_strict.go       the OpenAPI document's findings, for validation to list
+	}
+}
 
-	// Every request.
-	a.front = steps{
-		a.limits,       // mw_limits.go       request-size limits of docs/protocol.md §13 (a slot)
-		a.health,       // health.go          /healthz, /readyz: no credentials, limits, journal or audit
-		a.cors,         // cors.go            CORS on /api/v1 for the configured origins; preflights answered
-		a.adminSurface, // admin.go           /__admin/ leaves for the admin routes (unless off)
-		a.requestID,    // mw_requestid.go    X-Request-Id
-		a.identify,     // mw_identify.go     the credential the request names, and its address
-		a.journal,      // mw_journal.go      the request journal and the log line
-		a.faults,       // mw_faults.go       injected faults
-	}.then(a.surface) //    mw_surface.go      OpenAPI documents | /oauth | /api/v1 | 404
+// serve is every request's path.
+func (a *API) serve(rq *request) *answer {
+	if ans := runChecks(rq, a.gate); ans != nil {
+		return ans
+	}
+	a.requestID(rq)                // mw_requestid.go    X-Request-Id
+	a.identify(rq)                 // mw_identify.go     the credential the request names, and its address
+	ans := a.faults(rq, a.surface) // mw_faults.go  injected faults, around the rest
+	a.journal(rq, ans)             // mw_journal.go the request journal and the log line
+	return ans
+}
+
+// surface sends a request to the part of the server its path names: the public OpenAPI
+// documents (no credentials, not rate limited: docs/protocol.md §4), the OAuth endpoints, or
+// /api/v1; anything else is 404.
+func (a *API) surface(rq *request) *answer {
+	switch p := a.aliasV1(rq); {
+	case p == "/api/v1/openapi.yaml" || p == "/api/v1/openapi.json":
+		return serveOpenAPI(rq) // mw_surface.go
+	case len(p) > 7 && p[:7] == "/oauth/":
+		return a.serveOAuth(rq) // oauth.go
+	case p == "/api/v1" || len(p) > 8 && p[:8] == "/api/v1/":
+		return a.serveAPI(rq)
+	}
+	return rq.problem(problem.NotFound("route"))
+}
+
+// serveAPI is the path of an /api/v1 request: the checks, then the route; its answer is
+// signed when the request was.
+func (a *API) serveAPI(rq *request) *answer {
+	ans := runChecks(rq, a.apiChecks)
+	if ans == nil {
+		ans = a.serveRoute(rq)
+	}
+	return a.signAnswer(rq, ans) // mw_signature.go
+}
+
+// serveRoute runs the route's handler and takes its answer out: a write with a data directory
+// runs in a session whose changes commit with its audit event; a successful access is audited
+// before its answer leaves; a write's answer waits until its changes are on disk.
+func (a *API) serveRoute(rq *request) *answer {
+	durable := a.beginDurable(rq)         // mw_durable.go
+	ans := a.idempotent(rq, a.runHandler) // mw_idempotency.go  replay, 409, 422; or the handler (handler.go)
+	audited := a.auditSuccess(rq, ans)    // mw_audit.go        the event of a successful read or write
+	ans = a.awaitDurable(rq, durable, ans)
+	return a.awaitAudit(rq, audited, ans)
+}
+
+// runChecks runs checks in order until one answers.
+func runChecks(rq *request, checks []check) *answer {
+	for _, c := range checks {
+		if ans := c(rq); ans != nil {
+			return ans
+		}
+	}
+	return nil
 }

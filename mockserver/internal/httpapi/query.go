@@ -18,11 +18,10 @@ type query struct {
 	errs store.FieldErrors
 }
 
-// parseQuery reads rq's query and records unknown_parameter for names not allowed.
-func (rq *request) parseQuery(allowed ...string) *query {
-	rq.knownQuery = allowed // the journal keeps these names only
+// parseQuery reads rq's query and records unknown_parameter for names its route does not know.
+func (rq *request) parseQuery() *query {
 	q := &query{v: rq.queryValues()}
-	for _, k := range unknownKeys(q.v, allowed) {
+	for _, k := range unknownKeys(q.v, rq.route.query) {
 		q.fail(k, "unknown_parameter", "is not a parameter of this endpoint")
 	}
 	return q

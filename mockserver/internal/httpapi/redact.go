@@ -10,7 +10,7 @@ import (
 // routeWords are the literal segments of every route: the words a logged path may keep.
 var routeWords = sync.OnceValue(func() map[string]bool {
 	words := map[string]bool{"v1": true, "oauth": true, "token": true, "authorize": true, "revoke": true, "__admin": true}
-	for _, rt := range (&API{}).routes() {
+	for _, rt := range (&API{}).apiRoutes() {
 		for w := range strings.SplitSeq(rt.pattern, "/") {
 			words[w] = true
 		}

@@ -2,23 +2,264 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/reports"
 )
 
-// routes is every /api/v1 endpoint, area by area.
-func (a *API) routes() []route {
-	var rs []route
-	rs = append(rs, a.patientRoutes()...)
-	rs = append(rs, a.appointmentRoutes()...)
-	rs = append(rs, a.billingRoutes()...)
-	rs = append(rs, a.inventoryRoutes()...)
-	rs = append(rs, a.webhookRoutes()...)
-	rs = append(rs, a.reportRoutes()...)
-	return rs
+// route is one endpoint: one row of a route table.
+type route struct {
+	method, pattern string
+	// scope is the scope a credential needs (docs/protocol.md §5); "" on the admin surface.
+	scope string
+	// audit is what a successful request does, as the audit log records it ("read patient"):
+	// action and resource type (docs/protocol.md §10); "" when it is not audited.
+	audit string
+	// query are the query parameters the handler reads; any other is unknown_parameter, and
+	// the journal names only these.
+	query []string
+	// handle answers the request: a status and a value to encode (or an *answer, made by the
+	// handler itself), or an error (a problem).
+	handle func(rq *request) (int, any, error)
+}
+
+// Query parameters several routes share.
+var (
+	pageQuery   = []string{"page", "perPage"}
+	listQuery   = []string{"page", "perPage", "sort"}
+	reportQuery = []string{"from", "to", "timezone", "groupBy"}
+)
+
+func params(groups ...[]string) []string { return slices.Concat(groups...) }
+
+// apiRoutes is every /api/v1 endpoint: the router, the scopes, the audit's names, the known
+// query parameters and the OpenAPI tie-in test (routes_test.go) all read it. Adding an endpoint
+// is a row here, its handler, its store method and its operation in api/openapi.yaml.
+func (a *API) apiRoutes() []route {
+	const get, post, patch, del = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
+	createdQuery := []string{"createdFrom", "createdTo"}
+	return []route{
+		{get, "/api/v1/patients", "patients:read", "list patient", params(listQuery, []string{"q", "email"}, createdQuery), a.listPatients},
+		{post, "/api/v1/patients", "patients:write", "create patient", nil, a.createPatient},
+		{get, "/api/v1/patients/{id}", "patients:read", "read patient", nil, a.getPatient},
+		{patch, "/api/v1/patients/{id}", "patients:write", "update patient", nil, a.updatePatient},
+
+		{get, "/api/v1/appointments", "appointments:read", "list appointment", params(pageQuery, []string{"patientId", "providerId", "status", "from", "to"}), a.listAppointments},
+		{post, "/api/v1/appointments", "appointments:write", "create appointment", nil, a.createAppointment},
+		{get, "/api/v1/appointments/{id}", "appointments:read", "read appointment", nil, a.getAppointment},
+		{patch, "/api/v1/appointments/{id}", "appointments:write", "update appointment", nil, a.updateAppointment},
+		{del, "/api/v1/appointments/{id}", "appointments:write", "delete appointment", nil, a.cancelAppointment},
+
+		{get, "/api/v1/invoices", "billing:read", "list invoice", params(listQuery, []string{"patientId", "status"}, createdQuery), a.listInvoices},
+		{post, "/api/v1/invoices", "billing:write", "create invoice", nil, a.createInvoice},
+		{get, "/api/v1/invoices/{id}", "billing:read", "read invoice", nil, a.getInvoice},
+		{post, "/api/v1/invoices/{id}/void", "billing:write", "update invoice", nil, a.voidInvoice},
+		{get, "/api/v1/payments", "billing:read", "", params(listQuery, []string{"invoiceId", "status", "method"}, createdQuery), a.listPayments},
+		{post, "/api/v1/payments", "billing:write", "", nil, a.createPayment},
+		{get, "/api/v1/payments/{id}", "billing:read", "", nil, a.getPayment},
+		{get, "/api/v1/refunds", "billing:read", "list refund", params(listQuery, []string{"paymentId", "invoiceId"}), a.listRefunds},
+		{post, "/api/v1/refunds", "billing:write", "create refund", nil, a.createRefund},
+		{get, "/api/v1/refunds/{id}", "billing:read", "read refund", nil, a.getRefund},
+
+		{get, "/api/v1/products", "inventory:read", "", params(listQuery, []string{"category", "q", "active"}), a.listProducts},
+		{post, "/api/v1/products", "inventory:write", "", nil, a.createProduct},
+		{get, "/api/v1/products/{id}", "inventory:read", "", nil, a.getProduct},
+		{patch, "/api/v1/products/{id}", "inventory:write", "", nil, a.updateProduct},
+		{get, "/api/v1/inventory", "inventory:read", "", params(pageQuery, []string{"productId", "location", "lowStock", "expiringBefore"}), a.listStock},
+		{post, "/api/v1/inventory/adjust", "inventory:write", "create inventory_adjustment", nil, a.adjustStock},
+
+		{get, "/api/v1/webhooks", "webhooks:read", "", pageQuery, a.listWebhooks},
+		{post, "/api/v1/webhooks", "webhooks:write", "", nil, a.createWebhook},
+		{get, "/api/v1/webhooks/{id}", "webhooks:read", "", nil, a.getWebhook},
+		{patch, "/api/v1/webhooks/{id}", "webhooks:write", "", nil, a.updateWebhook},
+		{del, "/api/v1/webhooks/{id}", "webhooks:write", "", nil, a.deleteWebhook},
+		{post, "/api/v1/webhooks/{id}/test", "webhooks:write", "", nil, a.testWebhook},
+		{post, "/api/v1/webhooks/{id}/rotate-secret", "webhooks:write", "", nil, a.rotateWebhookSecret},
+
+		{get, "/api/v1/reports/revenue", "reports:read", "", reportQuery, runReport(reports.NameRevenue)},
+		{get, "/api/v1/reports/appointments", "reports:read", "", reportQuery, runReport(reports.NameAppointments)},
+		{get, "/api/v1/reports/patients", "reports:read", "", reportQuery, runReport(reports.NamePatients)},
+		{get, "/api/v1/reports/custom", "reports:read", "", params(reportQuery, []string{"source", "metrics", "filter"}), runReport(reports.NameCustom)},
+	}
+}
+
+// router finds a request's route in a table: literal segments match themselves, a {name}
+// segment any non-empty segment (its value set as the request's path value), a final
+// {name...} the rest of the path. Where two routes match, the one whose first differing segment
+// is literal wins (so /api/v1/reports/custom is never /api/v1/reports/{id}).
+type router struct {
+	routes   []route
+	segments [][]string // each route's pattern, split at "/"
+}
+
+func newRouter(routes []route) *router {
+	rt := &router{routes: routes}
+	for _, r := range routes {
+		rt.segments = append(rt.segments, strings.Split(r.pattern, "/"))
+	}
+	return rt
+}
+
+// wildcard is the name of a pattern segment's wildcard ({id}, {file...}), or "".
+func wildcard(seg string) string {
+	if !strings.HasPrefix(seg, "{") {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(seg[1:], "}"), "...")
+}
+
+// match returns the route of method and path, and the values of its wildcards; allow lists the
+// methods the path has when method is not one of them (none: the path is unknown).
+func (rt *router) match(method, path string) (found *route, values map[string]string, allow []string) {
+	if method == http.MethodHead {
+		method = http.MethodGet // a GET route answers HEAD too (net/http drops the body)
+	}
+	segs := strings.Split(path, "/")
+	var best []string // the segments of the best match so far
+	for i, pat := range rt.segments {
+		vals, ok := matchSegments(pat, segs)
+		if !ok {
+			continue
+		}
+		r := &rt.routes[i]
+		if r.method != method {
+			if !slices.Contains(allow, r.method) {
+				allow = append(allow, r.method)
+			}
+			continue
+		}
+		if found == nil || moreLiteral(pat, best) {
+			found, best = r, pat
+			values = map[string]string{}
+			for _, seg := range pat {
+				if name := wildcard(seg); name != "" {
+					values[name] = vals[0]
+					vals = vals[1:]
+				}
+			}
+		}
+	}
+	if found != nil {
+		allow = nil
+	}
+	return found, values, allow
+}
+
+// matchSegments matches a path's segments against a pattern's, returning the wildcards' values.
+func matchSegments(pat, segs []string) ([]string, bool) {
+	var vals []string
+	for i, p := range pat {
+		switch {
+		case strings.HasSuffix(p, "...}"):
+			return append(vals, strings.Join(segs[i:], "/")), i <= len(segs)
+		case i >= len(segs):
+			return nil, false
+		case strings.HasPrefix(p, "{"):
+			if segs[i] == "" {
+				return nil, false
+			}
+			vals = append(vals, segs[i])
+		case p != segs[i]:
+			return nil, false
+		}
+	}
+	return vals, len(pat) == len(segs)
+}
+
+// moreLiteral reports whether pattern a is literal where b first has a wildcard.
+func moreLiteral(a, b []string) bool {
+	for i := range min(len(a), len(b)) {
+		wa, wb := strings.HasPrefix(a[i], "{"), strings.HasPrefix(b[i], "{")
+		if wa != wb {
+			return wb
+		}
+	}
+	return false
+}
+
+// route finds the /api/v1 route of the request. A path that is not clean (dot segments, double
+// slashes) names no resource.
+func (a *API) route(rq *request) *answer {
+	if path.Clean(rq.URL.Path) != rq.URL.Path {
+		return rq.problem(problem.NotFound("route"))
+	}
+	return a.routes.find(rq, "route")
+}
+
+// find routes rq in the table: its route and path values, or the 404 or 405 (with Allow) of
+// docs/protocol.md §4.
+func (rt *router) find(rq *request, what string) *answer {
+	r, values, allow := rt.match(rq.Method, rq.URL.EscapedPath())
+	if r == nil {
+		if len(allow) == 0 {
+			return rq.problem(problem.NotFound(what))
+		}
+		return rq.problem(problem.New("method_not_allowed", rq.Method+" is not allowed here").
+			WithHeader("Allow", strings.Join(allow, ", ")))
+	}
+	rq.route = r
+	for name, v := range values {
+		if u, err := url.PathUnescape(v); err == nil {
+			v = u
+		}
+		rq.SetPathValue(name, v)
+	}
+	return nil
+}
+
+// auditOf is what rq did, for the audit log: its route's action and resource type, and the
+// record it created (rq.created) or named ({id}).
+func auditOf(rq *request) auditInfo {
+	action, resource, ok := strings.Cut(rq.route.audit, " ")
+	if !ok {
+		return auditInfo{}
+	}
+	id := rq.created
+	if id == "" {
+		id = rq.PathValue("id")
+	}
+	return auditInfo{action: action, resourceType: resource, resourceID: id}
+}
+
+// routeScopes are the scopes of docs/protocol.md §5: every route's, and "*".
+func routeScopes(routes []route) []string {
+	scopes := []string{"*"}
+	for _, r := range routes {
+		if r.scope != "" && !slices.Contains(scopes, r.scope) {
+			scopes = append(scopes, r.scope)
+		}
+	}
+	return scopes
+}
+
+// Query parameters outside the /api/v1 table: the OAuth authorization request's, and the
+// admin surface's.
+var (
+	oauthQuery = []string{"response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"}
+	adminQuery = []string{"account", "after"}
+)
+
+// queryNameSet is every query parameter a route knows, and those of extra.
+func queryNameSet(routes []route, extra ...[]string) map[string]bool {
+	m := map[string]bool{}
+	for _, r := range routes {
+		for _, n := range r.query {
+			m[n] = true
+		}
+	}
+	for _, names := range extra {
+		for _, n := range names {
+			m[n] = true
+		}
+	}
+	return m
 }
 
 // listAnswer is the list envelope of docs/protocol.md §3.

@@ -72,9 +72,9 @@ const (
 // stubHeadersRefused are the answer headers a stub may not set: net/http owns them.
 var stubHeadersRefused = []string{"Content-Length", "Transfer-Encoding", "Connection", "Trailer", "Upgrade", "Keep-Alive"}
 
-// validate checks s against the API's routes (mux), naming every invalid field, and returns it
-// in its stored form: Method upper case, Route without the method.
-func (s Stub) validate(mux *http.ServeMux) (Stub, error) {
+// validate checks s against the API's routes, naming every invalid field, and returns it in its
+// stored form: Method upper case, Route without the method.
+func (s Stub) validate(routes *router) (Stub, error) {
 	var errs store.FieldErrors
 	if m, rest, ok := strings.Cut(s.Route, " "); ok {
 		if s.Method != "" && !strings.EqualFold(s.Method, m) {
@@ -92,9 +92,9 @@ func (s Stub) validate(mux *http.ServeMux) (Stub, error) {
 	switch {
 	case (s.Route == "") == (s.Path == ""):
 		errs.Add("/route", "required", "exactly one of route and path is required")
-	case s.Route != "" && s.Method != "" && !stubRouteKnown(mux, s.Method, s.Route):
+	case s.Route != "" && s.Method != "" && !stubRouteKnown(routes, s.Method, s.Route):
 		errs.Add("/route", "unknown_route", "is not a route of the API for this method (see GET /api/v1/openapi.yaml)")
-	case s.Path != "" && s.Method != "" && !stubPathKnown(mux, s.Method, s.Path):
+	case s.Path != "" && s.Method != "" && !stubPathKnown(routes, s.Method, s.Path):
 		errs.Add("/path", "unknown_route", "no route of the API serves this method and path")
 	}
 	if s.Status < 200 || s.Status > 599 {
@@ -153,26 +153,17 @@ func isToken(s string) bool {
 }
 
 // stubRouteKnown reports whether method and pattern are one of the API's routes.
-func stubRouteKnown(mux *http.ServeMux, method, pattern string) bool {
-	probe, err := http.NewRequest(method, "http://stub"+strings.ReplaceAll(strings.ReplaceAll(pattern, "{", "x"), "}", "x"), nil)
-	if err != nil {
-		return false
-	}
-	_, got := mux.Handler(probe)
-	return got == method+" "+pattern
+func stubRouteKnown(routes *router, method, pattern string) bool {
+	return slices.ContainsFunc(routes.routes, func(r route) bool { return r.method == method && r.pattern == pattern })
 }
 
 // stubPathKnown reports whether a route serves method and path.
-func stubPathKnown(mux *http.ServeMux, method, path string) bool {
+func stubPathKnown(routes *router, method, path string) bool {
 	if !strings.HasPrefix(path, "/api/v1/") || strings.ContainsAny(path, "?# ") {
 		return false
 	}
-	probe, err := http.NewRequest(method, "http://stub"+path, nil)
-	if err != nil {
-		return false
-	}
-	_, got := mux.Handler(probe)
-	return got != "" && got != unroutedPattern
+	r, _, _ := routes.match(method, path)
+	return r != nil
 }
 
 // matches reports whether the stub answers a routed request.
@@ -290,7 +281,7 @@ func (ss *stubs) take(account string, rq *request) (*armedStub, Stub) {
 
 // AddStub validates and arms a stub, and returns it as listed.
 func (a *API) AddStub(s Stub) (StubState, error) {
-	s, err := s.validate(a.mux)
+	s, err := s.validate(a.routes)
 	if err != nil {
 		return StubState{}, err
 	}
@@ -326,31 +317,26 @@ const stubFault = "stub:"
 // the request has passed authentication, the allowlist, its signature, the rate limit, routing
 // and its scope, so a stub changes what the server answers, never who may ask. The journal
 // names the stub (JournalEntry.Stub).
-func (a *API) stubbed(w http.ResponseWriter, rq *request, next handler) {
+func (a *API) stubbed(rq *request) *answer {
 	if a.stubs.count() == 0 {
-		next(w, rq)
-		return
+		return nil
 	}
 	armed, s := a.stubs.take(rq.cred.Account, rq)
 	if armed == nil {
-		next(w, rq)
-		return
+		return nil
 	}
 	rq.fault = stubFault + armed.id
 	if !delay(rq, s.DelayMs) {
-		return
+		return &answer{} // the caller left: nothing to say
 	}
-	h := w.Header()
+	ans := &answer{status: s.Status, header: http.Header{}, body: s.Body}
 	if len(s.Body) > 0 {
-		h.Set("Content-Type", "application/json")
+		ans.header.Set("Content-Type", "application/json")
 	}
 	for k, v := range s.Headers {
-		h.Set(k, v)
+		ans.header.Set(k, v)
 	}
-	w.WriteHeader(s.Status)
-	if len(s.Body) > 0 && rq.Method != http.MethodHead {
-		_, _ = w.Write(s.Body)
-	}
+	return ans
 }
 
 // delay waits ms milliseconds, or until the request is cancelled: it reports whether the wait

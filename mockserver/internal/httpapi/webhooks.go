@@ -8,18 +8,6 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-func (a *API) webhookRoutes() []route {
-	return []route{
-		{http.MethodGet, "/api/v1/webhooks", "webhooks:read", a.listWebhooks},
-		{http.MethodPost, "/api/v1/webhooks", "webhooks:write", a.createWebhook},
-		{http.MethodGet, "/api/v1/webhooks/{id}", "webhooks:read", a.getWebhook},
-		{http.MethodPatch, "/api/v1/webhooks/{id}", "webhooks:write", a.updateWebhook},
-		{http.MethodDelete, "/api/v1/webhooks/{id}", "webhooks:write", a.deleteWebhook},
-		{http.MethodPost, "/api/v1/webhooks/{id}/test", "webhooks:write", a.testWebhook},
-		{http.MethodPost, "/api/v1/webhooks/{id}/rotate-secret", "webhooks:write", a.rotateWebhookSecret},
-	}
-}
-
 var (
 	webhookFields  = []string{"url", "events", "description", "enabled"}
 	rotationFields = []string{"expiresInSeconds"}
@@ -85,7 +73,7 @@ func (a *API) getWebhook(rq *request) (int, any, error) {
 }
 
 func (a *API) listWebhooks(rq *request) (int, any, error) {
-	q := rq.parseQuery("page", "perPage")
+	q := rq.parseQuery()
 	w := q.window(false)
 	if err := q.done(); err != nil {
 		return 0, nil, err
