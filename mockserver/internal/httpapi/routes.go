@@ -158,7 +158,10 @@ func matchSegments(pat, segs []string) ([]string, bool) {
 	for i, p := range pat {
 		switch {
 		case strings.HasSuffix(p, "...}"):
-			return append(vals, strings.Join(segs[i:], "/")), i <= len(segs)
+			if i >= len(segs) {
+				return nil, false
+			}
+			return append(vals, strings.Join(segs[i:], "/")), true
 		case i >= len(segs):
 			return nil, false
 		case strings.HasPrefix(p, "{"):
