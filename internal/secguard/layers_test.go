@@ -132,8 +132,8 @@ func TestImportRules(t *testing.T) {
 			switch {
 			// Nothing imports the mock server but the programs and test support that run it.
 			case inModule && under(rel, "mockserver") && !under(p.path, "mockserver") &&
-				!under(p.path, "cmd") && !under(p.path, "examples") && !under(p.path, "bench") && p.path != "internal/testenv":
-				refuse("only cmd, examples, bench and internal/testenv (and tests) may import the mock server")
+				!under(p.path, "cmd") && !under(p.path, "examples") && !under(p.path, "bench") && p.path != "internal/testing/testenv":
+				refuse("only cmd, examples, bench and internal/testing/testenv (and tests) may import the mock server")
 			// The protocol facts depend on nothing of the module.
 			case p.path == "internal/wire" && !stdlib(ip):
 				refuse("internal/wire imports only the standard library")
