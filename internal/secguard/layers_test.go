@@ -135,12 +135,12 @@ func (n name) matches(ip string) bool {
 
 var backticked = regexp.MustCompile("`([^`]*)`")
 
-// parseLayers reads the table of the "## Layers" section of md (ARCHITECTURE.md). A
-// backticked name in the last three columns is a layer of the table (its packages), `medspa`
-// (the module root), a package of the module (`a/...` a subtree, `a/{b,c}` several), or, in
-// "may import" and "never", an import path outside the module; a name that is none of these
-// is an error, so the table names no package that does not exist.
-func parseLayers(md string, module []string) ([]layer, error) {
+// parseLayers reads the table of the "## Layers" section of md (ARCHITECTURE.md); paths lists
+// the module's packages. A backticked name in the last three columns is a layer of the table
+// (its packages), `medspa` (the module root), a package of the module (`a/...` a subtree,
+// `a/{b,c}` several), or, in "may import" and "never", an import path outside the module; a
+// name that is none of these is an error, so the table names no package that does not exist.
+func parseLayers(md string, paths []string) ([]layer, error) {
 	_, section, ok := strings.Cut(md, "\n## Layers\n")
 	if !ok {
 		return nil, fmt.Errorf("no \"## Layers\" section")
@@ -175,7 +175,7 @@ func parseLayers(md string, module []string) ([]layer, error) {
 	for i, r := range rows {
 		layers[i].name = r[0]
 		for _, text := range names(r[1]) {
-			n, err := resolve(text, nil, module)
+			n, err := resolve(text, nil, paths)
 			if err != nil || n.external != "" {
 				return nil, fmt.Errorf("layer %q: packages: %q names no package of the module", r[0], text)
 			}
@@ -191,14 +191,12 @@ func parseLayers(md string, module []string) ([]layer, error) {
 		prose := backticked.ReplaceAllString(r[2], "")
 		l.anything = strings.Contains(prose, "anything")
 		l.stdlib = strings.Contains(prose, "standard library")
-		for col, dst := range map[int]*[]name{2: &l.allow, 3: &l.never} {
-			for _, text := range names(r[col]) {
-				n, err := resolve(text, byName, module)
-				if err != nil {
-					return nil, fmt.Errorf("layer %q: %w", r[0], err)
-				}
-				*dst = append(*dst, n)
-			}
+		var err error
+		if l.allow, err = resolveAll(r[2], byName, paths); err != nil {
+			return nil, fmt.Errorf("layer %q: may import: %w", r[0], err)
+		}
+		if l.never, err = resolveAll(r[3], byName, paths); err != nil {
+			return nil, fmt.Errorf("layer %q: never: %w", r[0], err)
 		}
 		for _, n := range l.never {
 			for _, p := range n.pkgs {
@@ -211,6 +209,19 @@ func parseLayers(md string, module []string) ([]layer, error) {
 	return layers, nil
 }
 
+// resolveAll resolves the backticked names of a cell.
+func resolveAll(cell string, layers map[string][]string, paths []string) ([]name, error) {
+	var out []name
+	for _, text := range names(cell) {
+		n, err := resolve(text, layers, paths)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // names returns the backticked names of a cell.
 func names(cell string) []string {
 	var out []string
@@ -220,8 +231,9 @@ func names(cell string) []string {
 	return out
 }
 
-// resolve finds what a backticked name names (see parseLayers).
-func resolve(text string, layers map[string][]string, module []string) (name, error) {
+// resolve finds what a backticked name names (see parseLayers): layers maps a layer's name to
+// its packages, paths lists the module's packages.
+func resolve(text string, layers map[string][]string, paths []string) (name, error) {
 	if pkgs, ok := layers[text]; ok {
 		return name{text: text, pkgs: pkgs}, nil
 	}
@@ -232,7 +244,7 @@ func resolve(text string, layers map[string][]string, module []string) (name, er
 	for _, pattern := range expand(text) {
 		dir, tree := strings.CutSuffix(pattern, "/...")
 		found := false
-		for _, p := range module {
+		for _, p := range paths {
 			if p == dir || tree && strings.HasPrefix(p, dir+"/") {
 				n.pkgs = append(n.pkgs, p)
 				found = true
@@ -282,6 +294,7 @@ func inModule(ip string) (rel string, ok bool) {
 	return strings.CutPrefix(ip, module+"/")
 }
 
+// stdlib reports an import path of the standard library (no dot in its first element).
 func stdlib(ip string) bool {
 	first, _, _ := strings.Cut(ip, "/")
 	return !strings.Contains(first, ".")
@@ -292,12 +305,7 @@ func stdlib(ip string) bool {
 // limited to the standard library, any other import from outside the module.
 func check(layers []layer, pkgs map[string]*pkg) []string {
 	var errs []string
-	paths := make([]string, 0, len(pkgs))
-	for p := range pkgs {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, path := range paths {
+	for _, path := range modulePaths(pkgs) {
 		p := pkgs[path]
 		var rows []*layer
 		for i := range layers {
