@@ -63,68 +63,91 @@ func TestDocsNameTheFacade(t *testing.T) {
 
 // TestFacadeAliasesDocumentTheirFields: `go doc medspa.X` of an alias shows the alias's own
 // comment and not the fields of client.X, so the comment of every struct alias names each of
-// the struct's exported fields.
+// the struct's exported fields. The same holds for package client's aliases of the protocol's
+// types in internal/wire (client.Date = wire.Date, client.Meta = wire.Meta).
 func TestFacadeAliasesDocumentTheirFields(t *testing.T) {
 	t.Parallel()
-	fields := map[string][]string{} // client struct → its exported fields
-	_, clientFiles := parseDir(t, "client")
-	for _, f := range clientFiles {
-		ast.Inspect(f, func(n ast.Node) bool {
-			ts, ok := n.(*ast.TypeSpec)
-			if !ok {
-				return true
-			}
-			if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.IsExported() {
-				names := []string{}
-				for _, fl := range st.Fields.List {
-					for _, name := range fl.Names {
-						if name.IsExported() {
-							names = append(names, name.Name)
+	fields := func(dir string) map[string][]string { // struct → its exported fields
+		out := map[string][]string{}
+		_, files := parseDir(t, dir)
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				ts, ok := n.(*ast.TypeSpec)
+				if !ok {
+					return true
+				}
+				if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.IsExported() {
+					names := []string{}
+					for _, fl := range st.Fields.List {
+						for _, name := range fl.Names {
+							if name.IsExported() {
+								names = append(names, name.Name)
+							}
 						}
 					}
+					out[ts.Name.Name] = names
 				}
-				fields[ts.Name.Name] = names
-			}
-			return false
-		})
+				return false
+			})
+		}
+		return out
 	}
-	aliases := 0
-	_, facadeFiles := parseDir(t, ".")
-	for _, f := range facadeFiles {
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, s := range gd.Specs {
-				ts := s.(*ast.TypeSpec)
-				if !ts.Assign.IsValid() {
+	wireFields := fields("internal/wire")
+	for _, c := range []struct {
+		dir     string              // the package of the aliases
+		pkg     string              // the package they alias
+		fields  map[string][]string // its structs
+		atLeast int                 // aliases expected at least
+	}{
+		{".", "client", fields("client"), 10},
+		{"client", "wire", wireFields, 2},
+	} {
+		aliases := 0
+		_, files := parseDir(t, c.dir)
+		for _, f := range files {
+			for _, d := range f.Decls {
+				gd, ok := d.(*ast.GenDecl)
+				if !ok || gd.Tok != token.TYPE {
 					continue
 				}
-				aliases++
-				target := ts.Type
-				if ix, ok := target.(*ast.IndexExpr); ok {
-					target = ix.X
-				}
-				sel, ok := target.(*ast.SelectorExpr)
-				if !ok {
-					continue
-				}
-				doc := ts.Doc
-				if doc == nil {
-					doc = gd.Doc
-				}
-				text := doc.Text()
-				for _, field := range fields[sel.Sel.Name] {
-					if !regexp.MustCompile(`\b` + field + `\b`).MatchString(text) {
-						t.Errorf("alias %s: its doc comment does not name field %s of client.%s", ts.Name.Name, field, sel.Sel.Name)
+				for _, s := range gd.Specs {
+					ts := s.(*ast.TypeSpec)
+					if !ts.Assign.IsValid() {
+						continue
+					}
+					aliases++
+					target := ts.Type
+					if ix, ok := target.(*ast.IndexExpr); ok {
+						target = ix.X
+					}
+					sel, ok := target.(*ast.SelectorExpr)
+					if !ok {
+						continue
+					}
+					pkg, _ := sel.X.(*ast.Ident)
+					if pkg == nil || pkg.Name != c.pkg {
+						continue
+					}
+					doc := ts.Doc
+					if doc == nil {
+						doc = gd.Doc
+					}
+					text := doc.Text()
+					structFields, ok := c.fields[sel.Sel.Name]
+					if !ok && c.pkg == "client" {
+						structFields = wireFields[sel.Sel.Name] // medspa.Date = client.Date = wire.Date
+					}
+					for _, field := range structFields {
+						if !regexp.MustCompile(`\b` + field + `\b`).MatchString(text) {
+							t.Errorf("%s: alias %s: its doc comment does not name field %s of %s.%s", c.dir, ts.Name.Name, field, c.pkg, sel.Sel.Name)
+						}
 					}
 				}
 			}
 		}
-	}
-	if aliases < 10 {
-		t.Fatalf("found %d type aliases in the facade; the parse is broken", aliases)
+		if aliases < c.atLeast {
+			t.Fatalf("found %d type aliases in %s; the parse is broken", aliases, c.dir)
+		}
 	}
 }
 

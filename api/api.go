@@ -3,7 +3,7 @@
 // and the mock server's admin surface (admin-openapi.yaml).
 //
 // The documents are the machine-readable form of the project's wire contract. Tests validate
-// traffic against them (see internal/oapitest), and generators such as oapi-codegen can build
+// traffic against them (see internal/testing/oapitest), and generators such as oapi-codegen can build
 // clients from them.
 package api
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/medspa/medspa-go/appointments"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 )

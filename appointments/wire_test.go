@@ -9,7 +9,7 @@ import (
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/wiretest"
+	"github.com/medspa/medspa-go/internal/testing/wiretest"
 )
 
 const appointmentJSON = `{"id":"` + wiretest.AppointmentID + `","patientId":"` + wiretest.PatientID + `","providerId":"prv_9",` +

@@ -7,7 +7,7 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/billing"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"

@@ -13,7 +13,7 @@ import (
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/inventory"
 )
 

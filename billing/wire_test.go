@@ -10,7 +10,7 @@ import (
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/wiretest"
+	"github.com/medspa/medspa-go/internal/testing/wiretest"
 )
 
 const invoiceJSON = `{"id":"` + wiretest.InvoiceID + `","patientId":"` + wiretest.PatientID + `","lineItems":[{"description":"Peel",` +

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/medspa/medspa-go/internal/wire"
 )
 
 // ListOptions are the paging parameters every list accepts; area ListParams embed it.
@@ -19,15 +21,12 @@ type ListOptions struct {
 	PerPage int `url:"perPage,omitempty"`
 }
 
-// Meta is the paging information of a list answer.
-type Meta struct {
-	// Total is the number of records matching the filters.
-	Total int `json:"total"`
-	// Page is the 1-based page number of this answer.
-	Page int `json:"page"`
-	// PerPage is the page size.
-	PerPage int `json:"perPage"`
-}
+// Meta is the paging information of a list answer; users see it as medspa.Meta:
+//
+//	Total   int // the number of records matching the filters
+//	Page    int // the 1-based page number of this answer
+//	PerPage int // the page size
+type Meta = wire.Meta
 
 // Page is one page of a list: the records and the paging information.
 type Page[T any] struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 )

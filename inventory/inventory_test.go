@@ -13,8 +13,8 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/oapitest"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/oapitest"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 )

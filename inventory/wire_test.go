@@ -8,7 +8,7 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/wiretest"
+	"github.com/medspa/medspa-go/internal/testing/wiretest"
 	"github.com/medspa/medspa-go/inventory"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/medspa/medspa-go/internal/oapitest"
+	"github.com/medspa/medspa-go/internal/testing/oapitest"
 	"github.com/medspa/medspa-go/mockserver"
 )
 

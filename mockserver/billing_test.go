@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/billing"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/webhooks"

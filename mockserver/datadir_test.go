@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/medspa/medspa-go/internal/restarttest"
+	"github.com/medspa/medspa-go/internal/testing/restarttest"
 	"github.com/medspa/medspa-go/mockserver"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/webhooks"
 )

@@ -19,7 +19,7 @@ import (
 
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 )
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/internal/httpsig"
-	"github.com/medspa/medspa-go/internal/oapitest"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/oapitest"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 )
 

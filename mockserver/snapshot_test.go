@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/medspa/medspa-go/internal/restarttest"
+	"github.com/medspa/medspa-go/internal/testing/restarttest"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/webhooks"
 )

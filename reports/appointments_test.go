@@ -9,7 +9,7 @@ import (
 
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/client"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/reports"
 )
 

@@ -17,8 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/internal/oapitest"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/oapitest"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/mockserver"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"

@@ -12,7 +12,7 @@ import (
 	medspa "github.com/medspa/medspa-go"
 	"github.com/medspa/medspa-go/appointments"
 	"github.com/medspa/medspa-go/billing"
-	"github.com/medspa/medspa-go/internal/testenv"
+	"github.com/medspa/medspa-go/internal/testing/testenv"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/reports"

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/internal/wiretest"
+	"github.com/medspa/medspa-go/internal/testing/wiretest"
 	"github.com/medspa/medspa-go/reports"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/medspa/medspa-go/internal/restarttest"
+	"github.com/medspa/medspa-go/internal/testing/restarttest"
 )
 
 // TestKillInBurst kills the binary (SIGKILL) in the middle of a burst of 64 concurrent writers

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/medspa/medspa-go/internal/restarttest"
+	"github.com/medspa/medspa-go/internal/testing/restarttest"
 	bolt "go.etcd.io/bbolt"
 )
 

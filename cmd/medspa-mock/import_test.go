@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/medspa/medspa-go/internal/restarttest"
+	"github.com/medspa/medspa-go/internal/testing/restarttest"
 )
 
 // The data directory of release 0.2 in testdata/datadir-0.2 (written by the 0.2 binary:

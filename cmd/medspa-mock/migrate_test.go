@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/medspa/medspa-go/internal/restarttest"
+	"github.com/medspa/medspa-go/internal/testing/restarttest"
 )
 
 // The single-file -data of release 0.2 (testdata/v1, written by the binary of then: see its

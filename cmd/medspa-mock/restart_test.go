@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/medspa/medspa-go/internal/restarttest"
+	"github.com/medspa/medspa-go/internal/testing/restarttest"
 )
 
 // The binary on a data directory, stopped (SIGTERM) or killed (SIGKILL) after every item was

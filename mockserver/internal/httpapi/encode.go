@@ -1,7 +1,7 @@
 package httpapi
 
 import (
-	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/jsonx"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -77,7 +77,7 @@ func optionalStrings(b []byte, name string, vs []string) []byte {
 }
 
 // appendDate appends d as its MarshalText does, quoted.
-func appendDate(b []byte, d client.Date) []byte {
+func appendDate(b []byte, d wire.Date) []byte {
 	b = append(b, '"')
 	if d.Year < 0 || d.Year > 9999 || d.Month < 1 || d.Month > 12 || d.Day < 1 || d.Day > 99 {
 		t, _ := d.MarshalText() // never fails

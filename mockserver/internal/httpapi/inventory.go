@@ -1,7 +1,7 @@
 package httpapi
 
 import (
-	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -80,7 +80,7 @@ func (a *API) listStock(rq *request) (int, any, error) {
 		LowStock:  q.boolean("lowStock"),
 	}
 	if s, given := q.one("expiringBefore"); given {
-		d, err := client.ParseDate(s)
+		d, err := wire.ParseDate(s)
 		if err != nil {
 			q.fail("expiringBefore", "invalid_format", "must be a date YYYY-MM-DD")
 		}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
@@ -267,15 +266,15 @@ func queryNameSet(routes []route, extra ...[]string) map[string]bool {
 
 // listAnswer is the list envelope of docs/protocol.md §3.
 type listAnswer[T any] struct {
-	Data []T         `json:"data"`
-	Meta client.Meta `json:"meta"`
+	Data []T       `json:"data"`
+	Meta wire.Meta `json:"meta"`
 }
 
 func list[T any](items []T, total int, w store.Window) listAnswer[T] {
 	if items == nil {
 		items = []T{}
 	}
-	return listAnswer[T]{Data: items, Meta: client.Meta{Total: total, Page: w.Page, PerPage: w.PerPage}}
+	return listAnswer[T]{Data: items, Meta: wire.Meta{Total: total, Page: w.Page, PerPage: w.PerPage}}
 }
 
 // pathID returns the {id} path value when it has the prefix's shape; a malformed id is a 404.

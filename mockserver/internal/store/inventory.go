@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -32,7 +32,7 @@ type AdjustmentRecord struct {
 	Delta       int64            `json:"delta"`
 	Reason      inventory.Reason `json:"reason"`
 	LotNumber   string           `json:"lotNumber,omitempty"`
-	ExpiresOn   client.Date      `json:"expiresOn,omitzero"`
+	ExpiresOn   wire.Date        `json:"expiresOn,omitzero"`
 	Reference   string           `json:"reference,omitempty"`
 	OnHandAfter int64            `json:"onHandAfter"`
 	CreatedAt   time.Time        `json:"createdAt"`
@@ -331,7 +331,7 @@ type StockFilter struct {
 	ProductID      string
 	Location       string
 	LowStock       *bool
-	ExpiringBefore client.Date
+	ExpiringBefore wire.Date
 }
 
 // ListStock returns a page of matching stock records and the number matching.
@@ -420,7 +420,7 @@ func checkAdjustment(in AdjustmentInput) (inventory.AdjustParams, error) {
 		}
 	}
 	if c.decoded(in.ExpiresOn.Complaint, in.ExpiresOn.State) && in.ExpiresOn.State == Present {
-		d, err := client.ParseDate(in.ExpiresOn.Value)
+		d, err := wire.ParseDate(in.ExpiresOn.Value)
 		if err != nil {
 			c.fail("expiresOn", "invalid_format", "must be a date YYYY-MM-DD")
 		}
@@ -507,7 +507,7 @@ func insufficient(available int64) *RuleError {
 // planLots returns the lots after the delta and, for a removal, what it drew from each lot; or
 // the problem: a named lot gives or takes alone, otherwise a removal takes
 // first-expiring-first-out. Emptied lots are dropped. lots is not modified.
-func planLots(lots []inventory.Lot, lot string, expiresOn client.Date, delta int64) (after, drawn []inventory.Lot, err error) {
+func planLots(lots []inventory.Lot, lot string, expiresOn wire.Date, delta int64) (after, drawn []inventory.Lot, err error) {
 	out := slices.Clone(lots)
 	if delta > 0 {
 		if i := lotIndex(out, lot); i >= 0 {

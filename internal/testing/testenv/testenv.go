@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	medspa "github.com/medspa/medspa-go"
-	"github.com/medspa/medspa-go/internal/oapitest"
+	"github.com/medspa/medspa-go/internal/testing/oapitest"
 	"github.com/medspa/medspa-go/mockserver"
 )
 
