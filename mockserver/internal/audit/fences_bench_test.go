@@ -1,11 +1,9 @@
 package audit
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -128,49 +126,5 @@ func TestFencePlainHashIsTheHash(t *testing.T) {
 	sum := sha256.Sum256(append([]byte(e.PrevHash), canonical...))
 	if hex.EncodeToString(sum[:]) != ComputeHash(e) {
 		t.Fatal("the plain hash differs")
-	}
-}
-
-// BenchmarkFenceAuditRecord keeps RecordOnly and the chain's hash held as hex digits
-// (log.go): the server's audit event recorded with no string made of its hashes, versus with
-// both made (as Record does for callers that read them, and as the server's path did).
-func BenchmarkFenceAuditRecord(b *testing.B) {
-	e := benchEvent()
-	ctx := context.Background()
-	b.Run("fast", func(b *testing.B) {
-		l := NewLog()
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := l.RecordOnly(ctx, "acct", e); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("plain", func(b *testing.B) {
-		l := NewLog()
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := l.Record(ctx, "acct", e); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
-// RecordOnly and Record make the same chain.
-func TestRecordOnlyIsRecord(t *testing.T) {
-	t.Parallel()
-	a, b := NewLog(), NewLog()
-	for i := range 5 {
-		e := benchEvent()
-		e.ID = fmt.Sprintf("aud_%032x", i)
-		if err := a.RecordOnly(context.Background(), "acct", e); err != nil {
-			t.Fatal(err)
-		}
-		b.Append("acct", e)
-	}
-	got, want := a.Events("acct"), b.Events("acct")
-	if !Verify(got) || len(got) != 5 || got[4].Hash != want[4].Hash {
-		t.Fatalf("RecordOnly's chain differs: %+v", got)
 	}
 }

@@ -80,7 +80,7 @@ type recordHook struct {
 
 // OnRecord makes f see every event once it is linked into its chain, while wants reports true
 // (at most one f; nil: none). f runs on the recording goroutine and must not block; wants is
-// asked per event, so that nobody listening costs no hash strings (RecordOnly).
+// asked per event.
 func (l *Log) OnRecord(f func(account string, e Event), wants func() bool) {
 	if f == nil {
 		l.onRecord.Store(nil)
@@ -225,7 +225,7 @@ func (l *Log) chainOf(account string) *chain {
 // directory it waits for the event to reach the account's audit file; Record says whether it
 // did.
 func (l *Log) Append(account string, e Event) Event {
-	e, _ = l.record(context.Background(), account, e, true)
+	e, _ = l.record(context.Background(), account, e)
 	return e
 }
 
@@ -236,23 +236,16 @@ func (l *Log) Append(account string, e Event) Event {
 // only their path (cut to MaxPathBytes) besides the outcome, time, address and ids; they are
 // never written to a file.
 func (l *Log) Record(ctx context.Context, account string, e Event) (Event, error) {
-	return l.record(ctx, account, e, true)
+	return l.record(ctx, account, e)
 }
 
-// RecordOnly is Record for a caller that needs no more than the error: the event's hashes are
-// not made into strings (an allocation per request saved on the server's path).
-func (l *Log) RecordOnly(ctx context.Context, account string, e Event) error {
-	_, err := l.record(ctx, account, e, false)
-	return err
-}
-
-// Enqueue is RecordOnly in two steps: it links e into account's chain and queues it for the
+// Enqueue is Record in two steps: it links e into account's chain and queues it for the
 // account's audit file, returning at once; the returned wait returns once the event is in the
 // file (at once without a data directory). The caller answers its request only after wait
 // returned nil. An event queued right after a change of the data directory's state shares its
 // transaction (one commit for both).
 func (l *Log) Enqueue(account string, e Event) (wait func(context.Context) error, err error) {
-	_, wait, err = l.enqueue(account, e, false)
+	_, wait, err = l.enqueue(account, e)
 	if wait == nil {
 		wait = noWait
 	}
@@ -261,8 +254,8 @@ func (l *Log) Enqueue(account string, e Event) (wait func(context.Context) error
 
 func noWait(context.Context) error { return nil }
 
-func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) (Event, error) {
-	e, wait, err := l.enqueue(account, e, hashes)
+func (l *Log) record(ctx context.Context, account string, e Event) (Event, error) {
+	e, wait, err := l.enqueue(account, e)
 	if err != nil || wait == nil {
 		return e, err
 	}
@@ -271,7 +264,7 @@ func (l *Log) record(ctx context.Context, account string, e Event, hashes bool) 
 
 // enqueue links e into account's chain and queues its record for the account's file, if any:
 // wait (nil without a file) says when it is there.
-func (l *Log) enqueue(account string, e Event, hashes bool) (Event, func(context.Context) error, error) {
+func (l *Log) enqueue(account string, e Event) (Event, func(context.Context) error, error) {
 	e.At = wire.Time(e.At)
 	if account == Anonymous {
 		e.Actor, e.ResourceID = "", ""
@@ -293,10 +286,8 @@ func (l *Log) enqueue(account string, e Event, hashes bool) (Event, func(context
 	c := l.chainOf(account)
 	sum := computeSumHex(&e, &c.last)
 	hook := l.hook()
-	if hashes || f != nil || hook != nil {
-		e.PrevHash = string(c.last[:])
-		e.Hash = hex.EncodeToString(sum[:])
-	}
+	e.PrevHash = string(c.last[:])
+	e.Hash = hex.EncodeToString(sum[:])
 	l.push(c, &e, sum)
 	var wait func(context.Context) error
 	if f != nil {
