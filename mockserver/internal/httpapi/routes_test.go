@@ -3,6 +3,7 @@ package httpapi
 import (
 	"maps"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -126,5 +127,33 @@ func TestRouterPrefersLiteralSegments(t *testing.T) {
 		if got != c.want || !maps.Equal(values, c.values) || !slices.Equal(allow, c.allow) {
 			t.Errorf("%s %s: %q %v allow %v; want %q %v allow %v", c.method, c.path, got, values, allow, c.want, c.values, c.allow)
 		}
+	}
+}
+
+// TestRouteAreasAreTheAreaPackages: the areas the route table's scopes name are the area
+// packages of ARCHITECTURE.md's layer table, which the layer guard (internal/secguard) checks.
+func TestRouteAreasAreTheAreaPackages(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var packages []string
+	for line := range strings.SplitSeq(string(doc), "\n") {
+		if cells := strings.Split(line, "|"); len(cells) > 2 && strings.TrimSpace(cells[1]) == "areas" {
+			for name := range strings.SplitSeq(cells[2], ",") {
+				packages = append(packages, strings.Trim(name, " `"))
+			}
+		}
+	}
+	a := New(store.New(store.Options{}), auth.NewRegistry(), Options{})
+	var areas []string
+	for _, s := range a.scopes {
+		if area, _, ok := strings.Cut(s, ":"); ok && !slices.Contains(areas, area) {
+			areas = append(areas, area)
+		}
+	}
+	if len(packages) == 0 || !sameSet(areas, packages) {
+		t.Errorf("the route table's areas %q, ARCHITECTURE.md's area packages %q", areas, packages)
 	}
 }
