@@ -154,7 +154,3 @@ func plainLimitHeaders(h http.Header, plan auth.Plan, v limitValues) {
 	h.Set("X-Ratelimit-Remaining", strconv.FormatInt(v.remaining, 10))
 	h.Set("X-Ratelimit-Reset", strconv.FormatInt(v.reset, 10))
 }
-
-// writerSink keeps the benchmarks' writers reachable, as the pipeline's are (they escape into
-// http.ResponseWriter).
-var writerSink http.ResponseWriter
