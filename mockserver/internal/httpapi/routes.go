@@ -95,13 +95,13 @@ func (a *API) apiRoutes() []route {
 // is literal wins (so /api/v1/reports/custom is never /api/v1/reports/{id}).
 type router struct {
 	routes   []route
-	segments [][]string // each route's pattern, split at "/"
+	segments map[*route][]string // each route's pattern, split at "/"
 }
 
 func newRouter(routes []route) *router {
-	rt := &router{routes: routes}
-	for _, r := range routes {
-		rt.segments = append(rt.segments, strings.Split(r.pattern, "/"))
+	rt := &router{routes: routes, segments: map[*route][]string{}}
+	for i := range routes {
+		rt.segments[&routes[i]] = strings.Split(routes[i].pattern, "/")
 	}
 	return rt
 }
@@ -114,20 +114,20 @@ func wildcard(seg string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(seg[1:], "}"), "...")
 }
 
-// match returns the route of method and path, and the values of its wildcards; allow lists the
-// methods the path has when method is not one of them (none: the path is unknown).
-func (rt *router) match(method, path string) (found *route, values map[string]string, allow []string) {
+// match returns the route of method and path, and the path's segments; allow lists the methods
+// the path has when method is not one of them (none: the path is unknown).
+func (rt *router) match(method, path string) (found *route, segs []string, allow []string) {
 	if method == http.MethodHead {
 		method = http.MethodGet // a GET route answers HEAD too (net/http drops the body)
 	}
-	segs := strings.Split(path, "/")
-	var best []string // the segments of the best match so far
-	for i, pat := range rt.segments {
-		vals, ok := matchSegments(pat, segs)
-		if !ok {
+	segs = strings.Split(path, "/")
+	var best []string // the pattern of the best match so far
+	for i := range rt.routes {
+		r := &rt.routes[i]
+		pat := rt.segments[r]
+		if !matchSegments(pat, segs) {
 			continue
 		}
-		r := &rt.routes[i]
 		if r.method != method {
 			if !slices.Contains(allow, r.method) {
 				allow = append(allow, r.method)
@@ -136,43 +136,49 @@ func (rt *router) match(method, path string) (found *route, values map[string]st
 		}
 		if found == nil || moreLiteral(pat, best) {
 			found, best = r, pat
-			values = map[string]string{}
-			for _, seg := range pat {
-				if name := wildcard(seg); name != "" {
-					values[name] = vals[0]
-					vals = vals[1:]
-				}
-			}
 		}
 	}
 	if found != nil {
 		allow = nil
 	}
-	return found, values, allow
+	return found, segs, allow
 }
 
-// matchSegments matches a path's segments against a pattern's, returning the wildcards' values.
-func matchSegments(pat, segs []string) ([]string, bool) {
-	var vals []string
+// matchSegments reports whether a path's segments match a pattern's.
+func matchSegments(pat, segs []string) bool {
 	for i, p := range pat {
 		switch {
-		case strings.HasSuffix(p, "...}"):
-			if i >= len(segs) {
-				return nil, false
-			}
-			return append(vals, strings.Join(segs[i:], "/")), true
 		case i >= len(segs):
-			return nil, false
+			return false
+		case strings.HasSuffix(p, "...}"):
+			return true
 		case strings.HasPrefix(p, "{"):
 			if segs[i] == "" {
-				return nil, false
+				return false
 			}
-			vals = append(vals, segs[i])
 		case p != segs[i]:
-			return nil, false
+			return false
 		}
 	}
-	return vals, len(pat) == len(segs)
+	return len(pat) == len(segs)
+}
+
+// pathValues calls set with each wildcard of r's pattern and its value in segs, unescaped.
+func (rt *router) pathValues(r *route, segs []string, set func(name, value string)) {
+	for i, seg := range rt.segments[r] {
+		name := wildcard(seg)
+		if name == "" {
+			continue
+		}
+		v := segs[i]
+		if strings.HasSuffix(seg, "...}") {
+			v = strings.Join(segs[i:], "/")
+		}
+		if u, err := url.PathUnescape(v); err == nil {
+			v = u
+		}
+		set(name, v)
+	}
 }
 
 // moreLiteral reports whether pattern a is literal where b first has a wildcard.
@@ -198,7 +204,7 @@ func (a *API) route(rq *request) *answer {
 // find routes rq in the table: its route and path values, or the 404 or 405 (with Allow) of
 // docs/protocol.md §4.
 func (rt *router) find(rq *request, what string) *answer {
-	r, values, allow := rt.match(rq.Method, rq.URL.EscapedPath())
+	r, segs, allow := rt.match(rq.Method, rq.URL.EscapedPath())
 	if r == nil {
 		if len(allow) == 0 {
 			return rq.problem(problem.NotFound(what))
@@ -207,12 +213,7 @@ func (rt *router) find(rq *request, what string) *answer {
 			WithHeader("Allow", strings.Join(allow, ", ")))
 	}
 	rq.route = r
-	for name, v := range values {
-		if u, err := url.PathUnescape(v); err == nil {
-			v = u
-		}
-		rq.SetPathValue(name, v)
-	}
+	rt.pathValues(r, segs, rq.SetPathValue)
 	return nil
 }
 
