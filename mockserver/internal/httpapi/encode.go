@@ -11,13 +11,19 @@ import (
 // encoding/json would, skipping reflection. TestEncodersMatchEncodingJSON and
 // FuzzPatientEncoding hold each to encoding/json's output.
 
-// jsonAppender is a handler result that encodes itself.
+// jsonAppender is a handler result that encodes itself, into a buffer of about sizeHint bytes.
 type jsonAppender interface {
 	appendJSON(b []byte) []byte
+	sizeHint() int
 }
 
 // patientJSON is a patient answer.
 type patientJSON patients.Patient
+
+// patientSize is about the length of one patient's JSON, for the answer's first buffer.
+const patientSize = 512
+
+func (p *patientJSON) sizeHint() int { return patientSize }
 
 func (p *patientJSON) appendJSON(b []byte) []byte {
 	b = append(b, '{')
@@ -92,6 +98,8 @@ func appendDate(b []byte, d wire.Date) []byte {
 
 // patientList is a page of patients.
 type patientList struct{ listAnswer[patients.Patient] }
+
+func (l *patientList) sizeHint() int { return 64 + len(l.Data)*patientSize }
 
 func (l *patientList) appendJSON(b []byte) []byte {
 	b = append(b, `{"data":[`...)

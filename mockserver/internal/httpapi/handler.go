@@ -30,7 +30,7 @@ func (a *API) runHandler(rq *request) *answer {
 	case rawBody:
 		return newAnswer(status, b.contentType, b.body)
 	case jsonAppender:
-		return newAnswer(status, "application/json", b.appendJSON(nil))
+		return newAnswer(status, "application/json", b.appendJSON(make([]byte, 0, b.sizeHint())))
 	}
 	out, err := json.Marshal(v)
 	if err != nil {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/patients"
 )
 
 var (
@@ -69,6 +70,6 @@ func (a *API) listPatients(rq *request) (int, any, error) {
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
-	items, total, err := rq.acct.ListPatientsInto(filter, w, nil)
+	items, total, err := rq.acct.ListPatientsInto(filter, w, make([]patients.Patient, 0, w.PerPage))
 	return ok, &patientList{list(items, total, w)}, err
 }
