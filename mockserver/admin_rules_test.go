@@ -322,3 +322,24 @@ func TestAdminNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminBodyTypeErrorsNameTheMember: an admin body member of the wrong JSON type is 422
+// naming it (as the API's bodies are), not a bare 400; nothing is created.
+func TestAdminBodyTypeErrorsNameTheMember(t *testing.T) {
+	t.Parallel()
+	_, base, _ := serveAdmin(t)
+	for body, pointer := range map[string]string{
+		`{"plan":5}`:                      "/plan",
+		`{"plan":"starter","scopes":"*"}`: "/scopes",
+		`{"plan":"custom","burst":"10"}`:  "/burst",
+	} {
+		got := adminCall{"POST", "/__admin/api-keys", body, nil}.do(t, base)
+		var p struct {
+			Errors []struct{ Pointer, Code string }
+		}
+		_ = json.Unmarshal(got.body, &p)
+		if got.status != 422 || got.code != "validation_error" || len(p.Errors) != 1 || p.Errors[0].Pointer != pointer {
+			t.Errorf("POST /__admin/api-keys %s: %d %s; want 422 validation_error naming %s", body, got.status, got.body, pointer)
+		}
+	}
+}

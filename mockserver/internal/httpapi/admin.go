@@ -4,10 +4,13 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -171,18 +174,14 @@ func readAdminBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	var b []byte
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Body.Read(buf)
-		b = append(b, buf[:n]...)
-		if len(b) > 16*MaxBodyBytes {
-			return nil, problem.New("payload_too_large", "the admin request body is too large")
-		}
-		if err != nil {
-			return b, nil
-		}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 16*MaxBodyBytes+1))
+	switch {
+	case err != nil:
+		return nil, problem.New("malformed_json", "the request body could not be read")
+	case len(b) > 16*MaxBodyBytes:
+		return nil, problem.New("payload_too_large", "the admin request body is too large")
 	}
+	return b, nil
 }
 
 // withBody is the handler of an admin route that takes a JSON body: the body decoded into B
@@ -203,7 +202,8 @@ type accountBody struct {
 	Account string `json:"account"`
 }
 
-// decodeAdmin decodes an admin body strictly (unknown fields are errors); an empty body is {}.
+// decodeAdmin decodes an admin body strictly (unknown fields are errors; a member of the wrong
+// JSON type is 422 naming it, as on the API); an empty body is {}.
 func decodeAdmin(rq *request, dst any) error {
 	if len(strings.TrimSpace(string(rq.body))) == 0 {
 		return nil
@@ -216,9 +216,29 @@ func decodeAdmin(rq *request, dst any) error {
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 			return problem.Field("/"+name, "unknown_field", "is not a field of this request")
 		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return problem.Validation([]problem.FieldError{{Pointer: "/" + strings.ReplaceAll(te.Field, ".", "/"),
+				Code: "invalid_value", Detail: "must be a JSON " + jsonTypeName(te.Type.Kind())}})
+		}
 		return problem.New("malformed_json", "the request body is not a valid JSON object of the expected shape")
 	}
 	return nil
+}
+
+// jsonTypeName names the JSON type a Go kind decodes from.
+func jsonTypeName(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return "number"
 }
 
 // Reset empties one account's data (or every account's when account is ""); keys survive.
