@@ -15,9 +15,9 @@ import (
 // integer and duration attributes, none of whose keys or values needs quoting): those are
 // appended by hand, byte for byte what the TextHandler writes (TestHandlerMatchesTextHandler);
 // anything else is the TextHandler's. The server's journal hands its lines to Request, with no
-// slog.Record made for them. A fenced optimisation kept by BenchmarkFenceRequestLines
-// (BENCHMARKS.md): the TextHandler was the largest part of the binary's own work per request
-// left under load.
+// slog.Record made for them. Retired (issue 28, BENCHMARKS.md "Retired"): neither the binary nor
+// mockserver.NewLogHandler makes one any more; the package goes once the journal no longer
+// recognises it.
 type Handler struct {
 	*slog.TextHandler
 	out io.Writer // written with one Write per line, as the TextHandler does

@@ -102,29 +102,3 @@ func TestRequestIsHandle(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkFenceRequestLines keeps Handler: a request's log line made by hand from its fields
-// (Request, the server's road), by hand from its record (Handle), and by slog's TextHandler.
-func BenchmarkFenceRequestLines(b *testing.B) {
-	l := Line{Time: time.Now(), Level: slog.LevelInfo, Method: "GET", Path: "/api/v1/patients/pat_01a21374cd9470018f7beeb60b2afbeb",
-		Status: 200, Duration: 133538 * time.Nanosecond, RequestID: "req_01a21374cec57000a74b6a421c0a7eb7",
-		Account: "acct_01a21374c9bf70019bb4b2008e47f4d8"}
-	b.Run("fields", func(b *testing.B) {
-		h := New(io.Discard)
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = h.Request(&l)
-		}
-	})
-	for _, c := range []struct {
-		name string
-		h    slog.Handler
-	}{{"fast", New(io.Discard)}, {"plain", slog.NewTextHandler(io.Discard, nil)}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				_ = c.h.Handle(context.Background(), l.Record(0))
-			}
-		})
-	}
-}
