@@ -86,9 +86,7 @@ func (s *Server) HTTPServer() *http.Server {
 
 // LimitListener returns ln holding at most ConnLimits.MaxConns connections open at once: beyond
 // it, Accept waits until one of them closes (the new connection waits in the listen backlog),
-// and every open connection keeps working. Wrap the TCP listener, below any TLS. Its
-// connections also send an answer that net/http writes in 4 KiB pieces in one write, up to
-// 64 KiB (a held piece waits at most a millisecond, for any protocol above).
+// and every open connection keeps working. Wrap the TCP listener, below any TLS.
 func (s *Server) LimitListener(ln net.Listener) net.Listener {
 	return &limitListener{Listener: ln, slots: make(chan struct{}, s.connLimits().MaxConns), closed: make(chan struct{})}
 }
@@ -144,7 +142,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		<-l.slots
 		return nil, err
 	}
-	return &limitedConn{coalescingConn: newCoalescingConn(c), release: func() { <-l.slots }}, nil
+	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
 }
 
 func (l *limitListener) Close() error {
@@ -152,15 +150,15 @@ func (l *limitListener) Close() error {
 	return l.Listener.Close()
 }
 
-// limitedConn gives its slot back when closed (once). Its writes are coalesced (coalesce.go).
+// limitedConn gives its slot back when closed (once).
 type limitedConn struct {
-	coalescingConn
+	net.Conn
 	once    sync.Once
 	release func()
 }
 
 func (c *limitedConn) Close() error {
-	err := c.coalescingConn.Close()
+	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
-	"github.com/medspa/medspa-go/mockserver/internal/reqlog"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
@@ -66,15 +65,12 @@ type options struct {
 
 // WithLogger logs one metadata-only line per request (never bodies, PHI or credentials), with
 // message "request" and the attributes method, path, status, duration, request_id, and account
-// and fault when known. Any slog handler will do; NewLogHandler's is the fastest.
+// and fault when known. Any slog handler will do.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// NewLogHandler returns the standalone binary's log handler, writing to w what slog's
-// TextHandler at its default level writes, byte for byte. The server hands it request lines with
-// no slog.Record made for them: a line costs the request path about a quarter of what it costs
-// through a TextHandler (BENCHMARKS.md). w gets one Write per line; wrap it in a buffer when lines
-// are many (the binary batches them).
-func NewLogHandler(w io.Writer) slog.Handler { return reqlog.New(w) }
+// NewLogHandler returns the standalone binary's log handler: slog's TextHandler at its default
+// level (Info), one line per Write to w.
+func NewLogHandler(w io.Writer) slog.Handler { return slog.NewTextHandler(w, nil) }
 
 // WithTrustedProxy names the proxies whose X-Forwarded-For the server believes (for IP
 // allowlists; docs/protocol.md §5): CIDRs or addresses, such as "10.0.0.0/8" or "::1". A request

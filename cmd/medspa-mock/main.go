@@ -151,9 +151,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer setMemoryLimit(c.memoryLimit)()
 	opts := []mockserver.Option{mockserver.WithJournalSize(c.journal)}
 	if !c.quiet {
-		logOut := newLogBuffer(stderr) // one write per batch of lines, not per request
-		defer logOut.Close()
-		opts = append(opts, mockserver.WithLogger(slog.New(mockserver.NewLogHandler(logOut))))
+		opts = append(opts, mockserver.WithLogger(slog.New(mockserver.NewLogHandler(stderr))))
 	}
 	if c.seed != 0 {
 		opts = append(opts, mockserver.WithSeed(c.seed))

@@ -506,7 +506,7 @@ func TestArchitectureTableRefusesWrongImports(t *testing.T) {
 		{"mockserver/internal/httpapi", "client"},
 		{"mockserver/internal/store", "mockserver/internal/httpapi"},
 		{"mockserver/internal/webhook", "internal/testing/testenv"},
-		{"mockserver/internal/reqlog", "mockserver/internal/store"},
+		{"mockserver/internal/jsonx", "mockserver/internal/store"},
 		{"client", "patients"},
 		{"patients", "billing"},
 		{"", "mockserver"},

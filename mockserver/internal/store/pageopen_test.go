@@ -12,10 +12,10 @@ import (
 	"github.com/medspa/medspa-go/patients"
 )
 
-// TestOpenPatientsIsOpenPatient: a page opened at once is the patients opened one by one, for
-// every shape of PHI (every field, none, an address, allergies, tags, the 0.1.0 JSON form), and
-// a page with a record that does not open fails as that record does.
-func TestOpenPatientsIsOpenPatient(t *testing.T) {
+// TestListedPatientsAreTheGotOnes: a listed page holds each patient as GetPatient returns it,
+// for every shape of PHI (every field, none, an address, allergies, tags, the 0.1.0 JSON form),
+// and a page with a record that does not open fails as that record does.
+func TestListedPatientsAreTheGotOnes(t *testing.T) {
 	t.Parallel()
 	a := New(Options{}).Account("acct_page")
 	at := time.Date(2026, 11, 25, 21, 0, 0, 0, time.UTC)
@@ -49,12 +49,9 @@ func TestOpenPatientsIsOpenPatient(t *testing.T) {
 	r.Sealed = a.seal("patient", r.ID, "phi", plain)
 	ids = append(ids, legacy.ID)
 
-	var recs []*PatientRecord
 	var want []patients.Patient
 	for _, id := range ids {
-		r, _ := a.data.Patients.get(id)
-		recs = append(recs, r)
-		p, err := a.openPatient(r)
+		p, err := a.GetPatient(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,25 +61,24 @@ func TestOpenPatientsIsOpenPatient(t *testing.T) {
 		t.Fatalf("the legacy record opened as %+v", want[3])
 	}
 	kept := []patients.Patient{{ID: "pat_before"}}
-	got, err := a.openPatients(recs, kept)
-	if err != nil {
-		t.Fatal(err)
+	got, total, err := a.ListPatientsInto(PatientFilter{}, Window{Page: 1, PerPage: 10}, kept)
+	if err != nil || total != len(ids) {
+		t.Fatalf("list: %d patients, %v", total, err)
 	}
 	if diff := cmp.Diff(append([]patients.Patient{{ID: "pat_before"}}, want...), got); diff != "" {
-		t.Errorf("a page opened at once differs from one by one (-one by one +page):\n%s", diff)
+		t.Errorf("the listed page differs from the patients got one by one (-got +listed):\n%s", diff)
 	}
-	if got, err := a.openPatients(nil, nil); err != nil || len(got) != 0 {
-		t.Errorf("an empty page: %v, %v", got, err)
+	if got, total, err := a.ListPatients(PatientFilter{}, Window{Page: 2, PerPage: 10}); err != nil || len(got) != 0 || total != len(ids) {
+		t.Errorf("an empty page: %v, %d, %v", got, total, err)
 	}
 
-	broken := *recs[1]
-	broken.Sealed = append([]byte(nil), recs[1].Sealed...)
+	broken, _ := a.data.Patients.get(ids[1])
 	broken.Sealed[len(broken.Sealed)-1] ^= 1
-	_, wantErr := a.openPatient(&broken)
+	_, wantErr := a.GetPatient(ids[1])
 	if wantErr == nil {
 		t.Fatal("a tampered record opened")
 	}
-	if _, err := a.openPatients([]*PatientRecord{recs[0], &broken, recs[2]}, nil); err == nil || !errors.Is(err, wantErr) && err.Error() != wantErr.Error() {
+	if _, _, err := a.ListPatients(PatientFilter{}, Window{Page: 1, PerPage: 10}); err == nil || !errors.Is(err, wantErr) && err.Error() != wantErr.Error() {
 		t.Errorf("a page with a tampered record: %v, want %v", err, wantErr)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -56,25 +55,12 @@ func (r *PatientRecord) reindexBlind(a *Account) error {
 	return nil
 }
 
-// plainBuffers hold a patient's PHI plaintext while it is decoded; maxPooledPlain bounds what a
-// pool keeps (an unusually long note is left to the collector).
-var plainBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-const maxPooledPlain = 16 << 10
-
 // openPatient returns the full patient of r.
 func (a *Account) openPatient(r *PatientRecord) (patients.Patient, error) {
 	var p patients.Patient
-	// The plaintext is opened into a pooled buffer: decodePHI copies what it keeps (one string
-	// for every field), so the buffer serves the next patient (BenchmarkFencePatientOpen).
-	buf := plainBuffers.Get().(*[]byte)
-	defer plainBuffers.Put(buf)
-	b, err := a.store.sealer.openTo((*buf)[:0], r.Sealed, sealedAt{a.ID, "patient", r.ID, "phi"})
+	b, err := a.open("patient", r.ID, "phi", r.Sealed)
 	if err != nil {
 		return p, err
-	}
-	if cap(b) <= maxPooledPlain {
-		*buf = b
 	}
 	if err := decodePHI(b, &p); err != nil {
 		return p, err
@@ -393,50 +379,13 @@ func (a *Account) ListPatientsInto(f PatientFilter, w Window, into []patients.Pa
 		}
 	}
 	recs, total := a.data.Patients.pageBetween(f.CreatedFrom, f.CreatedTo, w, keep)
-	out, err := a.openPatients(recs, into)
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
-}
-
-// openPatients appends the full patients of recs to out, as openPatient would one by one, but
-// a page at a time: one plaintext buffer and one associated-data buffer from their pools for the
-// page, and every patient's PHI decoded from one string (one allocation for the page, not one a
-// patient). A fenced optimisation kept by BenchmarkFencePatientPageOpen (BENCHMARKS.md).
-func (a *Account) openPatients(recs []*PatientRecord, out []patients.Patient) ([]patients.Patient, error) {
-	if len(recs) == 0 {
-		return out, nil
-	}
-	buf, ad := plainBuffers.Get().(*[]byte), adBuffers.Get().(*[]byte)
-	defer adBuffers.Put(ad)
-	defer plainBuffers.Put(buf)
-	var endsArray [100]int // a page's (perPage ≤ 100) without an allocation
-	ends, b := endsArray[:0], (*buf)[:0]
-	// Every record's associated data starts with the same account and kind: made once a page.
-	*ad = sealedAt{a.ID, "patient", "", ""}.ad((*ad)[:0])
-	prefix := len(*ad) - 2 // the empty id and field's terminators
+	out := slices.Grow(into, len(recs))
 	for _, r := range recs {
-		*ad = append(append(append((*ad)[:prefix], r.ID...), 0), "phi\x00"...)
-		var err error
-		if b, err = a.store.sealer.openADTo(b, r.Sealed, *ad); err != nil {
-			return out, err
+		p, err := a.openPatient(r)
+		if err != nil {
+			return nil, 0, err
 		}
-		ends = append(ends, len(b))
-	}
-	if cap(b) <= maxPooledPlain {
-		*buf = b
-	}
-	plain, start := string(b), 0
-	out = slices.Grow(out, len(recs))
-	for i, r := range recs {
-		var p patients.Patient
-		if err := decodePHIString(plain[start:ends[i]], &p); err != nil {
-			return out, err
-		}
-		start = ends[i]
-		r.fill(&p)
 		out = append(out, p)
 	}
-	return out, nil
+	return out, total, nil
 }
