@@ -4,22 +4,27 @@ import (
 	"strings"
 )
 
-// faults applies the first armed fault that matches the request (docs/protocol.md §12 "POST
-// /__admin/faults"): a delay, then the fault's problem or a dropped connection instead of the
-// answer; with afterCommit the request is served first and its answer thrown away. Faults
-// match the account of the credential the request names, valid or not, and never apply to
-// /__admin/ (which reaches here only with the admin surface off).
-func (a *API) faults(rq *request, serve func(*request) *answer) *answer {
-	var f *Fault
-	if !strings.HasPrefix(rq.URL.Path, "/__admin/") {
-		account := ""
-		if c := rq.caller.cred; c != nil {
-			account = c.Account
-		}
-		f = a.armed.take(account, rq.Method, rq.URL.Path)
+// takeFault takes the first armed fault that matches the request (docs/protocol.md §12 "POST
+// /__admin/faults"); faultBefore and faultAfter apply it: a delay, then the fault's problem or
+// a dropped connection instead of the answer; with afterCommit the request is served first and
+// its answer thrown away. Faults match the account of the credential the request names, valid
+// or not, and never apply to /__admin/ (which reaches here only with the admin surface off).
+func (a *API) takeFault(rq *request) *Fault {
+	if strings.HasPrefix(rq.URL.Path, "/__admin/") {
+		return nil
 	}
+	account := ""
+	if c := rq.caller.cred; c != nil {
+		account = c.Account
+	}
+	return a.armed.take(account, rq.Method, rq.URL.Path)
+}
+
+// faultBefore applies what a fault does before the request is served: its delay, then (unless
+// it acts after commit) its dropped connection or problem; nil lets the request through.
+func faultBefore(rq *request, f *Fault) *answer {
 	if f == nil {
-		return serve(rq)
+		return nil
 	}
 	if f.DelayMs > 0 {
 		rq.fault = "delay"
@@ -27,11 +32,27 @@ func (a *API) faults(rq *request, serve func(*request) *answer) *answer {
 			return &answer{} // the caller left: nothing to say
 		}
 	}
-	suffix := ""
 	if f.AfterCommit {
-		serve(rq) // served, committed, and the answer lost
-		suffix = "-after-commit"
+		return nil
 	}
+	return faultAnswer(rq, f, "")
+}
+
+// faultAfter applies a fault that acts after commit: the request was served, its changes
+// committed, and its answer is lost.
+func faultAfter(rq *request, f *Fault, ans *answer) *answer {
+	if f == nil || !f.AfterCommit {
+		return ans
+	}
+	if fa := faultAnswer(rq, f, "-after-commit"); fa != nil {
+		return fa
+	}
+	return ans
+}
+
+// faultAnswer is the answer a fault puts in place of the request's: a dropped connection or
+// its problem (nil: neither).
+func faultAnswer(rq *request, f *Fault, suffix string) *answer {
 	switch {
 	case f.DropConnection:
 		rq.fault = "drop" + suffix
@@ -40,5 +61,5 @@ func (a *API) faults(rq *request, serve func(*request) *answer) *answer {
 		rq.fault = "status" + suffix
 		return rq.problem(f.problem())
 	}
-	return serve(rq)
+	return nil
 }

@@ -42,7 +42,7 @@ func (a *API) buildPipeline() {
 		a.route,           // routes.go          404 not_found, 405 method_not_allowed
 		a.scope,           // mw_scope.go        403 insufficient_scope
 		a.stubbed,         // stubs.go           an armed stub answers instead of the route (never the store)
-		a.mediaType,       // mw_media.go        415 unsupported_media_type, 413 payload_too_large
+		a.mediaType,       // mw_mediatype.go    415 unsupported_media_type, 413 payload_too_large
 		a.strict,          // mw_strict.go       the OpenAPI document's findings, for validation to list
 	}
 }
@@ -52,10 +52,15 @@ func (a *API) serve(rq *request) *answer {
 	if ans := runChecks(rq, a.gate); ans != nil {
 		return ans
 	}
-	a.requestID(rq)                // mw_requestid.go    X-Request-Id
-	a.identify(rq)                 // mw_identify.go     the credential the request names, and its address
-	ans := a.faults(rq, a.surface) // mw_faults.go  injected faults, around the rest
-	a.journal(rq, ans)             // mw_journal.go the request journal and the log line
+	a.requestID(rq)          // mw_requestid.go  X-Request-Id
+	a.identify(rq)           // mw_identify.go   the credential the request names, and its address
+	fault := a.takeFault(rq) // mw_faults.go     an armed fault that matches the request, if any
+	ans := faultBefore(rq, fault)
+	if ans == nil {
+		ans = a.surface(rq)
+		ans = faultAfter(rq, fault, ans)
+	}
+	a.journal(rq, ans) // mw_journal.go  the request journal, the live stream and the log line
 	return ans
 }
 
