@@ -57,9 +57,8 @@ func idPrefixLen(s string) int {
 	return i
 }
 
-// hexValue is the value of each lowercase hex digit, 0xff for any other byte: one load a digit
-// rather than four comparisons (every id of every answer, journal path and audit event passes
-// here). A fenced optimisation kept by BenchmarkFenceDecodeID (BENCHMARKS.md).
+// hexValue is the value of each lowercase hex digit, 0xff for any other byte (the table
+// encoding/hex keeps too).
 var hexValue = func() (t [256]byte) {
 	for i := range t {
 		t[i] = 0xff

@@ -73,23 +73,3 @@ func TestDecodeIDIsPlain(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkFenceDecodeID keeps DecodeID and WellFormedID's table (id.go): an id checked and
-// decoded in one pass by table, versus checked by comparisons and then decoded by encoding/hex.
-func BenchmarkFenceDecodeID(b *testing.B) {
-	const id = "req_0193a1b2c3d4e5f60718293a4b5c6d7e"
-	b.Run("fast", func(b *testing.B) {
-		for b.Loop() {
-			if _, _, ok := wire.DecodeID(id); !ok {
-				b.Fatal(id)
-			}
-		}
-	})
-	b.Run("plain", func(b *testing.B) {
-		for b.Loop() {
-			if _, _, ok := plainDecodeID(id); !ok {
-				b.Fatal(id)
-			}
-		}
-	})
-}

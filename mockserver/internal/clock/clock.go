@@ -10,10 +10,8 @@ import (
 
 // Clock tells the time. The zero value is not usable; use New.
 //
-// Its setting is an immutable snapshot behind an atomic pointer: every request reads an
-// account's clock several times, and a read lock would make all of them write one shared cache
-// line. A fenced optimisation (BENCHMARKS.md "Fenced optimisations") kept by
-// BenchmarkFenceClockRead.
+// Its setting is an immutable snapshot behind an atomic pointer: read without a lock, replaced
+// whole by a change.
 type Clock struct {
 	setting atomic.Pointer[setting]
 	mu      sync.Mutex // serialises changes (and guards moved)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -80,35 +79,6 @@ func BenchmarkFenceCheckJSON(b *testing.B) {
 			if err := checkJSONTokens(body); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
-}
-
-// plainLoggedPath is loggedPath without its first pass: split and join every path.
-func plainLoggedPath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if !keptSegment(s) {
-			segs[i] = "{redacted}"
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
-// BenchmarkFenceLoggedPath keeps the first pass of loggedPath (redact.go): a clean path (the
-// usual case) returned as it is versus split and joined.
-func BenchmarkFenceLoggedPath(b *testing.B) {
-	p := "/api/v1/patients/pat_0193a1b2c3d4e5f60718293a4b5c6d7e"
-	b.Run("fast", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = loggedPath(p)
-		}
-	})
-	b.Run("plain", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = plainLoggedPath(p)
 		}
 	})
 }

@@ -23,16 +23,7 @@ func keptSegment(s string) bool { return s == "" || routeWords()[s] || wire.Well
 
 // loggedPath is a request path as the journal and the log keep it: route words and well-formed
 // ids stay, any other segment becomes "{redacted}" (a mistyped id may be an email or a name).
-// Its first pass, which returns a clean path as it is without allocating, is a fenced
-// optimisation kept by BenchmarkFenceLoggedPath (BENCHMARKS.md).
 func loggedPath(p string) string {
-	clean := true
-	for s := range strings.SplitSeq(p, "/") {
-		clean = clean && keptSegment(s)
-	}
-	if clean {
-		return p // the usual case: nothing to redact, nothing to allocate
-	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		if !keptSegment(s) {

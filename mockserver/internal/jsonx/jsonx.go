@@ -22,9 +22,8 @@ func String(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// plain says which bytes String copies as they are: one load per byte rather than seven
-// comparisons (every string of every answer and audit hash passes here). A fenced optimisation
-// (BENCHMARKS.md "Fenced optimisations") kept by BenchmarkFenceStringTable.
+// plain says which bytes String copies as they are (encoding/json's safeSet, narrowed to what
+// it never escapes).
 var plain = func() (t [256]bool) {
 	for c := 0x20; c <= 0x7e; c++ {
 		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'

@@ -115,28 +115,3 @@ func TestStringTableMatchesComparisons(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkFenceStringTable keeps String's byte table: an audit event's strings and a patient's
-// written with it versus with the comparisons.
-func BenchmarkFenceStringTable(b *testing.B) {
-	ss := []string{"read", "key_0193a1b2c3d4e5f60718293a4b5c6d7f", "aud_0193a1b2c3d4e5f60718293a4b5c6d7e", "127.0.0.1",
-		"success", "req_0193a1b2c3d4e5f60718293a4b5c6d81", "pat_0193a1b2c3d4e5f60718293a4b5c6d80", "patient",
-		"Ada Lovelace", "ada.lovelace@example.com"}
-	buf := make([]byte, 0, 512)
-	b.Run("fast", func(b *testing.B) {
-		for b.Loop() {
-			buf = buf[:0]
-			for _, s := range ss {
-				buf = String(buf, s)
-			}
-		}
-	})
-	b.Run("plain", func(b *testing.B) {
-		for b.Loop() {
-			buf = buf[:0]
-			for _, s := range ss {
-				buf = plainString(buf, s)
-			}
-		}
-	})
-}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"runtime"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -164,41 +163,5 @@ func BenchmarkFenceBatchUndo(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-	})
-}
-
-// BenchmarkFenceAccountLookup keeps Store.accounts as a sync.Map (store.go): every request looks
-// its account up several times, from every core at once, versus a map behind a read lock.
-func BenchmarkFenceAccountLookup(b *testing.B) {
-	s := New(Options{})
-	ids := make([]string, 100)
-	plain := struct {
-		mu sync.RWMutex
-		m  map[string]*Account
-	}{m: map[string]*Account{}}
-	for i := range ids {
-		ids[i] = "acct_" + strconv.Itoa(i)
-		plain.m[ids[i]] = s.Account(ids[i])
-	}
-	b.Run("fast", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for i := 0; pb.Next(); i++ {
-				if s.Account(ids[i%len(ids)]) == nil {
-					b.Fatal("no account")
-				}
-			}
-		})
-	})
-	b.Run("plain", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for i := 0; pb.Next(); i++ {
-				plain.mu.RLock()
-				a := plain.m[ids[i%len(ids)]]
-				plain.mu.RUnlock()
-				if a == nil {
-					b.Fatal("no account")
-				}
-			}
-		})
 	})
 }

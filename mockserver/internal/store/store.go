@@ -28,9 +28,8 @@ type Store struct {
 	idemLimit idemBounds
 
 	mu sync.RWMutex // guards the hooks
-	// accounts maps an account id to its *Account. A sync.Map: every request looks its account up
-	// several times, and a read lock would make all of them write one shared cache line
-	// (BenchmarkFenceClockRead, BENCHMARKS.md).
+	// accounts maps an account id to its *Account: a sync.Map, whose case this is (keys written
+	// once, read by every request).
 	accounts sync.Map
 
 	// onEvent is called (under the account's lock, so it must not block) for every domain event.
@@ -137,8 +136,8 @@ type tenant struct {
 	// indexKey is the account's blind index key (seal.go).
 	indexKey []byte
 
-	// clock is the account's own clock, or nil for the server's. Atomic, as the clocks are:
-	// every request asks for it (BenchmarkFenceClockRead).
+	// clock is the account's own clock, or nil for the server's. Atomic, as the clocks' settings
+	// are: every request asks for it.
 	clock atomic.Pointer[clock.Clock]
 
 	mu   sync.RWMutex
