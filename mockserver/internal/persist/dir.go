@@ -13,35 +13,48 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
-// The layout of a data directory (docs/mock-server.md "Data directory").
+// Files of a data directory (docs/mock-server.md "Data directory").
 const (
-	stateDir     = "state"     // the log of changes and its snapshot (mockserver/internal/durable)
-	snapshotsDir = "snapshots" // named account snapshots, one immutable file each
-	auditDir     = "audit"     // per-account audit files (the audit package's)
-	keyFile      = "phi.key"   // the PHI key, 64 hex digits, unless given by the caller
-	readmeFile   = "README"
+	keyFile    = "phi.key" // the PHI key, 64 hex digits, unless given by the caller
+	readmeFile = "README"
 )
-
-// AuditDir is where the account's audit files live in the data directory dir.
-func AuditDir(dir, account string) string { return filepath.Join(dir, auditDir, account) }
 
 const dirReadme = `This is a medspa-mock data directory (docs/mock-server.md, "Data directory").
 Everything an account holds survives a restart or a crash of the server using it: every change
-is in the log before its response is sent. Do not edit these files; copy the directory only
+is in data.db before its response is sent. Do not edit these files; copy the directory only
 while no server uses it.
 
-  data.db        a bbolt file (go.etcd.io/bbolt), locked while a server uses it: the bucket
-                 "state" holds the log of changes on top of a snapshot (the accounts' records,
-                 idempotency keys, API keys and OAuth clients, codes and tokens — secrets as
-                 SHA-256 digests only —, clocks, named snapshots' index); "audit/<acct>" each
-                 account's audit log. Check it with: medspa-mock -data DIR -check
-  snapshots/     named account snapshots (POST /__admin/snapshots), one file each
-  phi.key        the AES-256 key sealing PHI (unless the server was given one): keep it private
-  api-key        the key the medspa-mock binary prints at start (the binary's, when it ran here)
-  */v0.2-backup/ the files of release 0.2's logs, once imported into data.db
+  data.db       a bbolt file (go.etcd.io/bbolt), locked while a server uses it, holding the
+                state itself: "acct/<account>" a sub-bucket per kind of record (PHI sealed),
+                its events and idempotency entries, clock and pending deliveries; "cred" API
+                keys and "oauth" OAuth clients, codes, tokens and families (secrets as SHA-256
+                digests only); "snapshots" named snapshots; "meta"; "audit/<account>" each
+                account's audit log. Check it with: medspa-mock -data DIR -check
+  phi.key       the AES-256 key sealing PHI (unless the server was given one): keep it private
+  api-key       the key the medspa-mock binary prints at start (the binary's, when it ran here)
+  v0.2-backup/  the files of release 0.2, once imported into data.db
 
 PHI is sealed (AES-256-GCM, bound to account, record and field); no file holds it in the clear.
 `
+
+// OpenFile opens the data file of directory dir (creating both if needed), importing the
+// files of release 0.2 found there (import02.go).
+func OpenFile(dir string, sync durable.SyncPolicy) (*durable.DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("persist: %w", err)
+	}
+	if err := writeReadme(dir); err != nil {
+		return nil, err
+	}
+	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{Sync: sync})
+	if err != nil {
+		return nil, fmt.Errorf("persist: %w", err)
+	}
+	if err := import02(db, dir); err != nil {
+		return nil, errors.Join(fmt.Errorf("persist: importing the files of release 0.2 in %s: %w", dir, err), db.Close())
+	}
+	return db, nil
+}
 
 // writeReadme writes dir's README unless it is there.
 func writeReadme(dir string) error {
