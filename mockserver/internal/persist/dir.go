@@ -91,53 +91,33 @@ func Key(dir string, given []byte) ([]byte, error) {
 	return key, nil
 }
 
-// makeKey makes the key file at path unless it exists, and returns its content.
+// makeKey makes the key file at path unless it exists, and returns its content: ours, or the
+// one another server linked first.
 func makeKey(dir, path string) ([]byte, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	tmp := path + ".new"
-	if err := WriteFileAtomic(tmp, []byte(hex.EncodeToString(key)+"\n")); err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, err
-	}
-	if err := durable.SyncDir(dir); err != nil {
-		return nil, err
-	}
-	return os.ReadFile(path) // ours, or the one another server linked first
-}
-
-// WriteFileAtomic writes a file of the data directory whole or not at all (mode 0600): a
-// temporary file in the same directory, synced, renamed into place, and the directory synced.
-func WriteFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	_, _ = rand.Read(key) // it never fails
+	tmp, err := os.CreateTemp(dir, keyFile+".new*")
 	if err != nil {
-		return fmt.Errorf("persist: %w", err)
+		return nil, err
 	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	_, err = tmp.Write(b)
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(hex.EncodeToString(key) + "\n")
 	if err == nil {
 		err = tmp.Sync()
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		if err = os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+			err = nil
+		}
 	}
 	if err == nil {
 		err = durable.SyncDir(dir)
 	}
 	if err != nil {
-		return fmt.Errorf("persist: writing %s: %w", path, err)
+		return nil, err
 	}
-	return nil
+	return os.ReadFile(path)
 }

@@ -106,7 +106,7 @@ type Loaded struct {
 }
 
 // op puts val under key in bucket (its sub-bucket sub, when not ""), or deletes key (val nil),
-// or with key nil drops every sub-bucket of bucket (sub "") or sub.
+// or with key nil drops every sub-bucket of bucket.
 type op struct {
 	bucket, sub string
 	key, val    []byte
@@ -116,15 +116,11 @@ type op struct {
 func apply(tx *bolt.Tx, ops []op) error {
 	for _, o := range ops {
 		b, err := tx.CreateBucketIfNotExists([]byte(o.bucket))
-		if err == nil && o.sub != "" && o.key != nil {
+		if err == nil && o.sub != "" {
 			b, err = b.CreateBucketIfNotExists([]byte(o.sub))
 		}
 		switch {
 		case err != nil:
-		case o.key == nil && o.sub != "":
-			if err = b.DeleteBucket([]byte(o.sub)); errors.Is(err, bolt.ErrBucketNotFound) {
-				err = nil
-			}
 		case o.key == nil:
 			var subs [][]byte
 			_ = b.ForEachBucket(func(k []byte) error { subs = append(subs, k); return nil })
@@ -210,53 +206,17 @@ func (f failed) Wait(context.Context) error { return f.err }
 // its changes reach the file in commit order. The writes of a keyed request are held until its
 // outcome (store.Change.Claim) and written with it, so a crash in between leaves neither.
 func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
-	acct := acctPrefix + c.Account
-	var ops []op
-	var events [][]byte
-	if c.Replaced {
-		ops = append(ops, op{bucket: acct})
-		if c.State != nil {
-			err := store.StateRecords(c.State, func(kind, id string, v []byte) error {
-				if kind == store.KindEvent {
-					events = append(events, v)
-				} else {
-					ops = append(ops, op{acct, kind, []byte(id), v})
-				}
-				return nil
-			})
-			if err != nil {
-				return failed{fmt.Errorf("persist: %w", err)}
-			}
-		}
-	}
-	for _, w := range c.Writes {
-		var v []byte
-		if !w.Deleted {
-			if w.Value == nil {
-				return failed{fmt.Errorf("persist: a %s write without its record (a kind without a table?)", w.Kind)}
-			}
-			var err error
-			if v, err = json.Marshal(w.Value); err != nil {
-				return failed{fmt.Errorf("persist: encoding a %s: %w", w.Kind, err)}
-			}
-		}
-		ops = append(ops, op{acct, w.Kind, []byte(w.ID), v})
-	}
-	for _, ev := range c.Events {
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return failed{fmt.Errorf("persist: encoding an event: %w", err)}
-		}
-		events = append(events, b)
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ops = append(ops, e.eventOpsLocked(c.Account, c.Replaced, events)...)
-	if c.Claim != "" {
+	ops, err := e.changeOpsLocked(c)
+	acct := acctPrefix + c.Account
+	switch {
+	case err != nil:
+		return failed{err}
+	case c.Claim != "":
 		e.held[c.Claim] = append(e.held[c.Claim], ops...)
 		return e.enqueueLocked([]op{{acct, claimsSub, []byte(c.Claim), []byte{1}}})
-	}
-	if c.Resolved != "" {
+	case c.Resolved != "":
 		ops = append(append(e.held[c.Resolved], ops...), op{acct, claimsSub, []byte(c.Resolved), nil})
 		delete(e.held, c.Resolved)
 	}
@@ -264,76 +224,108 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 	return e.enqueueLocked(ops)
 }
 
-// eventOpsLocked puts an account's new events under the next sequence keys, and deletes the
-// oldest once the file holds twice what the store keeps (store.EventLogSize).
-func (e *Engine) eventOpsLocked(account string, replaced bool, events [][]byte) []op {
-	s := e.events[account]
+// changeOpsLocked returns the puts and deletes of a change: its writes (a replaced account: its
+// buckets dropped, the new state's records put), then its events under the account's next
+// sequence keys — the oldest deleted once the file holds twice what the store keeps
+// (store.EventLogSize).
+func (e *Engine) changeOpsLocked(c store.Change) ([]op, error) {
+	acct := acctPrefix + c.Account
+	var ops []op
+	var events [][]byte
+	if c.Replaced {
+		ops = append(ops, op{bucket: acct})
+		err := store.StateRecords(c.State, func(kind, id string, v []byte) error {
+			if kind == store.KindEvent {
+				events = append(events, v)
+			} else {
+				ops = append(ops, op{acct, kind, []byte(id), v})
+			}
+			return nil
+		})
+		if err != nil && c.State != nil {
+			return nil, fmt.Errorf("persist: %w", err)
+		}
+	}
+	for _, w := range c.Writes {
+		o := op{acct, w.Kind, []byte(w.ID), nil}
+		if !w.Deleted && w.Value == nil {
+			return nil, fmt.Errorf("persist: a %s write without its record (a kind without a table?)", w.Kind)
+		} else if !w.Deleted {
+			o.val, _ = json.Marshal(w.Value) // records always encode
+		}
+		ops = append(ops, o)
+	}
+	for _, ev := range c.Events {
+		b, _ := json.Marshal(ev)
+		events = append(events, b)
+	}
+	s := e.events[c.Account]
 	if s == nil {
 		s = &seqs{1, 1}
-		e.events[account] = s
+		e.events[c.Account] = s
 	}
-	if replaced {
+	if c.Replaced {
 		s.lo = s.next
 	}
-	var ops []op
 	for _, b := range events {
-		ops = append(ops, op{acctPrefix + account, store.KindEvent, durable.Key(s.next), b})
+		ops = append(ops, op{acct, store.KindEvent, durable.Key(s.next), b})
 		s.next++
 	}
 	if s.next-s.lo > 2*store.EventLogSize {
 		for ; s.next-s.lo > store.EventLogSize; s.lo++ {
-			ops = append(ops, op{acctPrefix + account, store.KindEvent, durable.Key(s.lo), nil})
+			ops = append(ops, op{acct, store.KindEvent, durable.Key(s.lo), nil})
 		}
 	}
-	return ops
+	return ops, nil
 }
 
 // supersedeLocked drops from the held writes those that ops, written now, make older.
 func (e *Engine) supersedeLocked(ops []op) {
 	for claim, held := range e.held {
 		e.held[claim] = slices.DeleteFunc(held, func(h op) bool {
-			for _, o := range ops {
-				if o.bucket == h.bucket && (o.key == nil && (o.sub == "" || o.sub == h.sub) ||
-					o.sub == h.sub && string(o.key) == string(h.key)) {
-					return true
-				}
-			}
-			return false
+			return slices.ContainsFunc(ops, func(o op) bool {
+				return o.bucket == h.bucket && (o.key == nil || o.sub == h.sub && string(o.key) == string(h.key))
+			})
 		})
 	}
 }
 
-func marshalOp(bucket, sub, key string, v any, keep bool) op {
+// jsonOp puts v's JSON under key (deletes key unless keep).
+func jsonOp(bucket, sub, key string, v any, keep bool) op {
 	o := op{bucket, sub, []byte(key), nil}
 	if keep {
-		o.val, _ = json.Marshal(v) // auth's and clock's states always encode
+		o.val, _ = json.Marshal(v) // auth's, clock's and webhook's states always encode
 	}
 	return o
 }
 
-// credChanged writes a credential's new state (auth.Registry.OnChange).
-func (e *Engine) credChanged(st auth.CredentialState) {
-	e.enqueue(marshalOp(bCred, "", st.ID, st, st.Credential != nil))
-}
+func credOp(st auth.CredentialState) op { return jsonOp(bCred, "", st.ID, st, st.Credential != nil) }
 
-// oauthChanged writes one OAuth mutation's records (auth.OAuth.OnChange).
-func (e *Engine) oauthChanged(recs []auth.OAuthRecord) {
+func oauthOps(recs []auth.OAuthRecord) []op {
 	ops := make([]op, len(recs))
 	for i, r := range recs {
-		ops[i] = marshalOp(bOAuth, r.Kind, r.Key, r, !r.Deleted)
+		ops[i] = jsonOp(bOAuth, r.Kind, r.Key, r, !r.Deleted)
 	}
-	e.enqueue(ops...)
+	return ops
 }
+
+// clockOp writes account's clock ("": the server's; nil st: the server's clock).
+func clockOp(account string, st *clock.State) op {
+	if account == "" {
+		return jsonOp(bMeta, "", kClock, st, st != nil)
+	}
+	return jsonOp(acctPrefix+account, "", kClock, st, st != nil)
+}
+
+// credChanged writes a credential's new state (auth.Registry.OnChange).
+func (e *Engine) credChanged(st auth.CredentialState) { e.enqueue(credOp(st)) }
+
+// oauthChanged writes one OAuth mutation's records (auth.OAuth.OnChange).
+func (e *Engine) oauthChanged(recs []auth.OAuthRecord) { e.enqueue(oauthOps(recs)...) }
 
 // ClockChanged writes an account's clock setting ("" the server's; nil st: the account follows
 // the server's clock again). Call it after every change of a clock.
-func (e *Engine) ClockChanged(account string, st *clock.State) {
-	if account == "" {
-		e.enqueue(marshalOp(bMeta, "", kClock, st, st != nil))
-		return
-	}
-	e.enqueue(marshalOp(acctPrefix+account, "", kClock, st, st != nil))
-}
+func (e *Engine) ClockChanged(account string, st *clock.State) { e.enqueue(clockOp(account, st)) }
 
 // Close writes what is only in memory — each account's pending webhook deliveries, the id
 // generator — and marks the file closed cleanly, then closes it. Changes after Close fail.
@@ -349,7 +341,7 @@ func (e *Engine) release(clean bool) error {
 		p := e.parts
 		for _, a := range p.Store.Accounts() {
 			pd := p.Webhooks.ExportPending(a.ID)
-			ops = append(ops, marshalOp(acctPrefix+a.ID, "", kPending, pd, len(pd) > 0))
+			ops = append(ops, jsonOp(acctPrefix+a.ID, "", kPending, pd, len(pd) > 0))
 		}
 		ids, err := p.Store.IDs().MarshalBinary()
 		if err != nil {
