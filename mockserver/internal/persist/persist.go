@@ -13,6 +13,7 @@
 package persist
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -219,6 +220,12 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 	case c.Resolved != "":
 		ops = append(append(e.held[c.Resolved], ops...), op{acct, claimsSub, []byte(c.Resolved), nil})
 		delete(e.held, c.Resolved)
+	case c.Source != "": // a named snapshot restored: its pending deliveries stand for its events
+		var snap AccountSnapshot
+		if b, _, _, err := e.Snapshots().load(c.Source); err == nil && json.Unmarshal(b, &snap) == nil {
+			ops = append(ops, jsonOp(acct, "", kPending, snap.Pending, len(snap.Pending) > 0),
+				op{acct, "", []byte(kSettled), durable.Key(e.events[c.Account].next - 1)})
+		}
 	}
 	e.supersedeLocked(ops)
 	return e.enqueueLocked(ops)
@@ -383,16 +390,20 @@ func (s Snapshots) Save(account, name string, snap []byte) error {
 	return nil
 }
 
-// Load returns the account's snapshot called name; source is "" (the restore's change carries
-// the state).
+// Load returns the account's snapshot called name, and its key as its source (a restore's
+// change names it: store.Change.Source).
 func (s Snapshots) Load(account, name string) (snap []byte, source string, ok bool, err error) {
+	return s.load(account + "\x00" + name)
+}
+
+func (s Snapshots) load(key string) (snap []byte, source string, ok bool, err error) {
 	err = s.e.db.View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket([]byte(bSnapshots)); b != nil {
-			snap = append([]byte(nil), b.Get([]byte(account+"\x00"+name))...)
+			snap = bytes.Clone(b.Get([]byte(key)))
 		}
 		return nil
 	})
-	return snap, "", err == nil && snap != nil, err
+	return snap, key, err == nil && snap != nil, err
 }
 
 // accountOf is the account of an account bucket's name.
