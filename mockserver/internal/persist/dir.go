@@ -43,23 +43,21 @@ func OpenFile(dir string, sync durable.SyncPolicy) (*durable.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
-	if err := writeReadme(dir); err != nil {
-		return nil, err
-	}
 	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{Sync: sync})
 	if err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
-	if err := import02(db, dir); err != nil {
+	if err := errors.Join(writeReadme(dir), import02(db, dir)); err != nil {
 		return nil, errors.Join(fmt.Errorf("persist: importing the files of release 0.2 in %s: %w", dir, err), db.Close())
 	}
 	return db, nil
 }
 
-// writeReadme writes dir's README unless it is there.
+// writeReadme writes dir's README unless it is there as it should be (an older release's is
+// replaced).
 func writeReadme(dir string) error {
 	path := filepath.Join(dir, readmeFile)
-	if _, err := os.Stat(path); err == nil {
+	if b, err := os.ReadFile(path); err == nil && string(b) == dirReadme {
 		return nil
 	}
 	if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {

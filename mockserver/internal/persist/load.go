@@ -118,7 +118,7 @@ func (e *Engine) loadAccount(ld *loading, account string, b *bolt.Bucket) error 
 		ld.pending[account] = pd
 	}
 	settled := durable.U64(b.Get([]byte(kSettled)))
-	s := &seqs{1, 1}
+	s := &seqs{settled + 1, settled + 1} // new events sort after the settled one, even if gone
 	e.events[account] = s
 	return b.ForEachBucket(func(kind []byte) error {
 		return each(b.Bucket(kind), func(k, v []byte) error {
@@ -129,10 +129,7 @@ func (e *Engine) loadAccount(ld *loading, account string, b *bolt.Bucket) error 
 				return nil
 			case store.KindEvent:
 				n := durable.U64(k)
-				if s.next == 1 {
-					s.lo = n
-				}
-				s.next = n + 1
+				s.lo, s.next = min(s.lo, n), max(s.next, n+1)
 				if n > settled {
 					var ev store.Event
 					if err := json.Unmarshal(v, &ev); err != nil {
