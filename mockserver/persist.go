@@ -34,7 +34,7 @@ func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir 
 // WithCompactInterval does nothing: the data directory (WithDataDir) holds the state itself,
 // with nothing to compact (its file reuses its free pages).
 //
-// Deprecated: the data directory has no compaction step since release 0.3.
+// Deprecated: the data directory has no compaction step any more.
 func WithCompactInterval(d time.Duration) Option { return func(o *options) { o.compactEvery = d } }
 
 // openDataFile opens the data directory's bbolt file (dir/data.db), which holds the state and

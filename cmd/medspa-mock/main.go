@@ -77,7 +77,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.useTLS, "tls", false, "serve HTTPS (TLS 1.3 only) with a generated self-signed certificate")
 	fs.StringVar(&c.tlsCertOut, "tls-cert-out", "", "where -tls writes its certificate (PEM; default under the temp directory)")
 	fs.StringVar(&c.data, "data", "", "data directory: every acknowledged change survives a restart or a crash (an older single -data file is migrated into it)")
-	fs.DurationVar(&c.saveInterval, "save-interval", 5*time.Minute, "no effect, accepted for compatibility (the data directory has had nothing to compact since 0.3)")
+	fs.DurationVar(&c.saveInterval, "save-interval", 5*time.Minute, "no effect, accepted for compatibility (the data directory holds the state itself: nothing to compact)")
 	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>/phi.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
