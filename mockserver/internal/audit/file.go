@@ -215,7 +215,7 @@ func (fs *files) page(account, id, newest string) (Page, error) {
 	if skip {
 		return Page{}, ErrNotFound
 	}
-	p.Verified = p.Verified && f.log.Recovery().Damage == nil
+	p.Verified = p.Verified && f.log.Damage() == nil
 	if n := len(p.Events); n > 0 {
 		f.remember(p.Events[n-1].ID, last)
 	}
@@ -322,7 +322,7 @@ func (l *Log) load() error {
 		if err != nil {
 			return err
 		}
-		if f.log.Recovery().Damage != nil { // newest events removed: the chain cannot verify
+		if f.log.Damage() != nil { // newest events removed: the chain cannot verify
 			l.mu.Lock()
 			l.chainOf(account).damaged = true
 			l.mu.Unlock()

@@ -4,7 +4,7 @@
 // together in one transaction (one fsync). Enqueue returns at once; Commit.Wait returns once the
 // change is on disk. A Log is an append-only sequence of records in one bucket (the audit
 // files), whose head — the number and SHA-256 of its newest record, committed with it — makes
-// records removed from its end show (Recovery.Damage).
+// records removed from its end show (Log.Damage).
 //
 // Crash consistency, torn writes and free-space reuse are bbolt's: this package only maps "a
 // change" onto a transaction.
@@ -384,8 +384,8 @@ func (db *DB) Check() error {
 		l := &Log{db: db, name: []byte(name)}
 		if err := db.bolt.View(l.recover); err != nil {
 			errs = append(errs, err)
-		} else if l.recovery.Damage != nil {
-			errs = append(errs, fmt.Errorf("log %s: %w", name, l.recovery.Damage))
+		} else if l.damage != nil {
+			errs = append(errs, fmt.Errorf("log %s: %w", name, l.damage))
 		}
 	}
 	return errors.Join(errs...)

@@ -109,20 +109,20 @@ func TestHeadCatchesRemovedNewestRecords(t *testing.T) {
 		}
 	}
 	l.Close()
-	if l = open(t, dir); l.Recovery().Damage != nil {
-		t.Fatalf("an intact log: %v", l.Recovery().Damage)
+	if l = open(t, dir); l.Damage() != nil {
+		t.Fatalf("an intact log: %v", l.Damage())
 	}
 	l.Close()
 	removeNewest(t, dir, 2)
 	l = open(t, dir)
-	if err := l.Recovery().Damage; !errors.Is(err, durable.ErrHead) {
+	if err := l.Damage(); !errors.Is(err, durable.ErrHead) {
 		t.Fatalf("two newest records removed: damage %v", err)
 	}
 	if err := l.Enqueue([]byte("r5")).Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
-	if l = open(t, dir); !errors.Is(l.Recovery().Damage, durable.ErrHead) {
+	if l = open(t, dir); !errors.Is(l.Damage(), durable.ErrHead) {
 		t.Fatal("an append after the damage hides it")
 	}
 }

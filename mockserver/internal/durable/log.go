@@ -18,17 +18,10 @@ type Log struct {
 	own  bool   // Close closes db (a log opened by Open)
 
 	// Guarded by db.mu.
-	next     uint64  // the sequence of the next record enqueued
-	last     *Commit // the last commit enqueued
-	closed   bool
-	recovery Recovery
-}
-
-// Recovery says what opening a log found.
-type Recovery struct {
-	// Damage, when not nil, is what the head check found wrong (wrapping ErrHead): the log is
-	// readable, its end is not what was committed.
-	Damage error
+	next   uint64  // the sequence of the next record enqueued
+	last   *Commit // the last commit enqueued
+	closed bool
+	damage error
 }
 
 // Position locates a record of the log: its sequence number. The zero Position is its start.
@@ -45,7 +38,7 @@ func (db *DB) Log(name string) (*Log, error) {
 		}
 		return l.recover(tx)
 	})
-	if err == nil && !db.readOnly && (l.next == 0 || l.recovery.Damage != nil) {
+	if err == nil && !db.readOnly && (l.next == 0 || l.damage != nil) {
 		err = db.bolt.Update(func(tx *bolt.Tx) error {
 			b, err := tx.CreateBucketIfNotExists(l.name)
 			if err == nil {
@@ -54,8 +47,8 @@ func (db *DB) Log(name string) (*Log, error) {
 			if err == nil {
 				_, err = b.CreateBucketIfNotExists(bMeta)
 			}
-			if err == nil && l.recovery.Damage != nil { // kept: appends after it must not hide it
-				err = b.Bucket(bMeta).Put(kDamage, []byte(l.recovery.Damage.Error()))
+			if err == nil && l.damage != nil { // kept: appends after it must not hide it
+				err = b.Bucket(bMeta).Put(kDamage, []byte(l.damage.Error()))
 			}
 			return err
 		})
@@ -93,24 +86,25 @@ func (l *Log) recover(tx *bolt.Tx) error {
 	head := m.Get(kHead)
 	switch {
 	case m.Get(kDamage) != nil:
-		l.recovery.Damage = fmt.Errorf("%w: %s", ErrHead, m.Get(kDamage))
+		l.damage = fmt.Errorf("%w: %s", ErrHead, m.Get(kDamage))
 	case head == nil && last == nil:
 	case head == nil || len(head) != 8+sha256.Size:
-		l.recovery.Damage = fmt.Errorf("%w: no head", ErrHead)
+		l.damage = fmt.Errorf("%w: no head", ErrHead)
 	case last == nil || U64(head[:8]) != U64(last):
-		l.recovery.Damage = fmt.Errorf("%w: the head is record %d, the log ends at %d", ErrHead, U64(head[:8]), l.next-1)
+		l.damage = fmt.Errorf("%w: the head is record %d, the log ends at %d", ErrHead, U64(head[:8]), l.next-1)
 		l.next = max(l.next, U64(head[:8])+1)
 	case [sha256.Size]byte(head[8:]) != sha256.Sum256(rec):
-		l.recovery.Damage = fmt.Errorf("%w: record %d is not the one committed", ErrHead, U64(last))
+		l.damage = fmt.Errorf("%w: record %d is not the one committed", ErrHead, U64(last))
 	}
 	return nil
 }
 
-// Recovery reports what opening the log found.
-func (l *Log) Recovery() Recovery {
+// Damage is what the head check found wrong when the log was opened (wrapping ErrHead), or
+// nil: the log is readable, its end is not what was committed.
+func (l *Log) Damage() error {
 	l.db.mu.Lock()
 	defer l.db.mu.Unlock()
-	return l.recovery
+	return l.damage
 }
 
 // Enqueue appends recs, in this order and after every record enqueued before, as one atomic
