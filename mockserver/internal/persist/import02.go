@@ -135,10 +135,10 @@ func importAudit02(db *durable.DB, dir string) error {
 	return nil
 }
 
-// change adds the ops of a change of account r.A.
+// change adds the ops of a change.
 func (im *importer) change(c store.Change) error {
-	ops, err := im.changeOpsLocked(c)
-	im.ops = append(im.ops, ops...)
+	ops, events, err := changeOps(c)
+	im.ops = append(append(im.ops, ops...), im.eventOpsLocked(c.Account, c.Replaced, events)...)
 	return err
 }
 

@@ -207,13 +207,15 @@ func (f failed) Wait(context.Context) error { return f.err }
 // its changes reach the file in commit order. The writes of a keyed request are held until its
 // outcome (store.Change.Claim) and written with it, so a crash in between leaves neither.
 func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
+	ops, events, err := changeOps(c) // encoded outside e.mu: a replaced state may be large
+	if err != nil {
+		return failed{err}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ops, err := e.changeOpsLocked(c)
+	ops = append(ops, e.eventOpsLocked(c.Account, c.Replaced, events)...)
 	acct := acctPrefix + c.Account
 	switch {
-	case err != nil:
-		return failed{err}
 	case c.Claim != "":
 		e.held[c.Claim] = append(e.held[c.Claim], ops...)
 		return e.enqueueLocked([]op{{acct, claimsSub, []byte(c.Claim), []byte{1}}})
@@ -231,14 +233,10 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 	return e.enqueueLocked(ops)
 }
 
-// changeOpsLocked returns the puts and deletes of a change: its writes (a replaced account: its
-// buckets dropped, the new state's records put), then its events under the account's next
-// sequence keys — the oldest deleted once the file holds twice what the store keeps
-// (store.EventLogSize).
-func (e *Engine) changeOpsLocked(c store.Change) ([]op, error) {
+// changeOps returns the puts and deletes of a change's writes (a replaced account: its buckets
+// dropped, the new state's records put) and its events, encoded.
+func changeOps(c store.Change) (ops []op, events [][]byte, err error) {
 	acct := acctPrefix + c.Account
-	var ops []op
-	var events [][]byte
 	if c.Replaced {
 		ops = append(ops, op{bucket: acct})
 		err := store.StateRecords(c.State, func(kind, id string, v []byte) error {
@@ -250,13 +248,13 @@ func (e *Engine) changeOpsLocked(c store.Change) ([]op, error) {
 			return nil
 		})
 		if err != nil && c.State != nil {
-			return nil, fmt.Errorf("persist: %w", err)
+			return nil, nil, fmt.Errorf("persist: %w", err)
 		}
 	}
 	for _, w := range c.Writes {
 		o := op{acct, w.Kind, []byte(w.ID), nil}
 		if !w.Deleted && w.Value == nil {
-			return nil, fmt.Errorf("persist: a %s write without its record (a kind without a table?)", w.Kind)
+			return nil, nil, fmt.Errorf("persist: a %s write without its record (a kind without a table?)", w.Kind)
 		} else if !w.Deleted {
 			o.val, _ = json.Marshal(w.Value) // records always encode
 		}
@@ -266,14 +264,23 @@ func (e *Engine) changeOpsLocked(c store.Change) ([]op, error) {
 		b, _ := json.Marshal(ev)
 		events = append(events, b)
 	}
-	s := e.events[c.Account]
+	return ops, events, nil
+}
+
+// eventOpsLocked puts an account's events under its next sequence keys (after a replaced
+// state's: from there on), deleting the oldest once the file holds twice what the store keeps
+// (store.EventLogSize).
+func (e *Engine) eventOpsLocked(account string, replaced bool, events [][]byte) []op {
+	acct := acctPrefix + account
+	s := e.events[account]
 	if s == nil {
 		s = &seqs{1, 1}
-		e.events[c.Account] = s
+		e.events[account] = s
 	}
-	if c.Replaced {
+	if replaced {
 		s.lo = s.next
 	}
+	var ops []op
 	for _, b := range events {
 		ops = append(ops, op{acct, store.KindEvent, durable.Key(s.next), b})
 		s.next++
@@ -283,7 +290,7 @@ func (e *Engine) changeOpsLocked(c store.Change) ([]op, error) {
 			ops = append(ops, op{acct, store.KindEvent, durable.Key(s.lo), nil})
 		}
 	}
-	return ops, nil
+	return ops
 }
 
 // supersedeLocked drops from the held writes those that ops, written now, make older.
