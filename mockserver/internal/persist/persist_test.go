@@ -334,22 +334,8 @@ func TestChurnReusesPages(t *testing.T) {
 // copy02 copies the 0.2 data directory of cmd/medspa-mock/testdata into a new directory.
 func copy02(t *testing.T) string {
 	t.Helper()
-	src, dir := filepath.Join("..", "..", "..", "cmd", "medspa-mock", "testdata", "datadir-0.2"), t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		rel, _ := filepath.Rel(src, p)
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir():
-			return os.MkdirAll(filepath.Join(dir, rel), 0o700)
-		}
-		b, err := os.ReadFile(p)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, rel), b, 0o600)
-		}
-		return err
-	})
-	if err != nil {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "cmd", "medspa-mock", "testdata", "datadir-0.2"))); err != nil {
 		t.Fatal(err)
 	}
 	return dir
