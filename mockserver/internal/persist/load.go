@@ -37,8 +37,9 @@ func (e *Engine) load() error {
 		if kc != nil && string(kc) != p.Store.KeyCheck() {
 			return errors.New("the data directory was sealed with another PHI key")
 		}
-		e.loaded.Fresh = kc == nil
 		e.dirty = durable.U64(m.Get([]byte(kDirty)))
+		// No change since the file was made, and no clean close (which writes ids): no state.
+		e.loaded.Fresh = kc == nil || e.dirty == 0 && m.Get([]byte(kIDs)) == nil
 		e.loaded.Changes = int(e.dirty)
 		if ids := m.Get([]byte(kIDs)); ids != nil {
 			if err := p.Store.IDs().UnmarshalBinary(ids); err != nil {
