@@ -1,9 +1,13 @@
 package mockserver_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/medspa/medspa-go/internal/testing/restarttest"
 	"github.com/medspa/medspa-go/mockserver"
@@ -84,4 +88,59 @@ func TestWriteThatCannotBeDurableIs503(t *testing.T) {
 	if st, _, b := raw(t, s, "", "POST", "/__admin/api-keys", `{"plan":"starter","scopes":["*"]}`); st != 503 {
 		t.Fatalf("an admin write the directory cannot take: %d %s", st, b)
 	}
+}
+
+// A named snapshot restored brings its pending retries back, and a crash after the restore keeps
+// them: the retry the snapshot saved runs after the restart, when due — its event is not sent
+// anew at start.
+func TestRestoredRetrySurvivesACrash(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	got := 0 // deliveries; every one fails, so the retry stays pending
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		got++
+		mu.Unlock()
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer hook.Close()
+	deliveries := func() int { mu.Lock(); defer mu.Unlock(); return got }
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %s", what)
+			}
+		}
+	}
+	must := func(base, key, method, path, body string, want int) []byte {
+		t.Helper()
+		st, _, b := rawHTTP(t, base, key, method, path, body)
+		if st != want {
+			t.Fatalf("%s %s: %d %s", method, path, st, b)
+		}
+		return b
+	}
+	dir := t.TempDir()
+	s, url, stop := startOn(t, dir)
+	k := newKey(t, s, "")
+	must(url, "", "POST", "/__admin/clock", `{"account":"`+k.Account+`","now":"2030-01-01T00:00:00Z"}`, 200)
+	var endpoint struct{ ID string }
+	_ = json.Unmarshal(must(url, k.Key, "POST", "/api/v1/webhooks", `{"url":"`+hook.URL+`/hook","events":["patient.created"]}`, 201), &endpoint)
+	must(url, k.Key, "POST", "/api/v1/patients", `{"firstName":"Retry","lastName":"Kept","email":"r@example.com"}`, 201)
+	waitFor("the first attempt", func() bool { return deliveries() == 1 })
+	must(url, "", "POST", "/__admin/snapshots", `{"account":"`+k.Account+`","name":"pending"}`, 204)
+	must(url, k.Key, "DELETE", "/api/v1/webhooks/"+endpoint.ID, "", 204) // its retry goes with it
+	stop(false)                                                          // a clean stop: nothing pending, every event settled
+	_, url, stop = startOn(t, dir)
+	must(url, "", "POST", "/__admin/snapshots/pending/restore", `{"account":"`+k.Account+`"}`, 204)
+	stop(true)
+	before := deliveries()
+	_, url, _ = startOn(t, dir)
+	time.Sleep(500 * time.Millisecond) // the saved retry is not due yet: nothing goes out
+	if n := deliveries(); n != before {
+		t.Fatalf("%d deliveries at start after the crash, before the retry is due", n-before)
+	}
+	must(url, "", "POST", "/__admin/clock", `{"account":"`+k.Account+`","advance":"1h"}`, 200)
+	waitFor("the restored retry after the crash", func() bool { return deliveries() > before })
 }

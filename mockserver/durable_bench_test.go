@@ -86,8 +86,8 @@ func BenchmarkDurableWrite(b *testing.B) {
 }
 
 // BenchmarkRestart100k is the start of a server on a data directory holding 100,000 patients
-// (with notes, tags and an address each, loaded 1,000 to a change): replaying the snapshot of a
-// clean stop, and replaying the log after a crash (what was logged since the last compaction).
+// (with notes, tags and an address each, loaded 1,000 to a change), after a clean stop
+// ("snapshot") and after a crash ("log"): reading the buckets either way.
 func BenchmarkRestart100k(b *testing.B) {
 	const n, perLoad = 100_000, 1_000
 	for _, crash := range []bool{false, true} {
@@ -132,7 +132,7 @@ func BenchmarkRestart100k(b *testing.B) {
 				b.ReportMetric(float64(st.SnapshotRecords), "snapshot-records")
 				b.ReportMetric(float64(st.LoggedChanges), "logged-changes")
 				if crash {
-					err = mockserver.CrashForTest(s) // keep the log as it is for the next start
+					err = mockserver.CrashForTest(s) // keep the file as a crash leaves it for the next start
 				} else {
 					err = s.Close()
 				}

@@ -31,18 +31,20 @@ import (
 // only to a directory that holds no state yet.
 func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
 
-// WithCompactInterval compacts the data directory (WithDataDir) at least this often while
-// changes arrive: its log is replaced by a snapshot of the state. Without it, the log is
-// compacted when it has grown by the size of the last snapshot (at least 64 MiB), and at Close.
+// WithCompactInterval does nothing: the data directory (WithDataDir) holds the state itself,
+// with nothing to compact (its file reuses its free pages).
+//
+// Deprecated: the data directory has no compaction step any more.
 func WithCompactInterval(d time.Duration) Option { return func(o *options) { o.compactEvery = d } }
 
-// openDataFile opens the data directory's bbolt file (dir/data.db), which holds the state's log
-// and the audit files; nil without a data directory.
+// openDataFile opens the data directory's bbolt file (dir/data.db), which holds the state and
+// the audit files, importing the files of release 0.2 found in dir; nil without a data
+// directory.
 func openDataFile(dir string) (*durable.DB, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{})
+	db, err := persist.OpenFile(dir, durable.SyncAlways)
 	if err != nil {
 		return nil, fmt.Errorf("mockserver: data directory: %w", err)
 	}
@@ -55,11 +57,11 @@ func closeDataFile(db *durable.DB) {
 	}
 }
 
-// openData replays the data directory's state (in db, which the engine closes when released)
+// openData reads the data directory's state (in db, which the engine closes when released)
 // into the server's parts.
 func (s *Server) openData(db *durable.DB) error {
 	d, err := persist.Open(s.opts.dataDir, persist.Parts{Store: s.store, Keys: s.api.Keys(), OAuth: s.api.OAuth(),
-		Webhooks: s.hooks, SetClock: s.restoreClock}, persist.Options{CompactEvery: s.opts.compactEvery, Logger: s.opts.logger, DB: db})
+		Webhooks: s.hooks, SetClock: s.restoreClock}, persist.Options{DB: db})
 	if err != nil {
 		return fmt.Errorf("mockserver: data directory: %w", err)
 	}
@@ -69,16 +71,17 @@ func (s *Server) openData(db *durable.DB) error {
 }
 
 // DataDirState says what the server found in its data directory (WithDataDir) at start: Fresh
-// when it held no state (a new directory), else how much it replayed.
+// when it held no state (a new directory), else how much it read.
 type DataDirState struct {
 	Fresh bool
-	// SnapshotRecords and LoggedChanges count what was replayed: the last compaction's
-	// snapshot, and the changes logged after it.
+	// SnapshotRecords counts the records read; LoggedChanges the changes committed after the
+	// last clean close (non-zero after a crash: their webhook events are delivered again).
 	SnapshotRecords, LoggedChanges int
-	// SkippedChanges counts the writes of keyed requests that never got their answer (a crash
-	// in between): left out, so the client's retry with the same Idempotency-Key runs anew.
+	// SkippedChanges counts the keyed requests that committed writes but never got their
+	// answer (a crash in between): their writes were left out, so the client's retry with the
+	// same Idempotency-Key runs anew.
 	SkippedChanges int
-	// Replay is how long the replay took.
+	// Replay is how long reading the state took.
 	Replay time.Duration
 }
 
@@ -88,8 +91,8 @@ func (s *Server) DataDir() (dir string, st DataDirState, ok bool) {
 	if s.data == nil {
 		return "", DataDirState{}, false
 	}
-	r := s.data.Replayed()
-	return s.data.Dir(), DataDirState{Fresh: r.Fresh, SnapshotRecords: r.Snapshot, LoggedChanges: r.Changes,
+	r := s.data.Loaded()
+	return s.data.Dir(), DataDirState{Fresh: r.Fresh, SnapshotRecords: r.Records, LoggedChanges: r.Changes,
 		SkippedChanges: r.Skipped, Replay: r.Took}, true
 }
 
@@ -228,17 +231,7 @@ func (s *Server) LoadState(r io.Reader) error {
 		}
 	}
 	for a, b := range states {
-		source := ""
-		if s.data != nil { // the log names a file holding the state rather than copying it
-			snap, err := json.Marshal(persist.AccountSnapshot{Format: persist.SnapshotFormat, Store: b})
-			if err == nil {
-				source, err = s.data.Snapshots().Keep(snap)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if err := a.ImportFrom(b, source); err != nil {
+		if err := a.Import(b); err != nil {
 			return err
 		}
 	}
@@ -248,8 +241,8 @@ func (s *Server) LoadState(r io.Reader) error {
 	return s.durable()
 }
 
-// CheckDataDir verifies the data directory dir (WithDataDir) without changing it: each of its
-// bbolt files (bbolt's own consistency check, and the log's head: its newest records are those
+// CheckDataDir verifies the data directory dir (WithDataDir) without changing it: its bbolt
+// file (bbolt's own consistency check, and each audit log's head: its newest events are those
 // committed) and every account's audit chain. It returns the damage found (nil: none). The
 // directory must not be in use by a server.
 func CheckDataDir(dir string) error {

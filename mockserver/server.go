@@ -55,7 +55,7 @@ type options struct {
 	adminToken   string
 	adminHosts   []string
 	dataDir      string
-	compactEvery time.Duration
+	compactEvery time.Duration // WithCompactInterval: unused (nothing to compact)
 	auditKeep    int
 	bounds       Bounds
 	conn         ConnLimits
@@ -309,7 +309,7 @@ func New(opts ...Option) (*Server, error) {
 			auditLog.Close()
 			return nil, err
 		}
-		fresh = s.data.Replayed().Fresh
+		fresh = s.data.Loaded().Fresh
 	}
 	s.startSweeper()
 	s.closers = append(s.closers, func() error { api.CloseStreams(); return nil }) // first to run: live streams end
@@ -320,7 +320,7 @@ func New(opts ...Option) (*Server, error) {
 }
 
 // Close releases everything the server started: a listener NewTest started closes, the data
-// directory (WithDataDir) is compacted and released, webhook delivery stops (workers end,
+// directory (WithDataDir) is released, webhook delivery stops (workers end,
 // in-flight attempts are cancelled, pending deliveries and retries are abandoned — kept in the
 // data directory, if any — idle connections to receivers close). No goroutine of the server is
 // left.
@@ -342,7 +342,7 @@ func (s *Server) Close() error {
 			first = err
 		}
 	}
-	if s.data != nil { // a last compaction, pending deliveries included, while they are pending
+	if s.data != nil { // pending deliveries are written while they are pending
 		if err := s.data.Close(); err != nil && first == nil {
 			first = err
 		}

@@ -13,8 +13,8 @@ import (
 )
 
 // The data directory of release 0.2 in testdata/datadir-0.2 (written by the 0.2 binary:
-// testdata/make-datadir-0.2.sh, PHI key below) is imported on start into the bbolt files, its
-// log files kept under v0.2-backup/: patients with their PHI, appointments, an invoice paid, a
+// testdata/make-datadir-0.2.sh, PHI key below) is imported on start into the bbolt file, its
+// files kept under one directory, v0.2-backup/: patients with their PHI, appointments, an invoice paid, a
 // webhook endpoint, the printed key and a second one, an OAuth client, a named snapshot, the
 // account's own clock and its audit chain all come back; no PHI reaches the new files in clear;
 // a second start imports nothing again.
@@ -89,12 +89,17 @@ func TestImportsDataDir02(t *testing.T) {
 		}
 		p.stop(t, false)
 	}
-	for _, f := range []string{"state/v0.2-backup/0000000000000002.snap", "data.db",
-		"audit/" + account + "/v0.2-backup/0000000000000001.seg"} {
+	for _, f := range []string{"v0.2-backup/state/0000000000000002.snap", "data.db",
+		"v0.2-backup/audit/" + account + "/0000000000000001.seg", "v0.2-backup/snapshots"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("after the import: %v", err)
 		}
 	}
-	os.RemoveAll(filepath.Join(dir, "state", "v0.2-backup")) // the 0.2 files hold the same sealed values
+	for _, f := range []string{"state", "audit", "snapshots"} { // one backup directory, nothing beside it
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("after the import: %s is still there", f)
+		}
+	}
+	os.RemoveAll(filepath.Join(dir, "v0.2-backup")) // the 0.2 files hold the same sealed values
 	noPlaintext(t, dir, "Importfirst", "Importlast", "import.one", "import note", "2 Import Road", "Secondfirst", "1991-05-02")
 }

@@ -77,7 +77,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.useTLS, "tls", false, "serve HTTPS (TLS 1.3 only) with a generated self-signed certificate")
 	fs.StringVar(&c.tlsCertOut, "tls-cert-out", "", "where -tls writes its certificate (PEM; default under the temp directory)")
 	fs.StringVar(&c.data, "data", "", "data directory: every acknowledged change survives a restart or a crash (an older single -data file is migrated into it)")
-	fs.DurationVar(&c.saveInterval, "save-interval", 5*time.Minute, "with -data: compact the data directory at least this often while changes arrive (0: by its size only)")
+	fs.DurationVar(&c.saveInterval, "save-interval", 5*time.Minute, "no effect, accepted for compatibility (the data directory holds the state itself: nothing to compact)")
 	fs.StringVar(&c.phiKey, "phi-key", "", "AES-256 key sealing PHI (64 hex digits or base64 of 32 bytes); default with -data: kept in <data>/phi.key")
 	fs.BoolVar(&c.strict, "strict", false, "validate every /api/v1 request against the OpenAPI document before the handlers")
 	fs.BoolVar(&c.privateHooks, "private-webhooks", false, "allow webhook endpoints on private and link-local addresses")
@@ -208,7 +208,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if migrated, err = migrateV1(c, opts); err != nil {
 			return fmt.Errorf("-data %s: %w", c.data, err)
 		}
-		opts = append(opts, mockserver.WithDataDir(c.data), mockserver.WithCompactInterval(c.saveInterval))
+		opts = append(opts, mockserver.WithDataDir(c.data)) // -save-interval: no effect
 	}
 	srv, err := mockserver.New(opts...)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -82,7 +81,7 @@ func (fs *files) get(account string) (*file, error) {
 	fs.mu.Unlock()
 	f.open.Do(func() {
 		if fs.db != nil {
-			f.log, f.err = fs.db.Log(logPrefix+fileName(account), filepath.Join(fs.dir, fileName(account)))
+			f.log, f.err = fs.db.Log(logPrefix + fileName(account))
 			return
 		}
 		opts := durable.Options{}
@@ -216,7 +215,7 @@ func (fs *files) page(account, id, newest string) (Page, error) {
 	if skip {
 		return Page{}, ErrNotFound
 	}
-	p.Verified = p.Verified && f.log.Recovery().Damage == nil
+	p.Verified = p.Verified && f.log.Damage() == nil
 	if n := len(p.Events); n > 0 {
 		f.remember(p.Events[n-1].ID, last)
 	}
@@ -265,21 +264,22 @@ func (f *file) remember(id string, at durable.Position) {
 	f.positions[id] = at
 }
 
-// names returns the file names (fileName) of the accounts that have an audit file: the
-// directories under dir (a file each, or files of release 0.2 to import) and the shared DB's logs.
+// names returns the file names (fileName) of the accounts that have an audit file: the shared
+// DB's logs, or the directories under dir (a file each).
 func (fs *files) names() ([]string, error) {
 	var names []string
 	if fs.db != nil {
 		for _, n := range fs.db.Logs(logPrefix) {
 			names = append(names, strings.TrimPrefix(n, logPrefix))
 		}
+		return names, nil
 	}
 	entries, err := os.ReadDir(fs.dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	for _, de := range entries {
-		if de.IsDir() && !slices.Contains(names, de.Name()) {
+		if de.IsDir() {
 			names = append(names, de.Name())
 		}
 	}
@@ -322,7 +322,7 @@ func (l *Log) load() error {
 		if err != nil {
 			return err
 		}
-		if f.log.Recovery().Damage != nil { // newest events removed: the chain cannot verify
+		if f.log.Damage() != nil { // newest events removed: the chain cannot verify
 			l.mu.Lock()
 			l.chainOf(account).damaged = true
 			l.mu.Unlock()
@@ -422,7 +422,7 @@ func Check(db *durable.DB) error {
 
 // checkChain verifies one account's chain.
 func checkChain(db *durable.DB, name string) error {
-	l, err := db.Log(name, "")
+	l, err := db.Log(name)
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,8 @@ type Options struct {
 	// killed, not a power loss.
 	SyncNone bool
 	// DB, when set with Dir, holds the audit files as its logs "audit/<account>" (sharing its
-	// transactions with the server's other logs); Dir is then only where files of release 0.2
-	// are imported from. The caller closes DB after the Log.
+	// transactions with the server's other changes); Dir is then unused. The caller closes DB
+	// after the Log.
 	DB *durable.DB
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,15 +28,15 @@ func open(t *testing.T, dir string) *durable.Log {
 func replayAll(t *testing.T, l *durable.Log) []string {
 	t.Helper()
 	var out []string
-	if err := l.Replay(func(rec []byte) error { out = append(out, string(rec)); return nil }); err != nil {
+	if err := l.ReadFrom(durable.Position{}, func(rec []byte, _ durable.Position) error { out = append(out, string(rec)); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-// Concurrent appends land whole and in the order of their Enqueue calls; a reopened log replays
-// them all, and a compacted one replays its snapshot then the records after the cut.
-func TestAppendReplayCompact(t *testing.T) {
+// Concurrent appends land whole and in the order of their Enqueue calls; a reopened log reads
+// them all back.
+func TestAppendReadBack(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	l := open(t, dir)
@@ -68,19 +67,8 @@ func TestAppendReplayCompact(t *testing.T) {
 		}
 		last[fmt.Sprint(g)] = n + 1
 	}
-	if err := l.Compact(func(w io.Writer) error { _, err := w.Write([]byte("snap")); return err }); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Enqueue([]byte("after")).Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-	l = open(t, dir)
-	if got := replayAll(t, l); strings.Join(got, ",") != "snap,after" || l.Check() != nil {
-		t.Fatalf("after compaction: %q, check %v", got, l.Check())
-	}
-	if r := l.Recovery(); r.Snapshot == "" || r.Records != 1 {
-		t.Fatalf("recovery %+v", r)
+	if got := replayAll(t, l); len(got) != 16*20*2 {
+		t.Fatalf("%d records after reopen", len(got))
 	}
 }
 
@@ -121,20 +109,20 @@ func TestHeadCatchesRemovedNewestRecords(t *testing.T) {
 		}
 	}
 	l.Close()
-	if l = open(t, dir); l.Recovery().Damage != nil || l.Check() != nil {
-		t.Fatalf("an intact log: %v, %v", l.Recovery().Damage, l.Check())
+	if l = open(t, dir); l.Damage() != nil {
+		t.Fatalf("an intact log: %v", l.Damage())
 	}
 	l.Close()
 	removeNewest(t, dir, 2)
 	l = open(t, dir)
-	if err := l.Recovery().Damage; !errors.Is(err, durable.ErrHead) || !errors.Is(l.Check(), durable.ErrHead) {
+	if err := l.Damage(); !errors.Is(err, durable.ErrHead) {
 		t.Fatalf("two newest records removed: damage %v", err)
 	}
 	if err := l.Enqueue([]byte("r5")).Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
-	if l = open(t, dir); !errors.Is(l.Recovery().Damage, durable.ErrHead) {
+	if l = open(t, dir); !errors.Is(l.Damage(), durable.ErrHead) {
 		t.Fatal("an append after the damage hides it")
 	}
 }
@@ -169,41 +157,20 @@ func TestLockedAndNewerFormat(t *testing.T) {
 	}
 }
 
-// The state log of a data directory written by release 0.2 (cmd/medspa-mock/testdata) is
-// imported once: its snapshot then its segments, the old files kept under v0.2-backup/.
-func TestImports02(t *testing.T) {
+// The state log of a data directory written by release 0.2 (cmd/medspa-mock/testdata) reads
+// back: its snapshot then its segments.
+func TestRead02(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join("..", "..", "..", "cmd", "medspa-mock", "testdata", "datadir-0.2", "state")
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
+	var got []string
+	found, err := durable.Read02(src, func(rec []byte) error { got = append(got, string(rec)); return nil })
+	if err != nil || !found {
+		t.Fatal(found, err)
 	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	if len(got) < 5 || !strings.HasPrefix(got[0], `{"t":"header"`) || !strings.Contains(strings.Join(got, "\n"), `{"t":"end"`) {
+		t.Fatalf("read %d records: %.60q … %.60q", len(got), got[0], got[len(got)-1])
 	}
-	l := open(t, dir)
-	got := replayAll(t, l)
-	if len(got) < 5 || !strings.HasPrefix(got[0], `{"t":"header"`) || !strings.HasPrefix(got[len(got)-1], `{"t":"end"`) {
-		t.Fatalf("imported %d records: %.60q … %.60q", len(got), got[0], got[len(got)-1])
-	}
-	if r := l.Recovery(); r.Imported != filepath.Join(dir, durable.BackupDir) || r.Damage != nil {
-		t.Fatalf("recovery %+v", r)
-	}
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(dir, durable.BackupDir, e.Name())); err != nil {
-			t.Error(err)
-		}
-	}
-	l.Close()
-	l = open(t, dir)
-	if again := replayAll(t, l); len(again) != len(got) || l.Recovery().Imported != "" {
-		t.Fatalf("second open: %d records, imported %q", len(again), l.Recovery().Imported)
+	if found, err := durable.Read02(t.TempDir(), nil); found || err != nil {
+		t.Fatalf("an empty directory: %v %v", found, err)
 	}
 }

@@ -20,8 +20,8 @@ func openDB(t *testing.T) (db *durable.DB, state, audit *durable.Log) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if state, err = db.Log("state", ""); err == nil {
-		audit, err = db.Log("audit", "")
+	if state, err = db.Log("state"); err == nil {
+		audit, err = db.Log("audit")
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestRecordsNobodyWaitsForAreWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	l, err := db.Log("state", "")
+	l, err := db.Log("state")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,8 @@ func (a *API) account(id string) (*store.Account, error) {
 }
 
 // SnapshotStore keeps named account snapshots (each an AccountSnapshot's JSON): in memory, or
-// in the data directory (mockserver/internal/persist), whose Load also names the file that
-// holds the snapshot, so that a restore is logged as that name rather than as the state.
+// in the data directory (mockserver/internal/persist), whose Load also returns the snapshot's key
+// as its source, which a restore's change names (store.Change.Source).
 type SnapshotStore interface {
 	Save(account, name string, snap []byte) error
 	Load(account, name string) (snap []byte, source string, ok bool, err error)

@@ -9,7 +9,8 @@ import (
 )
 
 // Durability is the data directory as the request path sees it (mockserver/internal/persist):
-// changes are logged as they commit; Sync waits until everything logged so far is durable.
+// changes are written to its file as they commit; Sync waits until everything committed so far
+// is durable.
 type Durability interface {
 	Sync(ctx context.Context) error
 }

@@ -13,40 +13,51 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
-// The layout of a data directory (docs/mock-server.md "Data directory").
+// Files of a data directory (docs/mock-server.md "Data directory").
 const (
-	stateDir     = "state"     // the log of changes and its snapshot (mockserver/internal/durable)
-	snapshotsDir = "snapshots" // named account snapshots, one immutable file each
-	auditDir     = "audit"     // per-account audit files (the audit package's)
-	keyFile      = "phi.key"   // the PHI key, 64 hex digits, unless given by the caller
-	readmeFile   = "README"
+	keyFile    = "phi.key" // the PHI key, 64 hex digits, unless given by the caller
+	readmeFile = "README"
 )
-
-// AuditDir is where the account's audit files live in the data directory dir.
-func AuditDir(dir, account string) string { return filepath.Join(dir, auditDir, account) }
 
 const dirReadme = `This is a medspa-mock data directory (docs/mock-server.md, "Data directory").
 Everything an account holds survives a restart or a crash of the server using it: every change
-is in the log before its response is sent. Do not edit these files; copy the directory only
+is in data.db before its response is sent. Do not edit these files; copy the directory only
 while no server uses it.
 
-  data.db        a bbolt file (go.etcd.io/bbolt), locked while a server uses it: the bucket
-                 "state" holds the log of changes on top of a snapshot (the accounts' records,
-                 idempotency keys, API keys and OAuth clients, codes and tokens — secrets as
-                 SHA-256 digests only —, clocks, named snapshots' index); "audit/<acct>" each
-                 account's audit log. Check it with: medspa-mock -data DIR -check
-  snapshots/     named account snapshots (POST /__admin/snapshots), one file each
-  phi.key        the AES-256 key sealing PHI (unless the server was given one): keep it private
-  api-key        the key the medspa-mock binary prints at start (the binary's, when it ran here)
-  */v0.2-backup/ the files of release 0.2's logs, once imported into data.db
+  data.db       a bbolt file (go.etcd.io/bbolt), locked while a server uses it, holding the
+                state itself: "acct/<account>" a sub-bucket per kind of record (PHI sealed),
+                its events and idempotency entries, clock and pending deliveries; "cred" API
+                keys and "oauth" OAuth clients, codes, tokens and families (secrets as SHA-256
+                digests only); "snapshots" named snapshots; "meta"; "audit/<account>" each
+                account's audit log. Check it with: medspa-mock -data DIR -check
+  phi.key       the AES-256 key sealing PHI (unless the server was given one): keep it private
+  api-key       the key the medspa-mock binary prints at start (the binary's, when it ran here)
+  v0.2-backup/  the files of release 0.2, once imported into data.db
 
 PHI is sealed (AES-256-GCM, bound to account, record and field); no file holds it in the clear.
 `
 
-// writeReadme writes dir's README unless it is there.
+// OpenFile opens the data file of directory dir (creating both if needed), importing the
+// files of release 0.2 found there (import02.go).
+func OpenFile(dir string, sync durable.SyncPolicy) (*durable.DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("persist: %w", err)
+	}
+	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{Sync: sync})
+	if err != nil {
+		return nil, fmt.Errorf("persist: %w", err)
+	}
+	if err := errors.Join(writeReadme(dir), import02(db, dir)); err != nil {
+		return nil, errors.Join(fmt.Errorf("persist: importing the files of release 0.2 in %s: %w", dir, err), db.Close())
+	}
+	return db, nil
+}
+
+// writeReadme writes dir's README unless it is there as it should be (an older release's is
+// replaced).
 func writeReadme(dir string) error {
 	path := filepath.Join(dir, readmeFile)
-	if _, err := os.Stat(path); err == nil {
+	if b, err := os.ReadFile(path); err == nil && string(b) == dirReadme {
 		return nil
 	}
 	if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {
@@ -78,53 +89,33 @@ func Key(dir string, given []byte) ([]byte, error) {
 	return key, nil
 }
 
-// makeKey makes the key file at path unless it exists, and returns its content.
+// makeKey makes the key file at path unless it exists, and returns its content: ours, or the
+// one another server linked first.
 func makeKey(dir, path string) ([]byte, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	tmp := path + ".new"
-	if err := WriteFileAtomic(tmp, []byte(hex.EncodeToString(key)+"\n")); err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, err
-	}
-	if err := durable.SyncDir(dir); err != nil {
-		return nil, err
-	}
-	return os.ReadFile(path) // ours, or the one another server linked first
-}
-
-// WriteFileAtomic writes a file of the data directory whole or not at all (mode 0600): a
-// temporary file in the same directory, synced, renamed into place, and the directory synced.
-func WriteFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	_, _ = rand.Read(key) // it never fails
+	tmp, err := os.CreateTemp(dir, keyFile+".new*")
 	if err != nil {
-		return fmt.Errorf("persist: %w", err)
+		return nil, err
 	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	_, err = tmp.Write(b)
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(hex.EncodeToString(key) + "\n")
 	if err == nil {
 		err = tmp.Sync()
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		if err = os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+			err = nil
+		}
 	}
 	if err == nil {
 		err = durable.SyncDir(dir)
 	}
 	if err != nil {
-		return fmt.Errorf("persist: writing %s: %w", path, err)
+		return nil, err
 	}
-	return nil
+	return os.ReadFile(path)
 }

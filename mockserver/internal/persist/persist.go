@@ -1,24 +1,25 @@
 // Package persist keeps the mock server's state in a data directory (docs/protocol.md §13,
-// "restart loses nothing acknowledged"): every committed change goes to a log in the directory's
-// bbolt file (mockserver/internal/durable) before the request that made it is answered, the log is
-// compacted into a snapshot as it grows, and a server that starts on the directory replays
-// snapshot and log into its parts. The layout of the directory is in README (dirReadme).
+// "restart loses nothing acknowledged"): the directory's bbolt file (mockserver/internal/durable)
+// holds the state itself, and every committed change puts and deletes its keys there, in one
+// transaction shared with the changes committed at the same time, before the request that
+// made it is answered. A server that starts on the directory reads the buckets back; there is
+// no log to replay and nothing to compact. The layout is in dirReadme.
 //
-// What the log holds comes from one place per part, so that a new kind of change persists by
+// What is written comes from one place per part, so that a new kind of change persists by
 // construction: the store's commit point (store.OnCommit: every put and delete of a record of
-// any kind, its events and its idempotency claim), the credential registry's change hook
-// (auth.Registry.OnChange), the OAuth registry's (auth.OAuth.OnChange), and the clock and
-// named-snapshot calls of the server (ClockChanged, Snapshots).
+// any kind, its events and its idempotency entry), the credential registry's change hook
+// (auth.Registry.OnChange), the OAuth registry's (auth.OAuth.OnChange), and the server's
+// clock and named-snapshot calls (ClockChanged, Snapshots).
 package persist
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,134 +28,146 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
+	bolt "go.etcd.io/bbolt"
 )
 
-// Parts are the server's stateful parts that the engine persists and replays into.
+// Buckets and keys of the data file (besides the audit logs, "audit/<account>": the audit
+// package's). Account buckets hold a sub-bucket per kind of record (store.Write.Kind; events
+// under sequence keys, oldest first) and the keys clock, pending and settled.
+const (
+	bMeta      = "meta"      // keyCheck, ids (the id generator, at the last clean close), clock, dirty
+	bCred      = "cred"      // credential id → auth.CredentialState
+	bOAuth     = "oauth"     // sub-bucket per kind (client, family, code, token): key → auth.OAuthRecord
+	bSnapshots = "snapshots" // account NUL name → AccountSnapshot
+	acctPrefix = "acct/"     // acct/<account>
+	claimsSub  = "~claims"   // an account's claims with writes held until their outcome
+	kKeyCheck  = "keyCheck"  // store.KeyCheck of the PHI key that sealed the file's values
+	kIDs       = "ids"
+	kClock     = "clock"   // a clock.State (an account's: its own clock)
+	kDirty     = "dirty"   // changes committed since the last clean close
+	kPending   = "pending" // an account's pending webhook deliveries at the last clean close
+	kSettled   = "settled" // the key of the account's last event delivered or pending then
+)
+
+// oauthKinds are the OAuth record kinds, in the order they restore (what refers comes after).
+var oauthKinds = []string{"client", "family", "code", "token"}
+
+// Parts are the server's stateful parts that the engine persists and loads.
 type Parts struct {
 	Store    *store.Store
 	Keys     *auth.Registry
 	OAuth    *auth.OAuth
 	Webhooks *webhook.Dispatcher
-	// SetClock gives an account ("": the server) the clock setting read back from the log; nil
-	// st returns the account to the server's clock. The caller owns clocks (their OnMove hooks).
+	// SetClock gives an account ("": the server) the clock setting read back from the file;
+	// nil st returns the account to the server's clock. The caller owns clocks.
 	SetClock func(account string, st *clock.State)
 }
 
 // Options tune the engine. The zero value is the safe default.
 type Options struct {
-	// Sync is the log's fsync policy (default durable.SyncAlways: a write survives a power
-	// loss; SyncNone: it survives the process being killed).
+	// Sync is the file's fsync policy (default durable.SyncAlways: a write survives a power
+	// loss; SyncNone: it survives the process being killed). Unused with DB.
 	Sync durable.SyncPolicy
-	// CompactBytes is how much the log may grow past its last snapshot before it is compacted
-	// (default DefaultCompactBytes); a snapshot larger than that raises the bound to its own
-	// size, so compaction costs O(1) per byte logged.
-	CompactBytes int64
-	// CompactEvery compacts at least this often while changes arrive (0: by size only).
-	CompactEvery time.Duration
-	// Logger receives compaction failures (nil: none).
-	Logger *slog.Logger
-	// DB, when set, is the data file that keeps the log (as its log "state", the 0.2 files of
-	// dir/state imported into it), shared with the audit files; the engine closes it when it is
-	// released (Close, Abandon, a failed Open). Nil: a file of its own under dir/state.
+	// DB is the data file, from OpenFile (shared with the audit log); the engine closes it when
+	// released (Close, Abandon, a failed Open). Nil: Open opens it.
 	DB *durable.DB
 }
-
-// DefaultCompactBytes is the least log growth between compactions (the bound is the last
-// snapshot's size when larger): the log's file, whose free pages are reused, stays within about
-// twice the state's size plus this.
-const DefaultCompactBytes = 1 << 20
 
 // Engine keeps a server's state in a data directory. Its methods are safe for concurrent use.
 type Engine struct {
 	dir   string
+	db    *durable.DB
 	parts Parts
-	opts  Options
-	log   *durable.Log
-	snaps *Snapshots
 
 	// mu guards what follows; it is a leaf (hooks call in under the locks of the parts).
-	mu        sync.Mutex
-	last      *durable.Commit // the last commit enqueued: Sync waits for it
-	since     int64           // bytes logged since the last compaction started
-	snapBytes int64           // size of the last snapshot
-	changed   bool            // something was logged since the last compaction started
-	compactOn bool            // a compaction runs
-	closed    bool
-	replayed  Replayed
-
-	stop chan struct{}
-	bg   sync.WaitGroup
+	mu     sync.Mutex
+	last   store.Pending    // the last commit enqueued (or refused): Sync waits for it
+	held   map[string][]op  // per claim: the writes of a keyed request, until its outcome
+	events map[string]*seqs // per account: the keys of its events in the file
+	dirty  uint64           // changes since the last clean close
+	closed bool
+	loaded Loaded
 }
 
-// Replayed says what Open found in the directory.
-type Replayed struct {
+// seqs are the event keys of an account in the file: lo to next-1.
+type seqs struct{ lo, next uint64 }
+
+// Loaded says what Open found in the directory.
+type Loaded struct {
 	// Fresh says the directory held no state: a new server.
 	Fresh bool
-	// Snapshot and Changes count the snapshot's records and the log's records after it.
-	Snapshot, Changes int
-	// Skipped counts the changes of idempotency claims that were never resolved (a crash
-	// between a keyed write and its answer): left out, so the client's retry runs anew.
+	// Records counts the records read; Changes the changes committed after the last clean
+	// close (a crash: their events are delivered again).
+	Records, Changes int
+	// Skipped counts the keyed requests whose writes were left out: committed, but the crash
+	// came before their outcome, so the client's retry runs anew.
 	Skipped int
-	// Recovery is what the log repaired (a torn tail).
-	Recovery durable.Recovery
-	// Took is how long the replay took.
+	// Took is how long reading took.
 	Took time.Duration
 }
 
-// Open opens the data directory dir (creating its layout if needed), replays its state into
-// parts and registers the hooks that log every change from now on. Another process (or
-// server) holding dir open makes it fail with durable.ErrLocked.
+// op puts val under key in bucket (its sub-bucket sub, when not ""), or deletes key (val nil),
+// or with key nil drops every sub-bucket of bucket.
+type op struct {
+	bucket, sub string
+	key, val    []byte
+}
+
+// apply applies ops in order.
+func apply(tx *bolt.Tx, ops []op) error {
+	for _, o := range ops {
+		b, err := tx.CreateBucketIfNotExists([]byte(o.bucket))
+		if err == nil && o.sub != "" {
+			b, err = b.CreateBucketIfNotExists([]byte(o.sub))
+		}
+		switch {
+		case err != nil:
+		case o.key == nil:
+			var subs [][]byte
+			_ = b.ForEachBucket(func(k []byte) error { subs = append(subs, k); return nil })
+			for _, k := range subs {
+				err = errors.Join(err, b.DeleteBucket(k))
+			}
+		case o.val == nil:
+			err = b.Delete(o.key)
+		default:
+			err = b.Put(o.key, o.val)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Open reads the state of the data directory dir into parts and registers the hooks that write
+// every change from now on. Another process (or server) holding dir open makes it fail with
+// durable.ErrLocked.
 func Open(dir string, parts Parts, opts Options) (*Engine, error) {
-	if opts.CompactBytes <= 0 {
-		opts.CompactBytes = DefaultCompactBytes
+	db := opts.DB
+	if db == nil {
+		var err error
+		if db, err = OpenFile(dir, opts.Sync); err != nil {
+			return nil, err
+		}
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("persist: %w", err)
-	}
-	if err := writeReadme(dir); err != nil {
-		return nil, err
-	}
-	var log *durable.Log
-	var err error
-	if opts.DB != nil {
-		log, err = opts.DB.Log(stateDir, filepath.Join(dir, stateDir))
-	} else {
-		log, err = durable.Open(filepath.Join(dir, stateDir), durable.Options{Sync: opts.Sync})
-	}
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("persist: %w", err), closeDB(opts.DB))
-	}
-	e := &Engine{dir: dir, parts: parts, opts: opts, log: log, stop: make(chan struct{})}
-	e.snaps = newSnapshots(e)
-	start := time.Now()
-	if err := e.replay(); err != nil {
-		return nil, errors.Join(err, log.Close(), closeDB(opts.DB))
-	}
-	e.replayed.Recovery = log.Recovery()
-	e.replayed.Took = time.Since(start)
-	if err := e.snaps.collect(); err != nil {
-		return nil, errors.Join(err, log.Close(), closeDB(opts.DB))
+	e := &Engine{dir: dir, db: db, parts: parts, held: map[string][]op{}, events: map[string]*seqs{}}
+	if err := e.load(); err != nil {
+		return nil, errors.Join(fmt.Errorf("persist: reading %s: %w", dir, err), db.Close())
 	}
 	parts.Store.OnCommit(e.commit, true)
 	parts.Keys.OnChange(e.credChanged)
 	parts.OAuth.OnChange(e.oauthChanged)
-	if opts.CompactEvery > 0 {
-		e.bg.Add(1)
-		go e.compactEvery(opts.CompactEvery)
-	}
 	return e, nil
 }
 
-// Replayed reports what Open found and replayed.
-func (e *Engine) Replayed() Replayed { return e.replayed }
+// Loaded reports what Open found.
+func (e *Engine) Loaded() Loaded { return e.loaded }
 
 // Dir is the data directory.
 func (e *Engine) Dir() string { return e.dir }
 
-// Snapshots is the store of named account snapshots (DIR/snapshots).
-func (e *Engine) Snapshots() *Snapshots { return e.snaps }
-
-// Sync returns once every change logged so far is durable (admin and OAuth requests, and the
+// Sync returns once every change enqueued so far is durable (admin and OAuth requests, and the
 // server's Go methods, wait for it before answering), or with the failure that keeps it from
 // being so, or ctx's error.
 func (e *Engine) Sync(ctx context.Context) error {
@@ -167,110 +180,238 @@ func (e *Engine) Sync(ctx context.Context) error {
 	return c.Wait(ctx)
 }
 
-// append logs one record and returns its commit.
-func (e *Engine) append(r record) store.Pending {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return failed{fmt.Errorf("persist: encoding a %s record: %w", r.T, err)}
-	}
-	return e.enqueue(b)
-}
-
-// enqueue logs encoded records as one atomic batch, in the order of calls.
-func (e *Engine) enqueue(recs ...[]byte) *durable.Commit {
+// enqueue queues ops as one change (in the order of calls), counted as dirty.
+func (e *Engine) enqueue(ops ...op) store.Pending {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	c := e.log.Enqueue(recs...)
-	e.last = c // a refusal too (a closed or failed log): Sync reports it until a later commit
-	for _, r := range recs {
-		e.since += int64(len(r))
-	}
-	e.changed = true
-	if !e.compactOn && !e.closed && e.since >= max(e.opts.CompactBytes, e.snapBytes) {
-		e.startCompactLocked()
-	}
-	return c
+	return e.enqueueLocked(ops)
 }
 
-// failed is the outcome of a change that could not be logged at all.
+func (e *Engine) enqueueLocked(ops []op) store.Pending {
+	if e.closed {
+		e.last = failed{durable.ErrClosed} // Sync reports it
+		return e.last
+	}
+	e.dirty++
+	ops = append(ops, op{bMeta, "", []byte(kDirty), durable.Key(e.dirty)})
+	e.last = e.db.Enqueue(func(tx *bolt.Tx) error { return apply(tx, ops) })
+	return e.last
+}
+
+// failed is the outcome of a change that could not be written at all.
 type failed struct{ err error }
 
 func (f failed) Wait(context.Context) error { return f.err }
 
-// commit logs a committed change of an account (store.OnCommit): under the account's lock, so
-// the log holds each account's changes in commit order.
-func (e *Engine) commit(a *store.Account, c store.Change) store.Pending {
-	r := record{T: recTx, A: c.Account, Seq: c.Seq, Ev: c.Events, Claim: c.Claim, Resolved: c.Resolved}
+// commit writes a committed change of an account (store.OnCommit): under the account's lock, so
+// its changes reach the file in commit order. The writes of a keyed request are held until its
+// outcome (store.Change.Claim) and written with it, so a crash in between leaves neither.
+func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
+	ops, events, err := changeOps(c) // encoded outside e.mu: a replaced state may be large
+	if err != nil {
+		return failed{err}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ops = append(ops, e.eventOpsLocked(c.Account, c.Replaced, events)...)
+	acct := acctPrefix + c.Account
+	switch {
+	case c.Claim != "":
+		e.held[c.Claim] = append(e.held[c.Claim], ops...)
+		return e.enqueueLocked([]op{{acct, claimsSub, []byte(c.Claim), []byte{1}}})
+	case c.Resolved != "":
+		ops = append(append(e.held[c.Resolved], ops...), op{acct, claimsSub, []byte(c.Resolved), nil})
+		delete(e.held, c.Resolved)
+	case c.Source != "": // a named snapshot restored: its pending deliveries stand for its events
+		var snap AccountSnapshot
+		if b, _, _, err := e.Snapshots().load(c.Source); err == nil && json.Unmarshal(b, &snap) == nil {
+			ops = append(ops, jsonOp(acct, "", kPending, snap.Pending, len(snap.Pending) > 0),
+				op{acct, "", []byte(kSettled), durable.Key(e.events[c.Account].next - 1)})
+		}
+	}
+	e.supersedeLocked(ops)
+	return e.enqueueLocked(ops)
+}
+
+// changeOps returns the puts and deletes of a change's writes (a replaced account: its buckets
+// dropped, the new state's records put) and its events, encoded.
+func changeOps(c store.Change) (ops []op, events [][]byte, err error) {
+	acct := acctPrefix + c.Account
 	if c.Replaced {
-		r.T, r.Claim = recReplace, ""
-		switch {
-		case c.Source != "":
-			r.File = c.Source
-		case c.State != nil:
-			r.State = c.State
+		ops = append(ops, op{bucket: acct})
+		err := store.StateRecords(c.State, func(kind, id string, v []byte) error {
+			if kind == store.KindEvent {
+				events = append(events, v)
+			} else {
+				ops = append(ops, op{acct, kind, []byte(id), v})
+			}
+			return nil
+		})
+		if err != nil && c.State != nil {
+			return nil, nil, fmt.Errorf("persist: %w", err)
 		}
 	}
-	r.W = make([]store.LoggedWrite, len(c.Writes))
-	for i, w := range c.Writes {
-		r.W[i] = store.LoggedWrite{Kind: w.Kind, ID: w.ID}
-		if w.Deleted {
-			continue
+	for _, w := range c.Writes {
+		o := op{acct, w.Kind, []byte(w.ID), nil}
+		if !w.Deleted && w.Value == nil {
+			return nil, nil, fmt.Errorf("persist: a %s write without its record (a kind without a table?)", w.Kind)
+		} else if !w.Deleted {
+			o.val, _ = json.Marshal(w.Value) // records always encode
 		}
-		if w.Value == nil {
-			return failed{fmt.Errorf("persist: a %s write without its record (a kind without a table?)", w.Kind)}
-		}
-		b, err := json.Marshal(w.Value)
-		if err != nil {
-			return failed{fmt.Errorf("persist: encoding a %s: %w", w.Kind, err)}
-		}
-		r.W[i].Value = b
+		ops = append(ops, o)
 	}
-	return e.append(r)
+	for _, ev := range c.Events {
+		b, _ := json.Marshal(ev)
+		events = append(events, b)
+	}
+	return ops, events, nil
 }
 
-// credChanged logs a credential's new state (auth.Registry.OnChange).
-func (e *Engine) credChanged(st auth.CredentialState) { e.append(record{T: recCred, Cred: &st}) }
+// eventOpsLocked puts an account's events under its next sequence keys (after a replaced
+// state's: from there on), deleting the oldest once the file holds twice what the store keeps
+// (store.EventLogSize).
+func (e *Engine) eventOpsLocked(account string, replaced bool, events [][]byte) []op {
+	acct := acctPrefix + account
+	s := e.events[account]
+	if s == nil {
+		s = &seqs{1, 1}
+		e.events[account] = s
+	}
+	if replaced {
+		s.lo = s.next
+	}
+	var ops []op
+	for _, b := range events {
+		ops = append(ops, op{acct, store.KindEvent, durable.Key(s.next), b})
+		s.next++
+	}
+	if s.next-s.lo > 2*store.EventLogSize {
+		for ; s.next-s.lo > store.EventLogSize; s.lo++ {
+			ops = append(ops, op{acct, store.KindEvent, durable.Key(s.lo), nil})
+		}
+	}
+	return ops
+}
 
-// oauthChanged logs one OAuth mutation's records (auth.OAuth.OnChange).
-func (e *Engine) oauthChanged(recs []auth.OAuthRecord) { e.append(record{T: recOAuth, OAuth: recs}) }
+// supersedeLocked drops from the held writes those that ops, written now, make older.
+func (e *Engine) supersedeLocked(ops []op) {
+	for claim, held := range e.held {
+		e.held[claim] = slices.DeleteFunc(held, func(h op) bool {
+			return slices.ContainsFunc(ops, func(o op) bool {
+				return o.bucket == h.bucket && (o.key == nil || o.sub == h.sub && string(o.key) == string(h.key))
+			})
+		})
+	}
+}
 
-// ClockChanged logs an account's clock setting ("" the server's; nil st: the account follows
+// jsonOp puts v's JSON under key (deletes key unless keep).
+func jsonOp(bucket, sub, key string, v any, keep bool) op {
+	o := op{bucket, sub, []byte(key), nil}
+	if keep {
+		o.val, _ = json.Marshal(v) // auth's, clock's and webhook's states always encode
+	}
+	return o
+}
+
+func credOp(st auth.CredentialState) op { return jsonOp(bCred, "", st.ID, st, st.Credential != nil) }
+
+func oauthOps(recs []auth.OAuthRecord) []op {
+	ops := make([]op, len(recs))
+	for i, r := range recs {
+		ops[i] = jsonOp(bOAuth, r.Kind, r.Key, r, !r.Deleted)
+	}
+	return ops
+}
+
+// clockOp writes account's clock ("": the server's; nil st: the server's clock).
+func clockOp(account string, st *clock.State) op {
+	if account == "" {
+		return jsonOp(bMeta, "", kClock, st, st != nil)
+	}
+	return jsonOp(acctPrefix+account, "", kClock, st, st != nil)
+}
+
+// credChanged writes a credential's new state (auth.Registry.OnChange).
+func (e *Engine) credChanged(st auth.CredentialState) { e.enqueue(credOp(st)) }
+
+// oauthChanged writes one OAuth mutation's records (auth.OAuth.OnChange).
+func (e *Engine) oauthChanged(recs []auth.OAuthRecord) { e.enqueue(oauthOps(recs)...) }
+
+// ClockChanged writes an account's clock setting ("" the server's; nil st: the account follows
 // the server's clock again). Call it after every change of a clock.
-func (e *Engine) ClockChanged(account string, st *clock.State) {
-	e.append(record{T: recClock, A: account, Clock: st})
-}
+func (e *Engine) ClockChanged(account string, st *clock.State) { e.enqueue(clockOp(account, st)) }
 
-// Close compacts the log one last time (so a restart replays a snapshot only, pending webhook
-// deliveries and retries included), then closes it. Changes after Close fail. It returns the
-// first error met.
+// Close writes what is only in memory — each account's pending webhook deliveries, the id
+// generator — and marks the file closed cleanly, then closes it. Changes after Close fail.
 func (e *Engine) Close() error { return e.release(true) }
 
-// Abandon releases the data directory without the last compaction, as a crash would leave it
-// (every logged change is on disk; none is compacted): for tests of the replay.
+// Abandon releases the data directory as a crash would leave it (every change enqueued is on
+// disk; pending deliveries are not): for tests of the restart after a crash.
 func (e *Engine) Abandon() error { return e.release(false) }
 
-// release stops the background compactions, compacts when asked, and closes the log; the second
-// call does nothing.
-func (e *Engine) release(compact bool) error {
+func (e *Engine) release(clean bool) error {
+	var ops []op
+	if clean {
+		p := e.parts
+		for _, a := range p.Store.Accounts() {
+			pd := p.Webhooks.ExportPending(a.ID)
+			ops = append(ops, jsonOp(acctPrefix+a.ID, "", kPending, pd, len(pd) > 0))
+		}
+		ids, err := p.Store.IDs().MarshalBinary()
+		if err != nil {
+			return errors.Join(err, e.Abandon())
+		}
+		ops = append(ops, op{bMeta, "", []byte(kIDs), ids})
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
 		return nil
 	}
+	var c store.Pending = failed{nil}
+	if clean {
+		for account, s := range e.events {
+			ops = append(ops, op{acctPrefix + account, "", []byte(kSettled), durable.Key(s.next - 1)})
+		}
+		ops = append(ops, op{bMeta, "", []byte(kDirty), durable.Key(0)})
+		c = e.db.Enqueue(func(tx *bolt.Tx) error { return apply(tx, ops) })
+	}
 	e.closed = true
 	e.mu.Unlock()
-	close(e.stop)
-	e.bg.Wait() // a running compaction ends first
-	var err error
-	if compact {
-		err = e.Compact()
-	}
-	return errors.Join(err, e.log.Close(), closeDB(e.opts.DB))
+	return errors.Join(c.Wait(context.Background()), e.db.Close())
 }
 
-func closeDB(db *durable.DB) error {
-	if db == nil {
-		return nil
+// Snapshots returns the store of named account snapshots (POST /__admin/snapshots), kept in
+// the file's bucket "snapshots".
+func (e *Engine) Snapshots() Snapshots { return Snapshots{e} }
+
+// Snapshots keeps named account snapshots in the data file.
+type Snapshots struct{ e *Engine }
+
+// Save keeps snap (an AccountSnapshot's JSON) as the account's snapshot called name, replacing
+// an earlier one of that name (Sync makes it durable).
+func (s Snapshots) Save(account, name string, snap []byte) error {
+	if f, ok := s.e.enqueue(op{bSnapshots, "", []byte(account + "\x00" + name), snap}).(failed); ok {
+		return f.err
 	}
-	return db.Close()
+	return nil
 }
+
+// Load returns the account's snapshot called name, and its key as its source (a restore's
+// change names it: store.Change.Source).
+func (s Snapshots) Load(account, name string) (snap []byte, source string, ok bool, err error) {
+	return s.load(account + "\x00" + name)
+}
+
+func (s Snapshots) load(key string) (snap []byte, source string, ok bool, err error) {
+	err = s.e.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket([]byte(bSnapshots)); b != nil {
+			snap = bytes.Clone(b.Get([]byte(key)))
+		}
+		return nil
+	})
+	return snap, key, err == nil && snap != nil, err
+}
+
+// accountOf is the account of an account bucket's name.
+func accountOf(name []byte) (string, bool) { return strings.CutPrefix(string(name), acctPrefix) }

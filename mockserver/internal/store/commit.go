@@ -20,8 +20,7 @@ import (
 type Change struct {
 	Account string
 	// Seq numbers the account's changes: one more for each commit, data and idempotency
-	// entries alike. A snapshot of the account (ExportRows) carries the number of the last
-	// change it includes, so a replay skips the changes it already holds.
+	// entries alike.
 	Seq    uint64
 	Writes []Write
 	Events []Event

@@ -146,12 +146,10 @@ type tenant struct {
 	idemMu sync.Mutex
 	idem   *idemStore
 
-	// seq numbers the account's commits (Change.Seq); snapshotSeq is, during a replay, the
-	// number of the last change the replayed snapshot holds (guarded by mu).
-	seq         atomic.Uint64
-	snapshotSeq uint64
+	// seq numbers the account's commits (Change.Seq).
+	seq atomic.Uint64
 	// claimMu guards unresolved, the number of idempotency claims with committed writes and
-	// no outcome yet; claimIdle signals it falling to zero (ExportRows waits for that, so a
+	// no outcome yet; claimIdle signals it falling to zero (Export waits for that, so a
 	// snapshot never holds a keyed write without its entry).
 	claimMu    sync.Mutex
 	claimIdle  sync.Cond

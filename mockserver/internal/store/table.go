@@ -266,37 +266,6 @@ func (t *table[R]) upsertJSON(b []byte) (string, error) {
 	return id, nil
 }
 
-// upsertAllJSON decodes a JSON array of records (a chunk of rows) and upserts each; ids says
-// which ids it put.
-func (t *table[R]) upsertAllJSON(b []byte, ids func(string)) error {
-	var recs []*R
-	if err := json.Unmarshal(b, &recs); err != nil {
-		return err
-	}
-	for _, r := range recs {
-		id := t.key(r).id
-		if r == nil || id == "" {
-			return errNoID
-		}
-		t.upsert(r)
-		ids(id)
-	}
-	return nil
-}
-
-// chunks marshals the records in list order, n to a JSON array.
-func (t *table[R]) chunks(n int) ([][]byte, error) {
-	var out [][]byte
-	for i := 0; i < len(t.order); i += n {
-		b, err := json.Marshal(t.order[i:min(i+n, len(t.order))])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
 func (t *table[R]) each(f func(id string, r any)) {
 	for _, r := range t.order {
 		f(t.key(r).id, r)

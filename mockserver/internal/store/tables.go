@@ -13,9 +13,7 @@ type recordTable interface {
 	len() int
 	lookup(id string) (any, bool)
 	upsertJSON(b []byte) (string, error)
-	upsertAllJSON(b []byte, ids func(string)) error
 	drop(id string)
-	chunks(n int) ([][]byte, error)
 	each(f func(id string, r any))
 	// beginUndo, endUndo and rollBack are a Batch's undo (table.go).
 	beginUndo()
