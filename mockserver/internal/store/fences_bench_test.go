@@ -165,3 +165,40 @@ func BenchmarkFenceBatchUndo(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFencePatientPageOpen keeps openPatients (patients.go): a page of 20 patients opened
+// a page at a time (one fresh buffer, one string for the page's PHI), versus one by one with
+// openPatient (a buffer and a string a patient).
+func BenchmarkFencePatientPageOpen(b *testing.B) {
+	a := New(Options{}).Account("acct_bench")
+	for i := range 20 {
+		n := strconv.Itoa(i)
+		if _, err := a.CreatePatient(PatientInputOf(patients.Patient{FirstName: "Ada" + n, LastName: "Lovelace",
+			Email: "ada" + n + "@example.com"}), time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	recs, _ := a.data.Patients.page(Window{Page: 1, PerPage: 20}, nil)
+	out := make([]patients.Patient, 0, 20)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := a.openPatients(recs, out[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			page := out[:0]
+			for _, r := range recs {
+				p, err := a.openPatient(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				page = append(page, p)
+			}
+		}
+	})
+}
