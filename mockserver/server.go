@@ -69,7 +69,7 @@ type options struct {
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // NewLogHandler returns the standalone binary's log handler: slog's TextHandler at its default
-// level (Info), one line per Write to w.
+// level (Info), one line per Write to w (the binary batches them).
 func NewLogHandler(w io.Writer) slog.Handler { return slog.NewTextHandler(w, nil) }
 
 // WithTrustedProxy names the proxies whose X-Forwarded-For the server believes (for IP

@@ -151,7 +151,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer setMemoryLimit(c.memoryLimit)()
 	opts := []mockserver.Option{mockserver.WithJournalSize(c.journal)}
 	if !c.quiet {
-		opts = append(opts, mockserver.WithLogger(slog.New(mockserver.NewLogHandler(stderr))))
+		logOut := newLogBuffer(stderr) // one write per batch of lines, not per request
+		defer logOut.Close()
+		opts = append(opts, mockserver.WithLogger(slog.New(mockserver.NewLogHandler(logOut))))
 	}
 	if c.seed != 0 {
 		opts = append(opts, mockserver.WithSeed(c.seed))

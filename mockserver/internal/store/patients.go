@@ -379,45 +379,13 @@ func (a *Account) ListPatientsInto(f PatientFilter, w Window, into []patients.Pa
 		}
 	}
 	recs, total := a.data.Patients.pageBetween(f.CreatedFrom, f.CreatedTo, w, keep)
-	out, err := a.openPatients(recs, into)
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
-}
-
-// openPatients appends the full patients of recs to out, as openPatient would one by one, but
-// a page at a time: the page's PHI opened into one fresh buffer (the associated data made once,
-// its id and field changed a record at a time) and decoded from one string, so a page costs a
-// few allocations, not three a patient. Nothing is pooled: the page's plaintext is garbage once
-// the page is made. A fenced optimisation kept by BenchmarkFencePatientPageOpen (BENCHMARKS.md:
-// measured from outside, the list's ratio to a bare server falls by about a third without it).
-func (a *Account) openPatients(recs []*PatientRecord, out []patients.Patient) ([]patients.Patient, error) {
-	if len(recs) == 0 {
-		return out, nil
-	}
-	var endsArray [100]int // a page's (perPage ≤ 100) without an allocation
-	ends, b := endsArray[:0], make([]byte, 0, 256*len(recs))
-	ad := sealedAt{a.ID, "patient", "", ""}.ad()
-	prefix := len(ad) - 2 // the empty id and field's terminators
+	out := slices.Grow(into, len(recs))
 	for _, r := range recs {
-		ad = append(append(append(ad[:prefix], r.ID...), 0), "phi\x00"...)
-		var err error
-		if b, err = a.store.sealer.openADTo(b, r.Sealed, ad); err != nil {
-			return out, err
+		p, err := a.openPatient(r)
+		if err != nil {
+			return nil, 0, err
 		}
-		ends = append(ends, len(b))
-	}
-	plain, start := string(b), 0
-	out = slices.Grow(out, len(recs))
-	for i, r := range recs {
-		var p patients.Patient
-		if err := decodePHIString(plain[start:ends[i]], &p); err != nil {
-			return out, err
-		}
-		start = ends[i]
-		r.fill(&p)
 		out = append(out, p)
 	}
-	return out, nil
+	return out, total, nil
 }

@@ -57,19 +57,10 @@ func decodePHI(b []byte, p *patients.Patient) error {
 	if len(b) > 0 && b[0] == '{' {
 		return decodeLegacyPHI(b, p)
 	}
-	return decodePHIString(string(b), p)
-}
-
-// decodePHIString is decodePHI over a string: the fields are pieces of s (a list page decodes
-// every patient from one string).
-func decodePHIString(s string, p *patients.Patient) error {
-	if len(s) > 0 && s[0] == '{' {
-		return decodeLegacyPHI([]byte(s), p)
-	}
-	if len(s) == 0 || s[0] != phiV1 {
+	if len(b) == 0 || b[0] != phiV1 {
 		return errPHICorrupt
 	}
-	d := phiDecoder{s: s[1:]}
+	d := phiDecoder{s: string(b[1:])}
 	var gender string
 	for _, s := range []*string{&p.FirstName, &p.LastName, &p.Email, &p.Phone, &gender, &p.Notes} {
 		*s = d.str()
@@ -161,12 +152,4 @@ func (d *phiDecoder) str() string {
 }
 
 // decodeLegacyPHI opens PHI sealed as JSON by release 0.1.0.
-// It decodes into a value of its own: p given to json.Unmarshal would escape, and every caller's
-// patient with it, legacy or not (an allocation a patient, 20 a list page).
-func decodeLegacyPHI(b []byte, p *patients.Patient) error {
-	q := new(patients.Patient)
-	*q = *p
-	err := json.Unmarshal(b, q)
-	*p = *q
-	return err
-}
+func decodeLegacyPHI(b []byte, p *patients.Patient) error { return json.Unmarshal(b, p) }

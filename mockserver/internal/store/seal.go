@@ -72,15 +72,12 @@ func (s *Sealer) open(sealed []byte, at sealedAt) ([]byte, error) { return s.ope
 // written before the binding (medspa-mock-state/1) calls it.
 func (s *Sealer) openUnbound(sealed []byte) ([]byte, error) { return s.openAD(sealed, nil) }
 
-func (s *Sealer) openAD(sealed, ad []byte) ([]byte, error) { return s.openADTo(nil, sealed, ad) }
-
-// openADTo is openAD appending the plaintext to dst.
-func (s *Sealer) openADTo(dst, sealed, ad []byte) ([]byte, error) {
+func (s *Sealer) openAD(sealed, ad []byte) ([]byte, error) {
 	n := s.aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("store: sealed value too short")
 	}
-	return s.aead.Open(dst, sealed[:n], sealed[n:], ad)
+	return s.aead.Open(nil, sealed[:n], sealed[n:], ad)
 }
 
 // Index returns the server-level blind index of a case-insensitive value (KeyCheck).
