@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,4 +165,115 @@ func BenchmarkFenceBatchUndo(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkFenceSealAD keeps seal.go's adBuffers: the associated data of an open (a sealed
+// value's account, kind, id and field) built in a pooled buffer versus a fresh one (it escapes
+// into the AEAD interface: an allocation per open, 25 per list page).
+func BenchmarkFenceSealAD(b *testing.B) {
+	s := NewSealer(nil)
+	at := sealedAt{"acct_019ca8a03e807000a2301fb8d82978da", "patient", "pat_019ca8a03e80700395798d340c0a17e8", "phi"}
+	sealed := s.seal(make([]byte, 120), at)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.open(sealed, at); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var buf [160]byte // escapes into the AEAD: allocated per open
+			if _, err := s.openAD(sealed, at.ad(buf[:0])); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkFencePatientOpen keeps openPatient's pooled plaintext and decodePHI's one string
+// (patients.go, phicodec.go): a patient opened into a pooled buffer with every field a piece of
+// one string, versus opened into a fresh buffer with a string of its own per field (as the
+// decoder made them before).
+func BenchmarkFencePatientOpen(b *testing.B) {
+	a := New(Options{}).Account("acct_bench")
+	p, err := a.CreatePatient(PatientInputOf(patients.Patient{FirstName: "Ada", LastName: "Lovelace",
+		Email: "ada@example.com", Phone: "+15551234567", Notes: "first visit"}), time.Time{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, _ := a.data.Patients.get(p.ID)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := a.openPatient(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := plainOpenPatient(a, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkFencePatientPageOpen keeps openPatients (patients.go): a page of 20 patients opened
+// a page at a time (one buffer of each pool, one string for the page's PHI), versus one by one
+// with openPatient (its pooled buffers and one string a patient).
+func BenchmarkFencePatientPageOpen(b *testing.B) {
+	a := New(Options{}).Account("acct_bench")
+	for i := range 20 {
+		n := strconv.Itoa(i)
+		if _, err := a.CreatePatient(PatientInputOf(patients.Patient{FirstName: "Ada" + n, LastName: "Lovelace",
+			Email: "ada" + n + "@example.com"}), time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	recs, _ := a.data.Patients.page(Window{Page: 1, PerPage: 20}, nil)
+	out := make([]patients.Patient, 0, 20)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := a.openPatients(recs, out[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			page := out[:0]
+			for _, r := range recs {
+				p, err := a.openPatient(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				page = append(page, p)
+			}
+		}
+	})
+}
+
+// plainOpenPatient is openPatient without the optimisation: a fresh plaintext, and a string per
+// field (decodePHI's fields cloned apart, as the old decoder allocated them).
+func plainOpenPatient(a *Account, r *PatientRecord) (patients.Patient, error) {
+	var p patients.Patient
+	plain, err := a.open("patient", r.ID, "phi", r.Sealed)
+	if err != nil {
+		return p, err
+	}
+	if err := decodePHI(plain, &p); err != nil {
+		return p, err
+	}
+	for _, s := range []*string{&p.FirstName, &p.LastName, &p.Email, &p.Phone, &p.Notes} {
+		*s = strings.Clone(*s)
+	}
+	p.ID, p.CreatedAt, p.UpdatedAt = r.ID, r.CreatedAt.Time(), r.UpdatedAt.Time()
+	return p, nil
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/medspa/medspa-go/internal/wire"
+	"github.com/medspa/medspa-go/client"
 	"github.com/medspa/medspa-go/patients"
 )
 
@@ -57,17 +57,25 @@ func decodePHI(b []byte, p *patients.Patient) error {
 	if len(b) > 0 && b[0] == '{' {
 		return decodeLegacyPHI(b, p)
 	}
-	if len(b) == 0 || b[0] != phiV1 {
+	return decodePHIString(string(b), p)
+}
+
+// decodePHIString is decodePHI over a string: the fields are pieces of s.
+func decodePHIString(s string, p *patients.Patient) error {
+	if len(s) > 0 && s[0] == '{' {
+		return decodeLegacyPHI([]byte(s), p)
+	}
+	if len(s) == 0 || s[0] != phiV1 {
 		return errPHICorrupt
 	}
-	d := phiDecoder{s: string(b[1:])}
+	d := phiDecoder{s: s[1:]}
 	var gender string
 	for _, s := range []*string{&p.FirstName, &p.LastName, &p.Email, &p.Phone, &gender, &p.Notes} {
 		*s = d.str()
 	}
 	p.Gender = patients.Gender(gender)
 	year, month, day := d.varint(), d.uvarint(), d.uvarint()
-	p.DateOfBirth = wire.Date{Year: int(year), Month: time.Month(month), Day: int(day)}
+	p.DateOfBirth = client.Date{Year: int(year), Month: time.Month(month), Day: int(day)}
 	switch d.byte() {
 	case 0:
 	case 1:
@@ -93,8 +101,10 @@ func decodePHI(b []byte, p *patients.Patient) error {
 	return d.err
 }
 
-// phiDecoder reads encodePHI's fields from the plaintext as a string (every field a piece of
-// it); the first error sticks and later reads return zeros.
+// phiDecoder reads encodePHI's fields; the first error sticks and later reads return zeros.
+// It reads a string: the plaintext is converted once, and every field is a piece of it, so a
+// patient's PHI costs one allocation however many fields it has (a fenced optimisation kept by
+// BenchmarkFencePatientOpen, BENCHMARKS.md).
 type phiDecoder struct {
 	s   string
 	err error
@@ -152,4 +162,12 @@ func (d *phiDecoder) str() string {
 }
 
 // decodeLegacyPHI opens PHI sealed as JSON by release 0.1.0.
-func decodeLegacyPHI(b []byte, p *patients.Patient) error { return json.Unmarshal(b, p) }
+// It decodes into a value of its own: p given to json.Unmarshal would escape, and every caller's
+// patient with it, legacy or not.
+func decodeLegacyPHI(b []byte, p *patients.Patient) error {
+	q := new(patients.Patient)
+	*q = *p
+	err := json.Unmarshal(b, q)
+	*p = *q
+	return err
+}

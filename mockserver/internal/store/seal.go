@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 )
 
 // Sealer encrypts PHI with AES-256-GCM (a fresh random nonce per write) and derives blind
@@ -50,34 +51,52 @@ type sealedAt struct {
 // ad is the associated data of a sealed value: a version tag, then the account, kind, id and
 // field, each NUL-terminated (none of them contains NUL: ids are validated by shape, kinds and
 // fields are the store's own names).
-func (at sealedAt) ad() []byte {
-	b := []byte("medspa-mock/seal/2\x00")
+func (at sealedAt) ad(buf []byte) []byte {
+	b := append(buf[:0], "medspa-mock/seal/2\x00"...)
 	for _, s := range []string{at.account, at.kind, at.id, at.field} {
 		b = append(append(b, s...), 0)
 	}
 	return b
 }
 
+// adBuffers hold associated data while a value is sealed or opened: a buffer handed to the
+// AEAD (an interface) escapes, and one allocation per open would cost a list page 25. A fenced
+// optimisation (BENCHMARKS.md "Fenced optimisations"), kept by BenchmarkFenceSealAD.
+var adBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 160); return &b }}
+
 // seal encrypts plaintext bound to at: nonce || ciphertext || tag.
 func (s *Sealer) seal(plaintext []byte, at sealedAt) []byte {
+	ad := adBuffers.Get().(*[]byte)
+	defer adBuffers.Put(ad)
+	*ad = at.ad(*ad)
 	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plaintext)+s.aead.Overhead())
 	_, _ = crand.Read(nonce)
-	return s.aead.Seal(nonce, nonce, plaintext, at.ad())
+	return s.aead.Seal(nonce, nonce, plaintext, *ad)
 }
 
 // open decrypts what seal produced for the same at; a value sealed for another place fails.
-func (s *Sealer) open(sealed []byte, at sealedAt) ([]byte, error) { return s.openAD(sealed, at.ad()) }
+func (s *Sealer) open(sealed []byte, at sealedAt) ([]byte, error) { return s.openTo(nil, sealed, at) }
+
+// openTo is open appending the plaintext to dst.
+func (s *Sealer) openTo(dst, sealed []byte, at sealedAt) ([]byte, error) {
+	ad := adBuffers.Get().(*[]byte)
+	defer adBuffers.Put(ad)
+	*ad = at.ad(*ad)
+	return s.openADTo(dst, sealed, *ad)
+}
 
 // openUnbound opens a value sealed without associated data: only the migration of state
 // written before the binding (medspa-mock-state/1) calls it.
 func (s *Sealer) openUnbound(sealed []byte) ([]byte, error) { return s.openAD(sealed, nil) }
 
-func (s *Sealer) openAD(sealed, ad []byte) ([]byte, error) {
+func (s *Sealer) openAD(sealed, ad []byte) ([]byte, error) { return s.openADTo(nil, sealed, ad) }
+
+func (s *Sealer) openADTo(dst, sealed, ad []byte) ([]byte, error) {
 	n := s.aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("store: sealed value too short")
 	}
-	return s.aead.Open(nil, sealed[:n], sealed[n:], ad)
+	return s.aead.Open(dst, sealed[:n], sealed[n:], ad)
 }
 
 // Index returns the server-level blind index of a case-insensitive value (KeyCheck).
