@@ -20,10 +20,11 @@ type jsonAppender interface {
 // patientJSON is a patient answer.
 type patientJSON patients.Patient
 
-// patientSize is about the length of one patient's JSON, for the answer's first buffer.
-const patientSize = 512
+// patientSize is about the length of one patient's JSON in a list, for the answer's first
+// buffer (one with every field: twice that).
+const patientSize = 256
 
-func (p *patientJSON) sizeHint() int { return patientSize }
+func (p *patientJSON) sizeHint() int { return 2 * patientSize }
 
 func (p *patientJSON) appendJSON(b []byte) []byte {
 	b = append(b, '{')
