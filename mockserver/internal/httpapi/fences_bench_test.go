@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/patients"
 )
@@ -79,4 +81,46 @@ func BenchmarkFenceCheckJSON(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkFenceRateLimitHeaders keeps setLimitHeaders (mw_ratelimit.go): the changing values
+// made in one string with their slices in one array, and the plan's constant values made once,
+// versus every value formatted on its own for each request (plainLimitHeaders).
+func BenchmarkFenceRateLimitHeaders(b *testing.B) {
+	st := benchLimitState()
+	v := limitValues{remaining: 999_999_999, full: 1, dailyLeft: 9_950, toMidnight: 41_200, reset: 1_795_629_126}
+	h := http.Header{}
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			setLimitHeaders(h, st, v)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			plainLimitHeaders(h, st.plan, v)
+		}
+	})
+}
+
+func benchLimitState() *limitState {
+	st := &limitState{plan: auth.Plan{Name: "custom", RatePerMinute: 1e9, Burst: 1e9, Daily: 10_000}}
+	st.policy, st.limit = constantHeaders(st.plan)
+	return st
+}
+
+// plainLimitHeaders is setLimitHeaders without the optimisation: each value formatted and
+// allocated on its own, the constant ones too.
+func plainLimitHeaders(h http.Header, plan auth.Plan, v limitValues) {
+	state := `"burst";r=` + strconv.FormatInt(v.remaining, 10) + `;t=` + strconv.FormatInt(v.full, 10)
+	if plan.Daily > 0 {
+		state += `, "daily";r=` + strconv.FormatInt(v.dailyLeft, 10) + `;t=` + strconv.FormatInt(v.toMidnight, 10)
+	}
+	policy, limit := constantHeaders(plan)
+	h.Set("Ratelimit-Policy", policy[0])
+	h.Set("Ratelimit", state)
+	h.Set("X-Ratelimit-Limit", limit[0])
+	h.Set("X-Ratelimit-Remaining", strconv.FormatInt(v.remaining, 10))
+	h.Set("X-Ratelimit-Reset", strconv.FormatInt(v.reset, 10))
 }
