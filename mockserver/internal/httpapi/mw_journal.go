@@ -63,20 +63,28 @@ func levelOf(status int) slog.Level {
 	return slog.LevelInfo
 }
 
-// logRequest writes the request's log line: metadata only.
+// logRequest writes the request's log line: metadata only. The record is made here and handed
+// to the handler, as slog's documentation shows for a logging wrapper: Logger.LogAttrs would
+// look up its caller's program counter for every line (runtime.Callers), which a request line
+// never shows.
 func logRequest(l *slog.Logger, e *JournalEntry, d time.Duration) {
-	attrs := []slog.Attr{slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
-		slog.Duration("duration", d), slog.String("request_id", e.RequestID)}
+	ctx, level, h := context.Background(), levelOf(e.Status), l.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	r := slog.NewRecord(time.Now(), level, "request", 0)
+	r.AddAttrs(slog.String("method", e.Method), slog.String("path", e.Path), slog.Int("status", e.Status),
+		slog.Duration("duration", d), slog.String("request_id", e.RequestID))
 	if e.Account != "" {
-		attrs = append(attrs, slog.String("account", e.Account))
+		r.AddAttrs(slog.String("account", e.Account))
 	}
 	switch {
 	case e.Stub != "":
-		attrs = append(attrs, slog.String("fault", stubFault+e.Stub)) // a stubbed answer shows as fault=stub:stb_N
+		r.AddAttrs(slog.String("fault", stubFault+e.Stub)) // a stubbed answer shows as fault=stub:stb_N
 	case e.Fault != "":
-		attrs = append(attrs, slog.String("fault", e.Fault))
+		r.AddAttrs(slog.String("fault", e.Fault))
 	}
-	l.LogAttrs(context.Background(), levelOf(e.Status), "request", attrs...)
+	_ = h.Handle(ctx, r) // a log that cannot be written does not fail the request
 }
 
 // journalPath is a path as the journal keeps it: redacted (loggedPath) and cut to
