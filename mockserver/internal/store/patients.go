@@ -10,8 +10,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/medspa/medspa-go/client"
-
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
@@ -146,13 +145,13 @@ func PatientInputOf(p patients.Patient) PatientInput {
 var (
 	e164        = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
 	countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
-	earliestDOB = client.NewDate(1900, time.January, 1)
+	earliestDOB = wire.NewDate(1900, time.January, 1)
 	genders     = []string{"female", "male", "other", "unknown"}
 )
 
 // checkPatient validates a patient body (create, or merge patch) and returns the change it
 // makes: every invalid field at once, or the change.
-func checkPatient(in PatientInput, patch bool, today client.Date) (func(*patients.Patient), error) {
+func checkPatient(in PatientInput, patch bool, today wire.Date) (func(*patients.Patient), error) {
 	c := newChecker()
 	c.members(in.Members)
 	var sets []func(*patients.Patient)
@@ -187,7 +186,7 @@ func checkPatient(in PatientInput, patch bool, today client.Date) (func(*patient
 		}
 	}
 	if c.decoded(in.DateOfBirth.Complaint, in.DateOfBirth.State) && in.DateOfBirth.State == Present {
-		d, err := client.ParseDate(in.DateOfBirth.Value)
+		d, err := wire.ParseDate(in.DateOfBirth.Value)
 		switch {
 		case err != nil:
 			c.fail("dateOfBirth", "invalid_format", "must be a date YYYY-MM-DD")
@@ -199,7 +198,7 @@ func checkPatient(in PatientInput, patch bool, today client.Date) (func(*patient
 			set(Present, func(x *patients.Patient) { x.DateOfBirth = d })
 		}
 	} else {
-		set(in.DateOfBirth.State, func(x *patients.Patient) { x.DateOfBirth = client.Date{} })
+		set(in.DateOfBirth.State, func(x *patients.Patient) { x.DateOfBirth = wire.Date{} })
 	}
 	if v, p := c.enum("gender", in.Gender, false, genders...); p != Invalid {
 		set(p, func(x *patients.Patient) { x.Gender = patients.Gender(v) })
@@ -281,7 +280,7 @@ func invisible(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.
 // CreatePatient validates in and stores the patient; createdAt may be backdated (fixtures) when
 // non-zero.
 func (a *Account) CreatePatient(in PatientInput, createdAt time.Time) (patients.Patient, error) {
-	change, err := checkPatient(in, false, client.DateOf(a.Now()))
+	change, err := checkPatient(in, false, wire.DateOf(a.Now()))
 	if err != nil {
 		return patients.Patient{}, err
 	}
@@ -325,7 +324,7 @@ func (a *Account) patientExists(id string) bool {
 // UpdatePatient validates in, a merge patch, and applies it to the patient: 422 before 404.
 // updatedAt moves (and patient.updated is emitted) only when something changed.
 func (a *Account) UpdatePatient(id string, in PatientInput) (patients.Patient, error) {
-	change, err := checkPatient(in, true, client.DateOf(a.Now()))
+	change, err := checkPatient(in, true, wire.DateOf(a.Now()))
 	if err != nil {
 		return patients.Patient{}, err
 	}

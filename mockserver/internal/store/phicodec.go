@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/medspa/medspa-go/client"
+	"github.com/medspa/medspa-go/internal/wire"
 	"github.com/medspa/medspa-go/patients"
 )
 
@@ -75,7 +75,7 @@ func decodePHIString(s string, p *patients.Patient) error {
 	}
 	p.Gender = patients.Gender(gender)
 	year, month, day := d.varint(), d.uvarint(), d.uvarint()
-	p.DateOfBirth = client.Date{Year: int(year), Month: time.Month(month), Day: int(day)}
+	p.DateOfBirth = wire.Date{Year: int(year), Month: time.Month(month), Day: int(day)}
 	switch d.byte() {
 	case 0:
 	case 1:
