@@ -97,8 +97,20 @@ func appendDate(b []byte, d wire.Date) []byte {
 	return append(b, '"')
 }
 
-// patientList is a page of patients.
-type patientList struct{ listAnswer[patients.Patient] }
+// patientList is a page of patients; page, when set, is the pooled slice Data lives in
+// (pools.go), given back once the page is encoded (release).
+type patientList struct {
+	listAnswer[patients.Patient]
+	page *[]patients.Patient
+}
+
+// release gives the page's slice back to its pool, zeroed.
+func (l *patientList) release() {
+	if l.page != nil {
+		releasePage(l.page, l.Data)
+		l.page, l.Data = nil, nil
+	}
+}
 
 func (l *patientList) sizeHint() int { return 64 + len(l.Data)*patientSize }
 

@@ -24,7 +24,7 @@ func checkPatientEncoding(t *testing.T, p patients.Patient) {
 	w := store.Window{Page: 3, PerPage: 25}
 	for _, items := range [][]patients.Patient{nil, {p}, {p, {ID: "pat_2"}}} {
 		want, _ := json.Marshal(list(items, 1234, w))
-		if got := (&patientList{list(items, 1234, w)}).appendJSON(nil); string(got) != string(want) {
+		if got := (&patientList{listAnswer: list(items, 1234, w)}).appendJSON(nil); string(got) != string(want) {
 			t.Errorf("page of %d:\n got %s\nwant %s", len(items), got, want)
 		}
 	}

@@ -48,7 +48,7 @@ func BenchmarkFenceEncoders(b *testing.B) {
 	b.Run("page/fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_ = (&patientList{list(page, 1000, w)}).appendJSON(nil)
+			_ = (&patientList{listAnswer: list(page, 1000, w)}).appendJSON(nil)
 		}
 	})
 	b.Run("page/plain", func(b *testing.B) {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -30,7 +31,14 @@ func (a *API) runHandler(rq *request) *answer {
 	case rawBody:
 		return newAnswer(status, b.contentType, b.body)
 	case jsonAppender:
-		return newAnswer(status, "application/json", b.appendJSON(make([]byte, 0, b.sizeHint())))
+		buf := answerBuffers.Get().(*[]byte)
+		body := b.appendJSON(slices.Grow((*buf)[:0], b.sizeHint()))
+		if p, ok := v.(*patientList); ok {
+			p.release()
+		}
+		ans := newAnswer(status, "application/json", body)
+		ans.pooled = buf
+		return ans
 	}
 	out, err := json.Marshal(v)
 	if err != nil {

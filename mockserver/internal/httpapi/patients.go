@@ -70,6 +70,11 @@ func (a *API) listPatients(rq *request) (int, any, error) {
 	if err := q.done(); err != nil {
 		return 0, nil, err
 	}
-	items, total, err := rq.acct.ListPatientsInto(filter, w, make([]patients.Patient, 0, w.PerPage))
-	return ok, &patientList{list(items, total, w)}, err
+	page := pageSlices.Get().(*[]patients.Patient) // pools.go
+	items, total, err := rq.acct.ListPatientsInto(filter, w, (*page)[:0])
+	if err != nil {
+		releasePage(page, items)
+		return 0, nil, err
+	}
+	return ok, &patientList{listAnswer: list(items, total, w), page: page}, nil
 }

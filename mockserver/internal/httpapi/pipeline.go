@@ -22,7 +22,9 @@ type check func(rq *request) *answer
 // ServeHTTP serves one request: its answer, then the wire.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := newRequest(r)
-	writeAnswer(w, rq, a.serve(rq))
+	ans := a.serve(rq)
+	writeAnswer(w, rq, ans)
+	recycle(ans) // pools.go: its bytes, zeroed, serve the next answer
 }
 
 // buildPipeline lists the checks of each stage, in order.

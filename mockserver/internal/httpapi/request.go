@@ -93,6 +93,9 @@ type answer struct {
 	// serve writes the answer itself, for what is not one value: the admin surface's live
 	// stream and inspector files.
 	serve func(w http.ResponseWriter)
+	// pooled, when set, is the answerBuffers entry body lives in (pools.go): recycled once the
+	// answer is written.
+	pooled *[]byte
 }
 
 // newAnswer returns an answer of status with body of media type contentType ("": no body).
