@@ -95,13 +95,13 @@ func (a *API) apiRoutes() []route {
 // is literal wins (so /api/v1/reports/custom is never /api/v1/reports/{id}).
 type router struct {
 	routes   []route
-	segments map[*route][]string // each route's pattern, split at "/"
+	segments [][]string // each route's pattern, split at "/" (segments[i] is routes[i]'s)
 }
 
 func newRouter(routes []route) *router {
-	rt := &router{routes: routes, segments: map[*route][]string{}}
-	for i := range routes {
-		rt.segments[&routes[i]] = strings.Split(routes[i].pattern, "/")
+	rt := &router{routes: routes}
+	for _, r := range routes {
+		rt.segments = append(rt.segments, strings.Split(r.pattern, "/"))
 	}
 	return rt
 }
@@ -124,7 +124,7 @@ func (rt *router) match(method, path string) (found *route, segs []string, allow
 	var best []string // the pattern of the best match so far
 	for i := range rt.routes {
 		r := &rt.routes[i]
-		pat := rt.segments[r]
+		pat := rt.segments[i]
 		if !matchSegments(pat, segs) {
 			continue
 		}
@@ -163,9 +163,19 @@ func matchSegments(pat, segs []string) bool {
 	return len(pat) == len(segs)
 }
 
+// patternOf is r's pattern, split at "/".
+func (rt *router) patternOf(r *route) []string {
+	for i := range rt.routes {
+		if &rt.routes[i] == r {
+			return rt.segments[i]
+		}
+	}
+	return nil
+}
+
 // pathValues calls set with each wildcard of r's pattern and its value in segs, unescaped.
 func (rt *router) pathValues(r *route, segs []string, set func(name, value string)) {
-	for i, seg := range rt.segments[r] {
+	for i, seg := range rt.patternOf(r) {
 		name := wildcard(seg)
 		if name == "" {
 			continue
