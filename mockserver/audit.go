@@ -74,7 +74,7 @@ const AuditZeroID = "aud_00000000000000000000000000000000"
 // WithAuditRetention), oldest first. Account "" (or AnonymousAudit) is the ring of denied
 // requests whose credentials were unknown.
 func (s *Server) AuditEvents(account string) []AuditEvent {
-	return publicEvents(s.api.AuditEvents(account))
+	return publicEvents(s.admin.AuditEvents(account))
 }
 
 // AuditLog returns account's audit events kept in memory with the checkpoint of those that left

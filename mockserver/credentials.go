@@ -3,7 +3,8 @@ package mockserver
 import (
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/admin"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 )
 
 // APIKeyParams describe an API key to create (CreateAPIKey, or the body of POST
@@ -58,14 +59,14 @@ type APIKey struct {
 // CreateAPIKey creates an API key; without Account it gets a fresh, empty account. An invalid
 // p is refused with the problem POST /__admin/api-keys answers, every invalid field named.
 func (s *Server) CreateAPIKey(p APIKeyParams) (APIKey, error) {
-	k, err := s.api.CreateAPIKey(httpapi.APIKeyParams(p))
-	return APIKey(k), s.durableAfter(httpapi.AsProblem(err))
+	k, err := s.admin.CreateAPIKey(admin.APIKeyParams(p))
+	return APIKey(k), s.durableAfter(httpcore.AsProblem(err))
 }
 
 // RevokeAPIKey ends the key with the given id (key_…) at once, every secret of it: its next
 // request is 401 unauthorized. Its account and records stay. An unknown or already revoked key
 // is refused with the 404 problem DELETE /__admin/api-keys/{id} answers.
-func (s *Server) RevokeAPIKey(id string) error { return httpapi.AsProblem(s.api.RevokeAPIKey(id)) }
+func (s *Server) RevokeAPIKey(id string) error { return httpcore.AsProblem(s.admin.RevokeAPIKey(id)) }
 
 // APIKeyRotation is a key after RotateAPIKey: every field as before but Key, the new bearer
 // secret (shown only here), and when the secret it replaced stops working.
@@ -83,9 +84,9 @@ type APIKeyRotation struct {
 // An unknown or revoked key, or a grace out of range, is refused with the problem POST
 // /__admin/api-keys/{id}/rotate answers.
 func (s *Server) RotateAPIKey(id string, grace time.Duration) (APIKeyRotation, error) {
-	r, err := s.api.RotateAPIKey(id, grace)
+	r, err := s.admin.RotateAPIKey(id, grace)
 	if err != nil {
-		return APIKeyRotation{}, httpapi.AsProblem(err)
+		return APIKeyRotation{}, httpcore.AsProblem(err)
 	}
 	return APIKeyRotation{APIKey: APIKey(r.APIKey), PreviousKeyExpiresAt: r.PreviousKeyExpiresAt}, nil
 }
@@ -121,8 +122,8 @@ type OAuthClient struct {
 // CreateOAuthClient registers an OAuth client; without Account it gets a fresh, empty account.
 // An invalid p is refused with the problem POST /__admin/oauth-clients answers.
 func (s *Server) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
-	c, err := s.api.CreateOAuthClient(httpapi.OAuthClientParams(p))
-	return OAuthClient(c), s.durableAfter(httpapi.AsProblem(err))
+	c, err := s.admin.CreateOAuthClient(admin.OAuthClientParams(p))
+	return OAuthClient(c), s.durableAfter(httpcore.AsProblem(err))
 }
 
 // WithTokenLifetimes sets the OAuth access and refresh token lifetimes (defaults 1 h and 30

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -110,7 +110,7 @@ func readiness(dir string, logger *slog.Logger) func() error {
 // would be lost.
 func NotReadyHandler(reason error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if httpapi.ServeHealth(w, r, func() error { return reason }) {
+		if httpcore.ServeHealth(w, r, func() error { return reason }) {
 			return
 		}
 		problem.Write(w, "", problem.New("service_unavailable", "the server is not ready: "+reason.Error()))

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/controls"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 )
 
 // Stub is a custom answer for the /api/v1 requests that match it (AddStub, or the body of POST
@@ -51,21 +52,21 @@ type StubState struct {
 // outside 200–599, a body that is not JSON, a delay over the bound, …) is refused with the
 // problem POST /__admin/stubs answers, every invalid field named.
 func (s *Server) AddStub(st Stub) (StubState, error) {
-	got, err := s.api.AddStub(httpapi.Stub(st))
+	got, err := s.admin.AddStub(controls.Stub(st))
 	if err != nil {
-		return StubState{}, httpapi.AsProblem(err)
+		return StubState{}, httpcore.AsProblem(err)
 	}
 	return stubState(got), nil
 }
 
-func stubState(st httpapi.StubState) StubState {
+func stubState(st controls.StubState) StubState {
 	return StubState{ID: st.ID, Stub: Stub(st.Stub), Left: st.Left, Used: st.Used, CreatedAt: st.CreatedAt, LastUsedAt: st.LastUsedAt}
 }
 
 // Stubs lists the armed stubs, oldest first; with an account, those that can answer its
 // requests (its own and those of any account).
 func (s *Server) Stubs(account string) []StubState {
-	in := s.api.Stubs(account)
+	in := s.admin.Stubs(account)
 	out := make([]StubState, len(in))
 	for i, st := range in {
 		out[i] = stubState(st)
@@ -74,10 +75,10 @@ func (s *Server) Stubs(account string) []StubState {
 }
 
 // DeleteStub disarms one stub (an unknown id is a not_found problem).
-func (s *Server) DeleteStub(id string) error { return httpapi.AsProblem(s.api.DeleteStub(id)) }
+func (s *Server) DeleteStub(id string) error { return httpcore.AsProblem(s.admin.DeleteStub(id)) }
 
 // ClearStubs disarms the stubs of account ("" = every stub). Reset does it too.
-func (s *Server) ClearStubs(account string) { s.api.ClearStubs(account) }
+func (s *Server) ClearStubs(account string) { s.admin.ClearStubs(account) }
 
 // FaultState is a fault as Faults (GET /__admin/faults) lists it: its definition (Times is
 // what it was armed with), the uses left and made, and when.
@@ -93,7 +94,7 @@ type FaultState struct {
 // Faults lists the armed faults, oldest first, then the newest used-up ones (at most 100); with
 // an account, those that can apply to its requests (its own and those of any account).
 func (s *Server) Faults(account string) []FaultState {
-	in := s.api.Faults(account)
+	in := s.admin.Faults(account)
 	out := make([]FaultState, len(in))
 	for i, f := range in {
 		out[i] = FaultState{ID: f.ID, Fault: Fault(f.Fault), Left: f.Left, Used: f.Used, ArmedAt: f.ArmedAt, LastUsedAt: f.LastUsedAt}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 )
 
 // ConnLimits are the limits of docs/protocol.md §13 for serving the mock over a listener (the
@@ -64,7 +64,7 @@ func (s *Server) connLimits() ConnLimits {
 // target and 64 KiB of headers, with room for the request line's other words. A head within it
 // reaches the server's limits step, which answers 414 or 431 itself; net/http answers a longer
 // one 431 without reading it all (a 1 MB path costs the server no 1 MB).
-const maxHead = httpapi.MaxPathBytes + httpapi.MaxHeaderBytes + 1<<10
+const maxHead = httpcore.MaxPathBytes + httpcore.MaxHeaderBytes + 1<<10
 
 // HTTPServer returns an *http.Server that serves s with its ConnLimits' timeouts and the
 // request-head limit. Serve it on a LimitListener (ListenAndServe does both). Its Shutdown ends
@@ -80,7 +80,7 @@ func (s *Server) HTTPServer() *http.Server {
 		IdleTimeout:       l.IdleTimeout,
 		MaxHeaderBytes:    maxHead,
 	}
-	hs.RegisterOnShutdown(s.api.EndStreams)
+	hs.RegisterOnShutdown(s.admin.EndStreams)
 	return hs
 }
 

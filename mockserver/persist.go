@@ -66,7 +66,8 @@ func (s *Server) openData(db *durable.DB) error {
 		return fmt.Errorf("mockserver: data directory: %w", err)
 	}
 	s.data = d
-	s.api.UseDataDir(d, d.Snapshots())
+	s.api.UseDataDir(d)
+	s.admin.UseDataDir(d, d.Snapshots())
 	return nil
 }
 

@@ -12,10 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/medspa/medspa-go/mockserver/internal/admin"
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
@@ -27,6 +29,7 @@ type Server struct {
 	clock *clock.Clock
 	store *store.Store
 	api   *httpapi.API
+	admin *admin.Surface // /__admin/ and the Go controls (tools.go, inspect.go, credentials.go)
 	hooks *webhook.Dispatcher
 	data  *persist.Engine // the data directory (WithDataDir), or nil
 
@@ -296,11 +299,12 @@ func New(opts ...Option) (*Server, error) {
 			StuffingPairs: b.StuffingPairs, OAuthFamilies: b.OAuthFamiliesPerClient, OAuthCodes: b.OAuthCodesPerClient,
 			ArmedFaults: b.ArmedFaults},
 		RealTime:       o.realTime,
-		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks,
-		JournalSize: journalSize(o.journal), Strict: o.strict, NoAdmin: o.noAdmin, Audit: auditLog,
-		AdminToken: o.adminToken, AdminHosts: o.adminHosts,
+		AccessTokenTTL: o.accessTTL, RefreshTokenTTL: o.refreshTTL, Webhooks: hooks,
+		JournalSize: journalSize(o.journal), Strict: o.strict, Audit: auditLog,
 		Ready: readiness(o.dataDir, o.logger), CORSOrigins: o.corsOrigins}) // health.go
 	s.api = api
+	s.admin = admin.New(api, admin.Options{Off: o.noAdmin, Token: o.adminToken, Hosts: o.adminHosts,
+		Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks, Logger: o.logger})
 	s.closers = append(s.closers, auditLog.Close) // closed last: after NewTest's listener
 	fresh := true
 	if o.dataDir != "" {
@@ -312,7 +316,7 @@ func New(opts ...Option) (*Server, error) {
 		fresh = s.data.Loaded().Fresh
 	}
 	s.startSweeper()
-	s.closers = append(s.closers, func() error { api.CloseStreams(); return nil }) // first to run: live streams end
+	s.closers = append(s.closers, func() error { s.admin.CloseStreams(); return nil }) // first to run: live streams end
 	if !o.start.IsZero() && fresh {
 		s.SetTime("", o.start)
 	}
@@ -415,12 +419,18 @@ func journalSize(n int) int {
 	return max(n, 0)
 }
 
-// ServeHTTP serves the API, OAuth, the OpenAPI documents and (unless turned off) the admin
-// surface. Every request takes one pipeline, in the protocol's order of checks; see
-// ARCHITECTURE.md ("The mock's request path").
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.api.ServeHTTP(w, r) }
+// ServeHTTP serves the admin surface (/__admin/, unless turned off), and everything else —
+// the API, OAuth, the OpenAPI documents — through the API's pipeline, in the protocol's order
+// of checks; see ARCHITECTURE.md ("The mock's request path").
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.admin.Serves(r) {
+		s.admin.ServeHTTP(w, r)
+		return
+	}
+	s.api.ServeHTTP(w, r)
+}
 
 // Reset empties an account's data (every account's when account is ""); keys survive.
 func (s *Server) Reset(account string) error {
-	return s.durableAfter(httpapi.AsProblem(s.api.Reset(account)))
+	return s.durableAfter(httpcore.AsProblem(s.admin.Reset(account)))
 }

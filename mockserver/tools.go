@@ -3,7 +3,9 @@ package mockserver
 import (
 	"time"
 
-	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/admin"
+	"github.com/medspa/medspa-go/mockserver/internal/controls"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 )
 
 // Fault makes the next Times matching requests fail (InjectFault, or the body of POST
@@ -38,11 +40,11 @@ type Fault struct {
 // that way. Faults apply to /api/v1 and /oauth requests, never to /__admin/. An invalid fault is
 // refused with the problem POST /__admin/faults answers, every invalid field named.
 func (s *Server) InjectFault(f Fault) error {
-	return httpapi.AsProblem(s.api.InjectFault(httpapi.Fault(f)))
+	return httpcore.AsProblem(s.admin.InjectFault(controls.Fault(f)))
 }
 
 // ClearFaults disarms every fault.
-func (s *Server) ClearFaults() { s.api.ClearFaults() }
+func (s *Server) ClearFaults() { s.admin.ClearFaults() }
 
 // JournalEntry is one journalled request (GET /__admin/requests): metadata only, at most 4 KiB.
 // Bodies, the Authorization header, query values and idempotency keys are never kept (they may
@@ -78,7 +80,7 @@ type JournalEntry struct {
 // journal keeps the newest DefaultJournalSize requests per account (WithJournalSize), of the
 // 1,000 most recently active accounts, 200,000 in all (Bounds).
 func (s *Server) Requests(account string) []JournalEntry {
-	entries := s.api.Requests(account)
+	entries := s.admin.Requests(account)
 	out := make([]JournalEntry, len(entries))
 	for i, e := range entries {
 		out[i] = JournalEntry(e)
@@ -123,20 +125,20 @@ type FixtureIDs struct {
 // (/appointments/2/startAt).
 func (s *Server) LoadFixtures(account string, fx Fixtures) (FixtureIDs, error) {
 	fx.Account = account
-	ids, err := s.api.LoadFixtures(httpapi.Fixtures(fx))
-	return FixtureIDs(ids), s.durableAfter(httpapi.AsProblem(err))
+	ids, err := s.admin.LoadFixtures(admin.Fixtures(fx))
+	return FixtureIDs(ids), s.durableAfter(httpcore.AsProblem(err))
 }
 
 // Snapshot saves account's whole state under name, replacing an earlier snapshot of that name:
 // its records and idempotency keys, its own clock, its pending webhook deliveries and retries,
 // and the codes and tokens of its OAuth clients.
 func (s *Server) Snapshot(account, name string) error {
-	return s.durableAfter(httpapi.AsProblem(s.api.Snapshot(account, name)))
+	return s.durableAfter(httpcore.AsProblem(s.admin.Snapshot(account, name)))
 }
 
 // Restore puts back account's whole state saved under name (the snapshot stays, for more
 // restores): records and keys, clock, pending deliveries (those due run at once), OAuth codes
 // and tokens (those issued since the snapshot no longer work).
 func (s *Server) Restore(account, name string) error {
-	return s.durableAfter(httpapi.AsProblem(s.api.Restore(account, name)))
+	return s.durableAfter(httpcore.AsProblem(s.admin.Restore(account, name)))
 }

@@ -4,8 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/medspa/medspa-go/mockserver/internal/admin"
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
-	"github.com/medspa/medspa-go/mockserver/internal/httpapi"
+	"github.com/medspa/medspa-go/mockserver/internal/controls"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
 
@@ -15,15 +16,15 @@ import (
 func TestPublicTypesMatchTheAdminJSON(t *testing.T) {
 	t.Parallel()
 	for _, pair := range []struct{ public, internal reflect.Type }{
-		{reflect.TypeFor[APIKeyParams](), reflect.TypeFor[httpapi.APIKeyParams]()},
-		{reflect.TypeFor[APIKey](), reflect.TypeFor[httpapi.APIKey]()},
-		{reflect.TypeFor[APIKeyRotation](), reflect.TypeFor[httpapi.APIKeyRotation]()},
-		{reflect.TypeFor[OAuthClientParams](), reflect.TypeFor[httpapi.OAuthClientParams]()},
-		{reflect.TypeFor[OAuthClient](), reflect.TypeFor[httpapi.OAuthClient]()},
-		{reflect.TypeFor[Fault](), reflect.TypeFor[httpapi.Fault]()},
-		{reflect.TypeFor[Fixtures](), reflect.TypeFor[httpapi.Fixtures]()},
-		{reflect.TypeFor[FixtureIDs](), reflect.TypeFor[httpapi.FixtureIDs]()},
-		{reflect.TypeFor[JournalEntry](), reflect.TypeFor[httpapi.JournalEntry]()},
+		{reflect.TypeFor[APIKeyParams](), reflect.TypeFor[admin.APIKeyParams]()},
+		{reflect.TypeFor[APIKey](), reflect.TypeFor[admin.APIKey]()},
+		{reflect.TypeFor[APIKeyRotation](), reflect.TypeFor[admin.APIKeyRotation]()},
+		{reflect.TypeFor[OAuthClientParams](), reflect.TypeFor[admin.OAuthClientParams]()},
+		{reflect.TypeFor[OAuthClient](), reflect.TypeFor[admin.OAuthClient]()},
+		{reflect.TypeFor[Fault](), reflect.TypeFor[controls.Fault]()},
+		{reflect.TypeFor[Fixtures](), reflect.TypeFor[admin.Fixtures]()},
+		{reflect.TypeFor[FixtureIDs](), reflect.TypeFor[admin.FixtureIDs]()},
+		{reflect.TypeFor[JournalEntry](), reflect.TypeFor[controls.JournalEntry]()},
 		{reflect.TypeFor[AuditEvent](), reflect.TypeFor[audit.Event]()},
 		{reflect.TypeFor[Delivery](), reflect.TypeFor[webhook.Delivery]()},
 	} {

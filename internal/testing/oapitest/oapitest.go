@@ -93,6 +93,22 @@ func Document(t testing.TB) *openapi3.T {
 	return mustLoad(t).doc
 }
 
+// Operations returns a document's operations by "METHOD /path" (the route tables' tie-in tests).
+func Operations(t testing.TB, doc []byte) map[string]*openapi3.Operation {
+	t.Helper()
+	d, err := openapi3.NewLoader().LoadFromData(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]*openapi3.Operation{}
+	for p, item := range d.Paths.Map() {
+		for m, op := range item.Operations() {
+			ops[m+" "+p] = op
+		}
+	}
+	return ops
+}
+
 type ctxKey int
 
 const (

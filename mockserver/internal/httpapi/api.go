@@ -1,28 +1,25 @@
-// Package httpapi is the mock server's HTTP layer: the request pipeline of docs/protocol.md §4
-// ("Order of checks"), composed in pipeline.go from one small step per file (mw_*.go); the
-// handlers, which decode a request, call the store and encode its answer; and the admin
-// surface of docs/protocol.md §12 (admin*.go).
+// Package httpapi is the mock server's API: /api/v1 (and its /v1 alias), /oauth and the OpenAPI
+// documents. The request pipeline of docs/protocol.md §4 ("Order of checks") is composed in
+// pipeline.go from one small step per file (mw_*.go); the handlers decode a request, call the
+// store and encode its answer. The admin surface (mockserver/internal/admin) is apart; what it
+// uses of the API is in admin.go.
 //
 // The domain (records, rules, validation) is the store's: this package turns HTTP into store
 // calls and store errors into problem documents (problems.go), and nothing else.
 package httpapi
 
 import (
-	"crypto/rand"
 	"log/slog"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/audit"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
-	"github.com/medspa/medspa-go/mockserver/internal/clock"
+	"github.com/medspa/medspa-go/mockserver/internal/controls"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
-
-// MaxBodyBytes is the request body limit (1 MiB).
-const MaxBodyBytes = 1 << 20
 
 // Default OAuth token lifetimes of docs/protocol.md §5.
 const (
@@ -36,31 +33,15 @@ type Options struct {
 	Logger *slog.Logger
 	// Strict also validates every /api/v1 request against the OpenAPI document (mw_strict.go).
 	Strict bool
-	// NoAdmin turns the /__admin/ surface off.
-	NoAdmin bool
-	// AdminToken, when set, is the bearer token every /__admin/ request must carry
-	// (docs/protocol.md §12).
-	AdminToken string
-	// AdminHosts are further Host values (a name, or name:port) the admin surface answers to,
-	// besides loopback names and addresses and the address a connection arrived at: the name
-	// a server on a network is reached by.
-	AdminHosts []string
 	// JournalSize bounds the request journal per account (<= 0: off).
 	JournalSize int
 	// AccessTokenTTL and RefreshTokenTTL are the OAuth token lifetimes (0: 1 h and 30 days).
 	AccessTokenTTL, RefreshTokenTTL time.Duration
-	// Clock serves the admin clock endpoints (nil: none).
-	Clock ClockControl
-	// RestoreClock gives an account the clock setting a snapshot saved (nil st: the server's
-	// clock); nil: snapshots leave clocks alone.
-	RestoreClock func(account string, st *clock.State)
 	// Webhooks delivers events and checks endpoint URLs (default: one with the default policy).
 	Webhooks *webhook.Dispatcher
 	// Durability is the data directory (nil: none): writes are answered once durable
 	// (mw_durable.go).
 	Durability Durability
-	// Snapshots keeps named account snapshots (default: in memory).
-	Snapshots SnapshotStore
 	// Audit is the audit log (default: in memory, with the default retention).
 	Audit *audit.Log
 	// Bounds are the limits on what the API keeps for requests (zero fields: defaults).
@@ -78,40 +59,30 @@ type Options struct {
 	CORSOrigins []string
 }
 
-// API is the whole HTTP surface: /api/v1 (and its /v1 alias), /oauth, the OpenAPI documents
-// and /__admin/. Its fields are the state the pipeline's steps keep between requests; each is
+// API is the API's HTTP surface: /api/v1 (and its /v1 alias), /oauth and the OpenAPI
+// documents. Its fields are the state the pipeline's steps keep between requests; each is
 // owned by the step (or admin topic) named beside it.
 type API struct {
 	store *store.Store
 	opts  Options
 
-	keys      *auth.Registry // authenticate: API keys
-	oauth     *auth.OAuth    // authenticate and /oauth: clients, codes, tokens
-	audit     *audit.Log     // audit: the hash-chained log of docs/protocol.md §10
-	buckets   rateLimits     // rateLimit: token buckets and daily quotas
-	replays   nonceCaches    // verifySignature: nonces seen within the replay window
-	guard     stuffingGuard  // /oauth: failed client authentications per address
-	requests  journal        // journal: the bounded request log
-	armed     faults         // faults: the armed faults
-	stubs     stubs          // stubbed: the armed stubs (stubs.go)
-	stream    stream         // GET /__admin/stream: live subscribers (admin_stream.go)
-	snapshots SnapshotStore  // admin: saved account states
-	// journalSalt keys the digests of idempotency keys in the journal (drawn once per server).
-	journalSalt [32]byte
+	keys    *auth.Registry     // authenticate: API keys
+	oauth   *auth.OAuth        // authenticate and /oauth: clients, codes, tokens
+	audit   *audit.Log         // audit: the hash-chained log of docs/protocol.md §10
+	buckets rateLimits         // rateLimit: token buckets and daily quotas
+	replays nonceCaches        // verifySignature: nonces seen within the replay window
+	guard   stuffingGuard      // /oauth: failed client authentications per address
+	ctl     *controls.Controls // journal, faults, stubbed: the test controls' state
 	// started is when the API began, in real time: the nonces of before it are not in replays.
 	started time.Time
-
-	// adminToken is the digest of Options.AdminToken (nil: none), for adminGuard.
-	adminToken *adminToken
 
 	accessTTL, refreshTTL time.Duration
 
 	// The pipeline (pipeline.go) and its route tables (routes.go).
 	gate, apiChecks []check
-	routes          *router         // route: the /api/v1 routes
-	adminRouter     func() *router  // adminSurface: the /__admin/ routes, made on first use
-	scopes          []string        // the scopes credentials may hold: the routes' and "*"
-	knownQuery      map[string]bool // journal: the query parameters of every route
+	routes          *httpcore.Router[route] // route: the /api/v1 routes
+	scopes          []string                // the scopes credentials may hold: the routes' and "*"
+	knownQuery      map[string]bool         // journal: the query parameters of every route
 }
 
 // New returns the API over st and keys.
@@ -119,37 +90,28 @@ func New(st *store.Store, keys *auth.Registry, opts Options) *API {
 	if opts.Webhooks == nil {
 		opts.Webhooks = webhook.New(st, webhook.Options{})
 	}
-	if opts.Snapshots == nil {
-		opts.Snapshots = &memorySnapshots{byName: map[string][]byte{}}
-	}
 	if opts.Audit == nil {
 		opts.Audit = audit.NewLog()
 	}
 	a := &API{store: st, keys: keys, opts: opts, oauth: auth.NewOAuth(), audit: opts.Audit,
-		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL, snapshots: opts.Snapshots,
-		adminToken: newAdminToken(opts.AdminToken)}
-	a.oauth.Rand = st.IDs().Rand()     // seeded servers: reproducible codes and tokens
-	_, _ = rand.Read(a.journalSalt[:]) // never fails; not from the seeded source, which it would shift
+		accessTTL: opts.AccessTokenTTL, refreshTTL: opts.RefreshTokenTTL}
+	a.oauth.Rand = st.IDs().Rand() // seeded servers: reproducible codes and tokens
 	if a.accessTTL <= 0 {
 		a.accessTTL = DefaultAccessTokenTTL
 	}
 	if a.refreshTTL <= 0 {
 		a.refreshTTL = DefaultRefreshTokenTTL
 	}
-	a.requests.size = opts.JournalSize
 	b := opts.Bounds
-	a.requests.accounts, a.requests.total = b.JournalAccounts, b.JournalTotal
+	a.ctl = controls.New(controls.Options{JournalSize: opts.JournalSize, JournalAccounts: b.JournalAccounts,
+		JournalTotal: b.JournalTotal, ArmedFaults: b.ArmedFaults, Now: st.Clock().Now})
 	a.replays.capacity = b.NoncesPerCredential
 	a.guard.limit, a.guard.now = b.StuffingPairs, opts.RealTime
 	a.oauth.MaxFamilies, a.oauth.MaxCodes = b.OAuthFamilies, b.OAuthCodes
-	a.armed.limit = b.ArmedFaults
 	a.started = a.realNow()
-	a.armed.now, a.stubs.now = st.Clock().Now, st.Clock().Now
-	a.watchStreams()
-	a.routes = newRouter(a.apiRoutes())
-	a.adminRouter = sync.OnceValue(func() *router { return newRouter(a.adminTable()) }) // most tests never call /__admin/
-	a.scopes = routeScopes(a.routes.routes)
-	a.knownQuery = queryNameSet(a.routes.routes, oauthQuery, adminQuery)
+	a.routes = httpcore.NewRouter(a.apiRoutes(), func(r *route) (string, string) { return r.method, r.pattern })
+	a.scopes = routeScopes(a.routes.Routes)
+	a.knownQuery = queryNameSet(a.routes.Routes, oauthQuery, adminQuery)
 	a.buildPipeline()
 	return a
 }

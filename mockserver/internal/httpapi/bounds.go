@@ -9,8 +9,8 @@ import (
 // Bounds are the limits on what the API keeps for requests (RELIABILITY.md "Bounds",
 // docs/protocol.md §13); a zero field is its default.
 type Bounds struct {
-	// JournalAccounts and JournalTotal bound the journal (DefaultJournalAccounts,
-	// DefaultJournalTotal).
+	// JournalAccounts and JournalTotal bound the journal (controls.DefaultJournalAccounts,
+	// controls.DefaultJournalTotal).
 	JournalAccounts, JournalTotal int
 	// NoncesPerCredential bounds each credential's signature nonces (DefaultNoncesPerCredential).
 	NoncesPerCredential int
@@ -20,7 +20,7 @@ type Bounds struct {
 	// OAuthFamilies and OAuthCodes bound each OAuth client's token families and codes
 	// (auth.DefaultMaxFamilies, auth.DefaultMaxCodes).
 	OAuthFamilies, OAuthCodes int
-	// ArmedFaults bounds the faults armed at once (DefaultArmedFaults).
+	// ArmedFaults bounds the faults armed at once (controls.DefaultArmedFaults).
 	ArmedFaults int
 }
 
@@ -67,7 +67,7 @@ func (a *API) Counts() Counts {
 	c.NonceCaches = a.replays.size()
 	a.buckets.byCredential.Range(func(any, any) bool { c.RateLimitStates++; return true })
 	c.StuffingPairs = a.guard.size()
-	c.JournalAccounts, c.JournalEntries = a.requests.counts()
-	c.ArmedFaults = a.armed.size()
+	c.JournalAccounts, c.JournalEntries = a.ctl.Journal.Counts()
+	c.ArmedFaults = a.ctl.Faults.Size()
 	return c
 }

@@ -33,7 +33,7 @@ func (a *API) cors(rq *request) *answer {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE")
 		h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
 		h.Set("Access-Control-Max-Age", "600")
-		return &answer{status: http.StatusNoContent}
+		return &answer{Status: http.StatusNoContent}
 	}
 	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
 	return nil

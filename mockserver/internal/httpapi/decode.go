@@ -15,7 +15,7 @@ import (
 // duplicate keys, bounded depth: 400 otherwise), unknown members, values of the wrong JSON type,
 // and absent versus null (a merge patch's "clear it"). What a value must be — its length,
 // format, range, and how it goes with the others — is the store's to check: handlers pass the
-// decoded input (store.PatientInput, …) on, and so do fixtures.
+// decoded input (store.PatientInput, …) on, and so do fixtures (admin.go's Create).
 
 // form is a JSON object body whose members are decoded one by one into a store input.
 type form struct {
@@ -188,21 +188,9 @@ func (f *form) nested(raw json.RawMessage, pointer string) (*form, bool) {
 // the API.
 func fromRequest[In, Out any](rq *request, decode func(*form) In, create func(In, time.Time) (Out, error)) (Out, error) {
 	f, err := rq.form()
-	return fromForm(f, err, decode, create, time.Time{})
-}
-
-// fromFixture is fromRequest for a fixture's item (no request: no strict mode); createdAt
-// backdates it (zero is now).
-func fromFixture[In, Out any](body []byte, decode func(*form) In, create func(In, time.Time) (Out, error), createdAt time.Time) (Out, error) {
-	f, err := bodyForm(body, nil)
-	return fromForm(f, err, decode, create, createdAt)
-}
-
-// fromForm hands the input decoded from f to create, or reports err (the body's).
-func fromForm[In, Out any](f *form, err error, decode func(*form) In, create func(In, time.Time) (Out, error), createdAt time.Time) (Out, error) {
 	if err != nil {
 		var zero Out
 		return zero, err
 	}
-	return create(decode(f), createdAt)
+	return create(decode(f), time.Time{})
 }

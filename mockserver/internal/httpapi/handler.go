@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 )
 
 // rawBody is a handler result written as is (CSV reports, the OpenAPI document).
@@ -17,7 +19,7 @@ func (a *API) runHandler(rq *request) *answer {
 	status, v, err := rq.route.handle(rq)
 	err = rq.withSchemaFindings(err) // strict mode: the document's findings a body did not carry
 	if err != nil {
-		p := problemFor(err)
+		p := httpcore.ProblemFor(err)
 		if p.Status >= 500 && p.Code == "internal_error" && a.opts.Logger != nil {
 			a.opts.Logger.Error("handler failed", "request_id", rq.id, "route", rq.route.pattern, "error_type", strconv.Quote(err.Error()))
 		}
@@ -25,24 +27,24 @@ func (a *API) runHandler(rq *request) *answer {
 	}
 	switch b := v.(type) {
 	case nil:
-		return &answer{status: status}
+		return &answer{Status: status}
 	case *answer:
 		return b
 	case rawBody:
-		return newAnswer(status, b.contentType, b.body)
+		return httpcore.New(status, b.contentType, b.body)
 	case jsonAppender:
 		buf := answerBuffers.Get().(*[]byte)
 		body := b.appendJSON(slices.Grow((*buf)[:0], b.sizeHint()))
 		if p, ok := v.(*patientList); ok {
 			p.release()
 		}
-		ans := newAnswer(status, "application/json", body)
-		ans.pooled = buf
+		ans := httpcore.New(status, "application/json", body)
+		ans.Pooled = buf
 		return ans
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
-		return rq.problem(problemFor(err))
+		return rq.problem(httpcore.ProblemFor(err))
 	}
-	return newAnswer(status, "application/json", out)
+	return httpcore.New(status, "application/json", out)
 }

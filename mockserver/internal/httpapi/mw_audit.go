@@ -18,7 +18,7 @@ import (
 // be in the log (and, under a data directory, in the same transaction as the request's
 // changes); nil when nothing is audited.
 func (a *API) auditSuccess(rq *request, ans *answer) func(context.Context) error {
-	if ans.status >= 400 {
+	if ans.Status >= 400 {
 		return nil
 	}
 	if rq.audit.action == "" {
@@ -33,7 +33,7 @@ func (a *API) auditSuccess(rq *request, ans *answer) func(context.Context) error
 // awaitAudit holds the answer until its audit event is written: an event that cannot be written
 // turns the answer into 503, so no PHI is handed out unaudited.
 func (a *API) awaitAudit(rq *request, wait func(context.Context) error, ans *answer) *answer {
-	if wait == nil || ans.status >= 400 { // a failure's answer (a 503 of durability) hands nothing out
+	if wait == nil || ans.Status >= 400 { // a failure's answer (a 503 of durability) hands nothing out
 		return ans
 	}
 	if err := wait(rq.Context()); err != nil {
@@ -89,17 +89,6 @@ func (a *API) queueAudit(rq *request, account, actor string, what auditInfo, out
 	return wait
 }
 
-// auditAdmin records an admin action on an account's credentials (a key revoked or rotated)
-// in the account's audit chain: actor "admin", the admin request's id and caller address, or
-// for a Go call of the in-process server a fresh request id and no address.
-func (a *API) auditAdmin(account string, rq *request, what auditInfo) error {
-	if rq == nil {
-		r, _ := http.NewRequest(http.MethodPost, "/__admin/api-keys", nil)
-		rq = &request{id: a.newRequestID(a.store.Clock().Now()), Request: r}
-	}
-	return a.appendAudit(rq, account, "admin", what, audit.Success, a.accountNow(account))
-}
-
 // singular names the resource type of a path's first segment.
 var singular = map[string]string{
 	"patients": "patient", "appointments": "appointment", "invoices": "invoice", "payments": "payment", "refunds": "refund",
@@ -136,21 +125,6 @@ func describe(rq *request) auditInfo {
 		}
 	}
 	return what
-}
-
-// anonymousAccount maps the account names of the anonymous chain ("" in the Go API,
-// "_anonymous" on the admin surface) to the log's.
-func anonymousAccount(account string) string {
-	if account == "" {
-		return audit.Anonymous
-	}
-	return account
-}
-
-// AuditEvents returns account's audit events kept in memory, oldest first (account "" or
-// "_anonymous" is the ring of denied requests without a valid credential).
-func (a *API) AuditEvents(account string) []audit.Event {
-	return a.audit.Events(anonymousAccount(account))
 }
 
 // Audit returns the audit log (for snapshots: Export, Import).

@@ -3,9 +3,9 @@ package httpapi
 import (
 	"crypto/sha256"
 	"io"
-	"net/http"
 
 	"github.com/medspa/medspa-go/internal/httpsig"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -22,21 +22,20 @@ const MaxSignedBodyBytes = 16 << 20
 // rest is streamed through SHA-256 (at most MaxSignedBodyBytes in all) so the digest is
 // checked exactly, never skipped.
 func (a *API) readBody(rq *request) *answer {
-	if b := rq.Body; b != nil && b != http.NoBody {
-		body, err := io.ReadAll(io.LimitReader(b, MaxBodyBytes+1))
-		if err != nil {
+	body, tooBig, p := httpcore.ReadBody(rq.Request, httpcore.MaxBodyBytes)
+	if p != nil {
+		return rq.problem(p)
+	}
+	rq.body, rq.tooBig = body, tooBig
+	if tooBig && signatureChecked(rq) {
+		var err error
+		rq.bodyDigest, err = digestRest(body, rq.Body)
+		switch {
+		case err != nil:
 			return rq.problem(problem.New("malformed_json", "the request body could not be read"))
-		}
-		rq.body, rq.tooBig = body, len(body) > MaxBodyBytes
-		if rq.tooBig && signatureChecked(rq) {
-			rq.bodyDigest, err = digestRest(body, b)
-			switch {
-			case err != nil:
-				return rq.problem(problem.New("malformed_json", "the request body could not be read"))
-			case rq.bodyDigest == nil:
-				return rq.problem(problem.New("payload_too_large",
-					"a signed request body must be at most 16 MiB for its signature to be checked (and at most 1 MiB to be accepted)"))
-			}
+		case rq.bodyDigest == nil:
+			return rq.problem(problem.New("payload_too_large",
+				"a signed request body must be at most 16 MiB for its signature to be checked (and at most 1 MiB to be accepted)"))
 		}
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/medspa/medspa-go/mockserver/internal/problem"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -48,8 +48,8 @@ func (a *API) awaitDurable(rq *request, sess *store.Session, ans *answer) *answe
 	return a.awaitWrite(rq, wait, ans)
 }
 
-// awaitSync holds the answer of an admin write or an OAuth request until everything changed so
-// far is on disk (with a data directory).
+// awaitSync holds the answer of an OAuth request until everything changed so far is on disk
+// (with a data directory).
 func (a *API) awaitSync(rq *request, ans *answer) *answer {
 	if a.opts.Durability == nil {
 		return ans
@@ -63,15 +63,10 @@ func (a *API) awaitWrite(rq *request, wait func(context.Context) error, ans *ans
 		if a.opts.Logger != nil {
 			a.opts.Logger.Error("a change could not be made durable", "request_id", rq.id, "error", err)
 		}
-		return rq.problem(problem.New("service_unavailable",
-			"the change could not be made durable; it may or may not have been applied: retry with the same Idempotency-Key").
-			WithHeader("Retry-After", "1"))
+		return rq.problem(httpcore.NotDurable())
 	}
 	return ans
 }
 
-// UseDataDir makes the API answer writes once durable (d) and keep named snapshots in snaps.
-// Call it before the API serves.
-func (a *API) UseDataDir(d Durability, snaps SnapshotStore) {
-	a.opts.Durability, a.opts.Snapshots, a.snapshots = d, snaps, snaps
-}
+// UseDataDir makes the API answer writes once durable (d). Call it before the API serves.
+func (a *API) UseDataDir(d Durability) { a.opts.Durability = d }

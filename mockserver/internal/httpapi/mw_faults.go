@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"strings"
+
+	"github.com/medspa/medspa-go/mockserver/internal/controls"
 )
 
 // takeFault takes the first armed fault that matches the request (docs/protocol.md §12 "POST
@@ -9,7 +11,7 @@ import (
 // a dropped connection instead of the answer; with afterCommit the request is served first and
 // its answer thrown away. Faults match the account of the credential the request names, valid
 // or not, and never apply to /__admin/ (which reaches here only with the admin surface off).
-func (a *API) takeFault(rq *request) *Fault {
+func (a *API) takeFault(rq *request) *controls.Fault {
 	if strings.HasPrefix(rq.URL.Path, "/__admin/") {
 		return nil
 	}
@@ -17,12 +19,12 @@ func (a *API) takeFault(rq *request) *Fault {
 	if c := rq.caller.cred; c != nil {
 		account = c.Account
 	}
-	return a.armed.take(account, rq.Method, rq.URL.Path)
+	return a.ctl.Faults.Take(account, rq.Method, rq.URL.Path)
 }
 
 // faultBefore applies what a fault does before the request is served: its delay, then (unless
 // it acts after commit) its dropped connection or problem; nil lets the request through.
-func faultBefore(rq *request, f *Fault) *answer {
+func faultBefore(rq *request, f *controls.Fault) *answer {
 	if f == nil {
 		return nil
 	}
@@ -40,7 +42,7 @@ func faultBefore(rq *request, f *Fault) *answer {
 
 // faultAfter applies a fault that acts after commit: the request was served, its changes
 // committed, and its answer is lost.
-func faultAfter(rq *request, f *Fault, ans *answer) *answer {
+func faultAfter(rq *request, f *controls.Fault, ans *answer) *answer {
 	if f == nil || !f.AfterCommit {
 		return ans
 	}
@@ -52,14 +54,14 @@ func faultAfter(rq *request, f *Fault, ans *answer) *answer {
 
 // faultAnswer is the answer a fault puts in place of the request's: a dropped connection or
 // its problem (nil: neither).
-func faultAnswer(rq *request, f *Fault, suffix string) *answer {
+func faultAnswer(rq *request, f *controls.Fault, suffix string) *answer {
 	switch {
 	case f.DropConnection:
 		rq.fault = "drop" + suffix
-		return &answer{drop: true}
+		return &answer{Drop: true}
 	case f.Status != 0:
 		rq.fault = "status" + suffix
-		return rq.problem(f.problem())
+		return rq.problem(f.Problem())
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func (a *API) idempotent(rq *request, handle func(*request) *answer) *answer {
 		}
 		header := http.Header(entry.Header) // the entry's header is this replay's own copy
 		header.Set("Idempotent-Replayed", "true")
-		return &answer{status: entry.Status, header: header, body: entry.Body}
+		return &answer{Status: entry.Status, Header: header, Body: entry.Body}
 	case store.IdempotencyInUse:
 		return rq.problem(problem.New("idempotency_key_in_use", "a request with this Idempotency-Key is still in progress"))
 	case store.IdempotencyReused:
@@ -50,12 +50,12 @@ func (a *API) idempotent(rq *request, handle func(*request) *answer) *answer {
 	ans := handle(rq)
 	finished = true
 	var audited []string
-	if ans.status < 400 {
+	if ans.Status < 400 {
 		if what := auditOf(rq); what.action != "" {
 			audited = []string{what.action, what.resourceType, what.resourceID}
 		}
 	}
-	rq.acct.FinishIdempotent(scoped, ans.status, ans.header, ans.body, audited...)
+	rq.acct.FinishIdempotent(scoped, ans.Status, ans.Header, ans.Body, audited...)
 	return ans
 }
 

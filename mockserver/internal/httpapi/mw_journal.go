@@ -2,15 +2,13 @@ package httpapi
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/medspa/medspa-go/mockserver/internal/controls"
 )
 
 // journal records a request and its answer in the journal (docs/protocol.md §12 "GET
@@ -21,7 +19,7 @@ func (a *API) journal(rq *request, ans *answer) {
 	r := rq.Request
 	// Strings of the request point into its request line, which a kept substring would keep
 	// whole (a 4 KiB path for a method): the entry holds copies.
-	e := JournalEntry{Method: methodName(r.Method), Path: strings.Clone(journalPath(r.URL.Path)), RequestID: rq.id}
+	e := controls.JournalEntry{Method: controls.MethodName(r.Method), Path: strings.Clone(JournalPath(r.URL.Path)), RequestID: rq.id}
 	clk := a.store.Clock()
 	if c := rq.caller.cred; c != nil {
 		e.Account, e.CredentialID = c.Account, c.ID
@@ -29,13 +27,13 @@ func (a *API) journal(rq *request, ans *answer) {
 	}
 	e.At = clk.At(start).Truncate(time.Millisecond)
 	if k := r.Header.Get("Idempotency-Key"); k != "" && r.Method == http.MethodPost {
-		e.IdempotencyKey = a.keyDigest(k)
+		e.IdempotencyKey = a.ctl.Journal.KeyDigest(k)
 	}
-	if !ans.drop {
-		e.Status = ans.status
+	if !ans.Drop {
+		e.Status = ans.Status
 	}
 	e.Fault = rq.fault
-	if id, ok := strings.CutPrefix(rq.fault, stubFault); ok {
+	if id, ok := strings.CutPrefix(rq.fault, controls.StubFault); ok {
 		e.Fault, e.Stub = "", id
 	}
 	if c := rq.caller.cred; e.Account == "" && c != nil {
@@ -46,9 +44,9 @@ func (a *API) journal(rq *request, ans *answer) {
 	e.QueryParams = a.queryNames(rq)
 	d := time.Since(start)
 	e.DurationMs = float64(d.Microseconds()) / 1000
-	a.requests.add(e)
-	if a.stream.listening() { // checked here: e stays on the stack unless streamed
-		a.stream.journalled(e)
+	a.ctl.Journal.Add(e)
+	if a.ctl.Stream.Listening() { // checked here: e stays on the stack unless streamed
+		a.ctl.Stream.Journalled(e)
 	}
 	if l := a.opts.Logger; l != nil {
 		logRequest(l, &e, d)
@@ -67,7 +65,7 @@ func levelOf(status int) slog.Level {
 // to the handler, as slog's documentation shows for a logging wrapper: Logger.LogAttrs would
 // look up its caller's program counter for every line (runtime.Callers), which a request line
 // never shows.
-func logRequest(l *slog.Logger, e *JournalEntry, d time.Duration) {
+func logRequest(l *slog.Logger, e *controls.JournalEntry, d time.Duration) {
 	ctx, level, h := context.Background(), levelOf(e.Status), l.Handler()
 	if !h.Enabled(ctx, level) {
 		return
@@ -80,28 +78,18 @@ func logRequest(l *slog.Logger, e *JournalEntry, d time.Duration) {
 	}
 	switch {
 	case e.Stub != "":
-		r.AddAttrs(slog.String("fault", stubFault+e.Stub)) // a stubbed answer shows as fault=stub:stb_N
+		r.AddAttrs(slog.String("fault", controls.StubFault+e.Stub)) // a stubbed answer shows as fault=stub:stb_N
 	case e.Fault != "":
 		r.AddAttrs(slog.String("fault", e.Fault))
 	}
 	_ = h.Handle(ctx, r) // a log that cannot be written does not fail the request
 }
 
-// journalPath is a path as the journal keeps it: redacted (loggedPath) and cut to
-// MaxJournalPath bytes, before and after redaction (which may lengthen it).
-func journalPath(p string) string {
-	return cut(loggedPath(cut(p, MaxJournalPath)), MaxJournalPath)
-}
-
-// cut returns s cut to at most n bytes, on a UTF-8 boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+// JournalPath is a path as the journal keeps it (and the live stream shows an anonymous audit
+// event's): redacted (loggedPath) and cut to controls.MaxJournalPath bytes, before and after
+// redaction (which may lengthen it).
+func JournalPath(p string) string {
+	return controls.Cut(loggedPath(controls.Cut(p, controls.MaxJournalPath)), controls.MaxJournalPath)
 }
 
 // queryNames returns the names of the request's query parameters that its route knows, sorted
@@ -130,25 +118,4 @@ func (a *API) queryNames(rq *request) []string {
 		names[i] = strings.Clone(n) // not a piece of the request line
 	}
 	return names
-}
-
-// methodName is the method as the journal keeps it: the constant for a standard method, else a
-// copy cut to 32 bytes.
-func methodName(m string) string {
-	for _, std := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodPut,
-		http.MethodHead, http.MethodOptions} {
-		if m == std {
-			return std
-		}
-	}
-	return strings.Clone(cut(m, 32))
-}
-
-// keyDigest is what the journal keeps of an Idempotency-Key: 16 hex digits of an HMAC-SHA-256
-// under a key drawn once per server, so equal keys match within one server and the key cannot be
-// read back or tried against another server's journal.
-func (a *API) keyDigest(key string) string {
-	m := hmac.New(sha256.New, a.journalSalt[:])
-	m.Write([]byte(key))
-	return hex.EncodeToString(m.Sum(nil)[:8])
 }

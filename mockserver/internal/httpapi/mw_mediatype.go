@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"mime"
-	"net/http"
-
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -12,7 +10,7 @@ import (
 // MaxBodyBytes.
 func (a *API) mediaType(rq *request) *answer {
 	if len(rq.body) > 0 || rq.tooBig {
-		if p := checkMediaType(rq.Request); p != nil {
+		if p := httpcore.CheckMediaType(rq.Request); p != nil {
 			return rq.problem(p)
 		}
 		if rq.tooBig {
@@ -20,17 +18,4 @@ func (a *API) mediaType(rq *request) *answer {
 		}
 	}
 	return nil
-}
-
-// checkMediaType accepts application/json (any charset) and, for PATCH, merge-patch+json.
-func checkMediaType(r *http.Request) *problem.Problem {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err == nil && (mt == "application/json" || (r.Method == http.MethodPatch && mt == "application/merge-patch+json")) {
-		return nil
-	}
-	want := "application/json"
-	if r.Method == http.MethodPatch {
-		want += " or application/merge-patch+json"
-	}
-	return problem.New("unsupported_media_type", "Content-Type must be "+want)
 }

@@ -158,14 +158,14 @@ func (a *API) checkSignature(rq *request) *problem.Problem {
 // Signature-Input and Signature over its status and body, bound to the request.
 func (a *API) signAnswer(rq *request, ans *answer) *answer {
 	sig := rq.signed
-	if sig == nil || ans.serve != nil || ans.drop {
+	if sig == nil || ans.Serve != nil || ans.Drop {
 		return ans
 	}
-	if ans.header == nil {
-		ans.header = http.Header{}
+	if ans.Header == nil {
+		ans.Header = http.Header{}
 	}
-	ans.header.Set("X-Request-Id", rq.id) // covered by the signature
-	httpsig.SignResponse(ans.header, ans.status, ans.body, sig.method, sig.targetURI, sig.keyID, sig.key,
+	ans.Header.Set("X-Request-Id", rq.id) // covered by the signature
+	httpsig.SignResponse(ans.Header, ans.Status, ans.Body, sig.method, sig.targetURI, sig.keyID, sig.key,
 		a.accountNow(rq.cred.Account))
 	return ans
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/medspa/medspa-go/api"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -26,7 +27,7 @@ func serveOpenAPI(rq *request) *answer {
 			WithHeader("Allow", "GET, HEAD"))
 	}
 	if rq.URL.Path == "/api/v1/openapi.json" {
-		return newAnswer(http.StatusOK, "application/json", api.OpenAPIJSON())
+		return httpcore.New(http.StatusOK, "application/json", api.OpenAPIJSON())
 	}
-	return newAnswer(http.StatusOK, "application/yaml", api.OpenAPIYAML)
+	return httpcore.New(http.StatusOK, "application/yaml", api.OpenAPIYAML)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -27,17 +28,17 @@ type oauthError struct {
 
 func oauthErrorAnswer(e *oauthError) *answer {
 	b, _ := json.Marshal(map[string]string{"error": e.code, "error_description": e.desc})
-	ans := noStore(newAnswer(e.status, "application/json", b))
+	ans := noStore(httpcore.New(e.status, "application/json", b))
 	if e.basic {
-		ans.header.Set("WWW-Authenticate", `Basic realm="medspa"`)
+		ans.Header.Set("WWW-Authenticate", `Basic realm="medspa"`)
 	}
 	return ans
 }
 
 // noStore marks an OAuth answer as not to be cached (RFC 6749 §5.1).
 func noStore(ans *answer) *answer {
-	ans.header.Set("Cache-Control", "no-store")
-	ans.header.Set("Pragma", "no-cache")
+	ans.Header.Set("Cache-Control", "no-store")
+	ans.Header.Set("Pragma", "no-cache")
 	return ans
 }
 
@@ -70,7 +71,7 @@ func (a *API) serveOAuth(rq *request) *answer {
 	if left := a.guard.blocked(rq.addr, a.tenant(rq, form.values)); left > 0 {
 		ans := oauthErrorAnswer(&oauthError{status: http.StatusTooManyRequests, code: "temporarily_unavailable",
 			desc: "too many failed client authentications from this address; retry later"})
-		ans.header.Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
+		ans.Header.Set("Retry-After", strconv.FormatInt(max(ceilSeconds(left), 1), 10))
 		return ans
 	}
 	switch {
@@ -182,9 +183,9 @@ func (a *API) authorize(rq *request, form oauthForm) *answer {
 		}
 		u := *target
 		u.RawQuery = v.Encode()
-		ans := &answer{status: http.StatusFound, header: http.Header{}}
-		ans.header.Set("Location", u.String())
-		ans.header.Set("Cache-Control", "no-store")
+		ans := &answer{Status: http.StatusFound, Header: http.Header{}}
+		ans.Header.Set("Location", u.String())
+		ans.Header.Set("Cache-Control", "no-store")
 		return ans
 	}
 	fail := func(code, desc string) *answer {
@@ -326,7 +327,7 @@ func (a *API) token(rq *request, f oauthForm) *answer {
 	}
 	b, _ := json.Marshal(tokenResponse{AccessToken: issued.Access, TokenType: "Bearer", ExpiresIn: int64(a.accessTTL / time.Second),
 		RefreshToken: issued.Refresh, Scope: strings.Join(issued.Scopes, " ")})
-	return noStore(newAnswer(http.StatusOK, "application/json", b))
+	return noStore(httpcore.New(http.StatusOK, "application/json", b))
 }
 
 // revoke serves RFC 7009 revocation: 200 for any token, known or not. A client that presents
@@ -346,7 +347,7 @@ func (a *API) revoke(rq *request, f oauthForm) *answer {
 		return oauthErrorAnswer(badRequest("invalid_request", "token is required"))
 	}
 	a.oauth.Revoke(form["token"], client)
-	ans := &answer{status: http.StatusOK, header: http.Header{}}
-	ans.header.Set("Cache-Control", "no-store")
+	ans := &answer{Status: http.StatusOK, Header: http.Header{}}
+	ans.Header.Set("Cache-Control", "no-store")
 	return ans
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -14,7 +15,7 @@ import (
 // either answers the request, ending it, or returns nil and passes it on, having noted what it
 // learned in the request for the steps after it. Once a request is answered, the steps on the
 // way out work on the answer value (idempotency capture, audit, durability, signature, journal);
-// writeAnswer puts it on the wire, once. Each step is a function in the file named beside it.
+// httpcore.Write puts it on the wire, once. Each step is a function in the file named beside it.
 
 // check is a step on the way in: it answers the request, or returns nil to pass it on.
 type check func(rq *request) *answer
@@ -23,17 +24,16 @@ type check func(rq *request) *answer
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := newRequest(r)
 	ans := a.serve(rq)
-	writeAnswer(w, rq, ans)
+	httpcore.Write(w, rq.Request, rq.header, ans)
 	recycle(ans) // pools.go: its bytes, zeroed, serve the next answer
 }
 
 // buildPipeline lists the checks of each stage, in order.
 func (a *API) buildPipeline() {
 	a.gate = []check{
-		a.limits,       // mw_limits.go       request-size limits of docs/protocol.md §13
-		a.health,       // health.go          /healthz, /readyz: no credentials, limits, journal or audit
-		a.cors,         // cors.go            CORS on /api/v1 for the configured origins; preflights answered
-		a.adminSurface, // admin.go           /__admin/: its own checks and routes (unless off)
+		limits,   // httpcore/request.go  request-size limits of docs/protocol.md §13
+		a.health, // httpcore/health.go   /healthz, /readyz: no credentials, limits, journal or audit
+		a.cors,   // cors.go              CORS on /api/v1 for the configured origins; preflights answered
 	}
 	a.apiChecks = []check{
 		a.authenticate,    // mw_auth.go         401 unauthorized, token_expired
@@ -101,6 +101,13 @@ func (a *API) serveRoute(rq *request) *answer {
 	ans = a.awaitDurable(rq, durable, ans)
 	return a.awaitAudit(rq, audited, ans)
 }
+
+// limits answers a request over the size limits (414, 431), before anything else.
+func limits(rq *request) *answer { return httpcore.Limits(rq.Request) }
+
+// health answers /healthz and /readyz (docs/mock-server.md "Health") before any other step sees
+// the request: no credentials, no rate limit, no journal entry, no audit event.
+func (a *API) health(rq *request) *answer { return httpcore.Health(rq.Request, a.opts.Ready) }
 
 // runChecks runs checks in order until one answers.
 func runChecks(rq *request, checks []check) *answer {

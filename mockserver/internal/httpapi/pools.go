@@ -22,14 +22,14 @@ const maxPooled = 64 << 10
 
 // recycle gives an answer's pooled bytes back, zeroed, once the answer is on the wire.
 func recycle(ans *answer) {
-	if ans.pooled == nil || cap(ans.body) > maxPooled {
+	if ans.Pooled == nil || cap(ans.Body) > maxPooled {
 		return
 	}
-	b := ans.body[:cap(ans.body)]
+	b := ans.Body[:cap(ans.Body)]
 	clear(b)
-	*ans.pooled = b[:0]
-	answerBuffers.Put(ans.pooled)
-	ans.pooled, ans.body = nil, nil
+	*ans.Pooled = b[:0]
+	answerBuffers.Put(ans.Pooled)
+	ans.Pooled, ans.Body = nil, nil
 }
 
 // releasePage gives a page's slice back, its patients zeroed, once the page is encoded.

@@ -4,12 +4,12 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/medspa/medspa-go/internal/httpsig"
 
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -80,77 +80,9 @@ func (rq *request) queryValues() url.Values {
 // accountNow is the time on the authenticated account's clock when the request arrived.
 func (rq *request) accountNow() time.Time { return rq.acct.Clock().At(rq.arrived) }
 
-// answer is what the server says to one request: made by the step or handler that answers,
-// reworked on the way out (idempotency, audit, durability, signature, journal), and put on the
-// wire once, by writeAnswer.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-	// drop closes the connection instead of answering (an injected fault). An answer of status
-	// 0 is none: the caller left before there was one.
-	drop bool
-	// serve writes the answer itself, for what is not one value: the admin surface's live
-	// stream and inspector files.
-	serve func(w http.ResponseWriter)
-	// pooled, when set, is the answerBuffers entry body lives in (pools.go): recycled once the
-	// answer is written.
-	pooled *[]byte
-}
-
-// newAnswer returns an answer of status with body of media type contentType ("": no body).
-func newAnswer(status int, contentType string, body []byte) *answer {
-	ans := &answer{status: status, header: http.Header{}, body: body}
-	if contentType != "" {
-		ans.header.Set("Content-Type", contentType)
-	}
-	return ans
-}
-
-// problemAnswer is the answer of a problem document.
-func problemAnswer(requestID string, p *problem.Problem) *answer {
-	ans := newAnswer(p.Status, "application/problem+json", p.Body(requestID))
-	for k, v := range p.Header {
-		ans.header[k] = v
-	}
-	ans.header.Set("Cache-Control", "no-store")
-	return ans
-}
+// answer is what the server says to one request (httpcore.Answer): made by the step or
+// handler that answers, reworked on the way out, and put on the wire once, by httpcore.Write.
+type answer = httpcore.Answer
 
 // problem is the answer of a problem document to rq.
-func (rq *request) problem(p *problem.Problem) *answer { return problemAnswer(rq.id, p) }
-
-// chunkingThreshold is the size of net/http's response buffer: an answer longer than it, written
-// without a Content-Length, goes out chunked.
-const chunkingThreshold = 2048
-
-// writeAnswer puts the answer on the wire: the request's own header lines, the answer's, the
-// status line and the body.
-func writeAnswer(w http.ResponseWriter, rq *request, ans *answer) {
-	if ans.drop {
-		panic(http.ErrAbortHandler) // net/http closes the connection without a word
-	}
-	if ans.status == 0 && ans.serve == nil {
-		return
-	}
-	h := w.Header()
-	for k, vs := range rq.header {
-		h[k] = vs
-	}
-	if ans.serve != nil {
-		ans.serve(w)
-		return
-	}
-	for k, vs := range ans.header {
-		h[k] = vs
-	}
-	if len(ans.body) > chunkingThreshold {
-		// net/http sends the length of a shorter answer itself; a longer one it would send
-		// chunked (more bytes, and no length for the client to check the body against).
-		h["Content-Length"] = []string{strconv.Itoa(len(ans.body))}
-	}
-	w.WriteHeader(ans.status)
-	if len(ans.body) > 0 && rq.Method != http.MethodHead {
-		_, _ = w.Write(ans.body)
-	}
-}
+func (rq *request) problem(p *problem.Problem) *answer { return httpcore.Problem(rq.id, p) }

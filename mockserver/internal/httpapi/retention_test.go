@@ -33,7 +33,7 @@ func TestJournalKeepsNoPieceOfTheRequestLine(t *testing.T) {
 	}
 	req.RemoteAddr = "127.0.0.1:1"
 	a.ServeHTTP(httptest.NewRecorder(), req)
-	j := a.Requests("")
+	j := a.Controls().Journal.List("")
 	if len(j) != 1 {
 		t.Fatalf("%d entries", len(j))
 	}

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -89,141 +88,17 @@ func (a *API) apiRoutes() []route {
 	}
 }
 
-// router finds a request's route in a table: literal segments match themselves, a {name}
-// segment any non-empty segment (its value set as the request's path value), a final
-// {name...} the rest of the path. Where two routes match, the one whose first differing segment
-// is literal wins (so /api/v1/reports/custom is never /api/v1/reports/{id}).
-type router struct {
-	routes   []route
-	segments [][]string // each route's pattern, split at "/" (segments[i] is routes[i]'s)
-}
-
-func newRouter(routes []route) *router {
-	rt := &router{routes: routes}
-	for _, r := range routes {
-		rt.segments = append(rt.segments, strings.Split(r.pattern, "/"))
-	}
-	return rt
-}
-
-// wildcard is the name of a pattern segment's wildcard ({id}, {file...}), or "".
-func wildcard(seg string) string {
-	if !strings.HasPrefix(seg, "{") {
-		return ""
-	}
-	return strings.TrimSuffix(strings.TrimSuffix(seg[1:], "}"), "...")
-}
-
-// match returns the route of method and path, and the path's segments; allow lists the methods
-// the path has when method is not one of them (none: the path is unknown).
-func (rt *router) match(method, path string) (found *route, segs []string, allow []string) {
-	if method == http.MethodHead {
-		method = http.MethodGet // a GET route answers HEAD too (net/http drops the body)
-	}
-	segs = strings.Split(path, "/")
-	var best []string // the pattern of the best match so far
-	for i := range rt.routes {
-		r := &rt.routes[i]
-		pat := rt.segments[i]
-		if !matchSegments(pat, segs) {
-			continue
-		}
-		if r.method != method {
-			if !slices.Contains(allow, r.method) {
-				allow = append(allow, r.method)
-			}
-			continue
-		}
-		if found == nil || moreLiteral(pat, best) {
-			found, best = r, pat
-		}
-	}
-	if found != nil {
-		allow = nil
-	}
-	return found, segs, allow
-}
-
-// matchSegments reports whether a path's segments match a pattern's.
-func matchSegments(pat, segs []string) bool {
-	for i, p := range pat {
-		switch {
-		case i >= len(segs):
-			return false
-		case strings.HasSuffix(p, "...}"):
-			return true
-		case strings.HasPrefix(p, "{"):
-			if segs[i] == "" {
-				return false
-			}
-		case p != segs[i]:
-			return false
-		}
-	}
-	return len(pat) == len(segs)
-}
-
-// patternOf is r's pattern, split at "/".
-func (rt *router) patternOf(r *route) []string {
-	for i := range rt.routes {
-		if &rt.routes[i] == r {
-			return rt.segments[i]
-		}
-	}
-	return nil
-}
-
-// pathValues calls set with each wildcard of r's pattern and its value in segs, unescaped.
-func (rt *router) pathValues(r *route, segs []string, set func(name, value string)) {
-	for i, seg := range rt.patternOf(r) {
-		name := wildcard(seg)
-		if name == "" {
-			continue
-		}
-		v := segs[i]
-		if strings.HasSuffix(seg, "...}") {
-			v = strings.Join(segs[i:], "/")
-		}
-		if u, err := url.PathUnescape(v); err == nil {
-			v = u
-		}
-		set(name, v)
-	}
-}
-
-// moreLiteral reports whether pattern a is literal where b first has a wildcard.
-func moreLiteral(a, b []string) bool {
-	for i := range min(len(a), len(b)) {
-		wa, wb := strings.HasPrefix(a[i], "{"), strings.HasPrefix(b[i], "{")
-		if wa != wb {
-			return wb
-		}
-	}
-	return false
-}
-
 // route finds the /api/v1 route of the request. A path that is not clean (dot segments, double
 // slashes) names no resource.
 func (a *API) route(rq *request) *answer {
 	if path.Clean(rq.URL.Path) != rq.URL.Path {
 		return rq.problem(problem.NotFound("route"))
 	}
-	return a.routes.find(rq, "route")
-}
-
-// find routes rq in the table: its route and path values, or the 404 or 405 (with Allow) of
-// docs/protocol.md §4.
-func (rt *router) find(rq *request, what string) *answer {
-	r, segs, allow := rt.match(rq.Method, rq.URL.EscapedPath())
-	if r == nil {
-		if len(allow) == 0 {
-			return rq.problem(problem.NotFound(what))
-		}
-		return rq.problem(problem.New("method_not_allowed", rq.Method+" is not allowed here").
-			WithHeader("Allow", strings.Join(allow, ", ")))
+	r, p := a.routes.Find(rq.Request, "route")
+	if p != nil {
+		return rq.problem(p)
 	}
 	rq.route = r
-	rt.pathValues(r, segs, rq.SetPathValue)
 	return nil
 }
 

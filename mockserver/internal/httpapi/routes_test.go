@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -11,34 +10,19 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/medspa/medspa-go/api"
+	"github.com/medspa/medspa-go/internal/testing/oapitest"
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-// operations are a document's operations by "METHOD /path".
-func operations(t *testing.T, doc []byte) map[string]*openapi3.Operation {
-	t.Helper()
-	d, err := openapi3.NewLoader().LoadFromData(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := map[string]*openapi3.Operation{}
-	for p, item := range d.Paths.Map() {
-		for m, op := range item.Operations() {
-			ops[m+" "+p] = op
-		}
-	}
-	return ops
-}
-
 // TestRouteTableIsTheOpenAPIDocument: the /api/v1 route table and api/openapi.yaml name the same
-// operations, each with the same query parameters and scope; the admin routes and
-// api/admin-openapi.yaml name the same operations.
+// operations, each with the same query parameters and scope (the admin routes: the admin
+// package's test of the same name).
 func TestRouteTableIsTheOpenAPIDocument(t *testing.T) {
 	t.Parallel()
 	a := New(store.New(store.Options{}), auth.NewRegistry(), Options{})
-	ops := operations(t, api.OpenAPIYAML)
-	for _, rt := range a.routes.routes {
+	ops := oapitest.Operations(t, api.OpenAPIYAML)
+	for _, rt := range a.routes.Routes {
 		key := rt.method + " " + rt.pattern
 		op, ok := ops[key]
 		if !ok {
@@ -70,65 +54,11 @@ func TestRouteTableIsTheOpenAPIDocument(t *testing.T) {
 		}
 	}
 
-	adminOps := operations(t, api.AdminOpenAPIYAML)
-	for _, rt := range a.adminTable() {
-		key := rt.method + " " + rt.pattern
-		if strings.HasSuffix(rt.pattern, "...}") {
-			continue // the inspector page's files
-		}
-		if _, ok := adminOps[key]; !ok {
-			t.Errorf("%s: an admin route the admin document lacks", key)
-		}
-		delete(adminOps, key)
-	}
-	for key := range adminOps {
-		if strings.HasPrefix(strings.SplitN(key, " ", 2)[1], "/__admin/") {
-			t.Errorf("%s: an operation of the admin document no route serves", key)
-		}
-	}
 }
 
 func sameSet(a, b []string) bool {
 	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
 	return slices.Equal(a, b)
-}
-
-// TestRouterPrefersLiteralSegments: a literal segment wins over a wildcard, HEAD is served by a
-// GET route, a known path under another method is 405 with its methods, and escaped slashes stay
-// in one path value.
-func TestRouterPrefersLiteralSegments(t *testing.T) {
-	t.Parallel()
-	rt := newRouter([]route{
-		{method: http.MethodGet, pattern: "/x/{id}"},
-		{method: http.MethodGet, pattern: "/x/custom"},
-		{method: http.MethodPost, pattern: "/x/{id}/void"},
-		{method: http.MethodGet, pattern: "/ui/{file...}"},
-	})
-	for _, c := range []struct {
-		method, path, want string
-		values             map[string]string
-		allow              []string
-	}{
-		{"GET", "/x/custom", "/x/custom", map[string]string{}, nil},
-		{"HEAD", "/x/abc", "/x/{id}", map[string]string{"id": "abc"}, nil},
-		{"POST", "/x/a%2Fb/void", "/x/{id}/void", map[string]string{"id": "a/b"}, nil},
-		{"DELETE", "/x/abc", "", map[string]string{}, []string{"GET"}},
-		{"GET", "/x/", "", map[string]string{}, nil},
-		{"GET", "/x/abc/void", "", map[string]string{}, []string{"POST"}},
-		{"GET", "/ui/", "/ui/{file...}", map[string]string{"file": ""}, nil},
-		{"GET", "/ui/a/b.js", "/ui/{file...}", map[string]string{"file": "a/b.js"}, nil},
-		{"GET", "/ui", "", map[string]string{}, nil},
-	} {
-		r, segs, allow := rt.match(c.method, c.path)
-		got, values := "", map[string]string{}
-		if r != nil {
-			got = r.pattern
-			rt.pathValues(r, segs, func(name, value string) { values[name] = value })
-		}
-		if got != c.want || !maps.Equal(values, c.values) || !slices.Equal(allow, c.allow) {
-			t.Errorf("%s %s: %q %v allow %v; want %q %v allow %v", c.method, c.path, got, values, allow, c.want, c.values, c.allow)
-		}
-	}
 }
 
 // TestRouteAreasAreTheAreaPackages: the areas the route table's scopes name are the area

@@ -1,4 +1,4 @@
-package httpapi
+package httpcore
 
 import (
 	"errors"
@@ -7,11 +7,11 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-// problemFor is the one place where an error becomes its problem document: a store error by
+// ProblemFor is the one place where an error becomes its problem document: a store error by
 // its kind (a record not found 404, invalid fields 422, a broken rule by its protocol code,
 // whose status comes from internal/wire's table), a problem as it is, and anything else a 500
 // that hides the error's text.
-func problemFor(err error) *problem.Problem {
+func ProblemFor(err error) *problem.Problem {
 	var (
 		p  *problem.Problem
 		nf *store.NotFoundError
@@ -51,5 +51,13 @@ func AsProblem(err error) error {
 	if err == nil {
 		return nil
 	}
-	return problemFor(err)
+	return ProblemFor(err)
+}
+
+// NotDurable is the problem of a write whose changes could not be made durable, or whose wait
+// for the disk was cut short: it may or may not have been applied.
+func NotDurable() *problem.Problem {
+	return problem.New("service_unavailable",
+		"the change could not be made durable; it may or may not have been applied: retry with the same Idempotency-Key").
+		WithHeader("Retry-After", "1")
 }

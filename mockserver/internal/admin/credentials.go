@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"encoding/base64"
@@ -19,14 +19,14 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
-// adminCredentialRoutes are POST /__admin/api-keys, DELETE /__admin/api-keys/{id}, POST
+// credentialRoutes are POST /__admin/api-keys, DELETE /__admin/api-keys/{id}, POST
 // /__admin/api-keys/{id}/rotate and POST /__admin/oauth-clients.
-func (a *API) adminCredentialRoutes() []route {
+func (s *Surface) credentialRoutes() []route {
 	return []route{
 		{method: http.MethodPost, pattern: "/__admin/api-keys", handle: withBody(http.StatusCreated,
-			func(_ *request, p APIKeyParams) (any, error) { return a.CreateAPIKey(p) })},
+			func(_ *request, p APIKeyParams) (any, error) { return s.CreateAPIKey(p) })},
 		{method: http.MethodDelete, pattern: "/__admin/api-keys/{id}", handle: func(rq *request) (int, any, error) {
-			return http.StatusNoContent, nil, a.revokeAPIKey(rq.PathValue("id"), rq)
+			return http.StatusNoContent, nil, s.revokeAPIKey(rq.PathValue("id"), rq)
 		}},
 		{method: http.MethodPost, pattern: "/__admin/api-keys/{id}/rotate", handle: withBody(http.StatusOK,
 			func(rq *request, p rotateBody) (any, error) {
@@ -34,10 +34,10 @@ func (a *API) adminCredentialRoutes() []route {
 				if err != nil {
 					return nil, err
 				}
-				return a.rotateAPIKey(rq.PathValue("id"), grace, rq)
+				return s.rotateAPIKey(rq.PathValue("id"), grace, rq)
 			})},
 		{method: http.MethodPost, pattern: "/__admin/oauth-clients", handle: withBody(http.StatusCreated,
-			func(_ *request, p OAuthClientParams) (any, error) { return a.CreateOAuthClient(p) })},
+			func(_ *request, p OAuthClientParams) (any, error) { return s.CreateOAuthClient(p) })},
 	}
 }
 
@@ -81,7 +81,7 @@ type APIKey struct {
 }
 
 // NewAccountID returns a fresh account id.
-func (a *API) NewAccountID() string { return a.store.IDs().New("acct", a.store.Clock().Now()) }
+func (s *Surface) NewAccountID() string { return s.store.IDs().New("acct", s.store.Clock().Now()) }
 
 // resolvePlan validates a plan name and custom limits, recording errors in f.
 func resolvePlan(errs *store.FieldErrors, name string, perMinute float64, burst, daily int) auth.Plan {
@@ -105,13 +105,13 @@ func resolvePlan(errs *store.FieldErrors, name string, perMinute float64, burst,
 }
 
 // checkScopes records invalid scopes.
-func (a *API) checkScopes(errs *store.FieldErrors, scopes []string) {
+func (s *Surface) checkScopes(errs *store.FieldErrors, scopes []string) {
 	if len(scopes) == 0 {
 		errs.Add("/scopes", "required", "is required")
 	}
-	for i, s := range scopes {
-		if !slices.Contains(a.scopes, s) {
-			errs.Add("/scopes/"+itoa(i), "invalid_value", "must be one of "+strings.Join(a.scopes, ", "))
+	for i, sc := range scopes {
+		if !slices.Contains(s.api.Scopes(), sc) {
+			errs.Add("/scopes/"+strconv.Itoa(i), "invalid_value", "must be one of "+strings.Join(s.api.Scopes(), ", "))
 		}
 	}
 }
@@ -130,13 +130,13 @@ func checkAccountName(errs *store.FieldErrors, account string) {
 }
 
 // CreateAPIKey validates p and registers a new key.
-func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
+func (s *Surface) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
-	a.checkScopes(&errs, p.Scopes)
+	s.checkScopes(&errs, p.Scopes)
 	checkAccountName(&errs, p.Account)
 	if p.Key != "" {
-		a.checkKnownKey(&errs, p.Key)
+		s.checkKnownKey(&errs, p.Key)
 	}
 	var prefixes []netip.Prefix
 	for i, s := range p.AllowedIPs {
@@ -144,7 +144,7 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 		if err != nil {
 			ip, ierr := netip.ParseAddr(s)
 			if ierr != nil {
-				errs.Add("/allowedIps/"+itoa(i), "invalid_format", "must be a CIDR such as 10.0.0.0/8 or an address")
+				errs.Add("/allowedIps/"+strconv.Itoa(i), "invalid_format", "must be a CIDR such as 10.0.0.0/8 or an address")
 				continue
 			}
 			pr = netip.PrefixFrom(ip, ip.BitLen())
@@ -156,24 +156,24 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	}
 	account := p.Account
 	if account == "" {
-		account = a.NewAccountID()
+		account = s.NewAccountID()
 	}
 	secret := p.Key
 	if secret == "" {
-		secret = a.newAPIKeySecret()
+		secret = s.newAPIKeySecret()
 	}
-	signing := a.newSigningSecret()
+	signing := s.newSigningSecret()
 	cred := &auth.Credential{
-		ID: a.store.IDs().New("key", a.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes),
+		ID: s.store.IDs().New("key", s.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes),
 		AllowedIPs: prefixes, SigningRequired: p.SigningRequired, SigningSecret: signing,
 	}
 	cred.SigningKey, _ = base64.RawURLEncoding.DecodeString(strings.TrimPrefix(signing, "mss_"))
 	if p.ExpiresAt != nil {
 		cred.ExpiresAt = p.ExpiresAt.UTC()
-		cred.RealExpiresAt = auth.RealDeadline(max(cred.ExpiresAt.Sub(a.accountNow(account)), 0))
+		cred.RealExpiresAt = auth.RealDeadline(max(cred.ExpiresAt.Sub(s.accountNow(account)), 0))
 	}
-	a.store.Account(account) // exists from now on, empty
-	a.keys.Add(secret, cred)
+	s.store.Account(account) // exists from now on, empty
+	s.keys.Add(secret, cred)
 	out := apiKeyOf(cred, secret)
 	out.AllowedIPs, out.ExpiresAt = p.AllowedIPs, p.ExpiresAt // as the caller wrote them
 	if out.AllowedIPs == nil {
@@ -184,10 +184,10 @@ func (a *API) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 
 // checkKnownKey records what is wrong with a bearer secret a caller chose (APIKeyParams.Key):
 // not the shape of a test key, or one already registered (a replaced secret still counts).
-func (a *API) checkKnownKey(errs *store.FieldErrors, key string) {
+func (s *Surface) checkKnownKey(errs *store.FieldErrors, key string) {
 	if !wire.IsAPIKey(key) {
 		errs.Add("/key", "invalid_format", "must be msk_test_ followed by 32 letters and digits")
-	} else if _, taken := a.keys.Lookup(key, func(string) time.Time { return time.Time{} }); taken {
+	} else if _, taken := s.keys.Lookup(key, func(string) time.Time { return time.Time{} }); taken {
 		errs.Add("/key", "invalid_value", "is already registered")
 	}
 }
@@ -211,8 +211,8 @@ func apiKeyOf(c *auth.Credential, bearer string) APIKey {
 
 // newAPIKeySecret returns a fresh bearer secret, msk_test_<32 base62> (seeded servers:
 // reproducible).
-func (a *API) newAPIKeySecret() string {
-	return "msk_test_" + auth.RandomBase62From(a.store.IDs().Rand(), 32)
+func (s *Surface) newAPIKeySecret() string {
+	return "msk_test_" + auth.RandomBase62From(s.store.IDs().Rand(), 32)
 }
 
 // MaxKeyGrace is the longest a replaced secret keeps working after a rotation (docs/protocol.md §12).
@@ -256,31 +256,31 @@ func graceOutOfRange() error {
 // secret and expiry. The old secret keeps working for grace (0 to 24 h, on the key's account
 // clock; 0: it stops at once); a secret an earlier rotation left working stops at once. An
 // unknown or revoked key is 404.
-func (a *API) RotateAPIKey(id string, grace time.Duration) (APIKeyRotation, error) {
-	return a.rotateAPIKey(id, grace, nil)
+func (s *Surface) RotateAPIKey(id string, grace time.Duration) (APIKeyRotation, error) {
+	return s.rotateAPIKey(id, grace, nil)
 }
 
-func (a *API) rotateAPIKey(id string, grace time.Duration, rq *request) (APIKeyRotation, error) {
+func (s *Surface) rotateAPIKey(id string, grace time.Duration, rq *request) (APIKeyRotation, error) {
 	if grace < 0 || grace > MaxKeyGrace {
 		return APIKeyRotation{}, graceOutOfRange()
 	}
 	if !wire.IsID(id, "key") { // the shape first: a malformed id never reaches the registry
 		return APIKeyRotation{}, problem.NotFound("API key")
 	}
-	c, ok := a.keys.ByID(id)
+	c, ok := s.keys.ByID(id)
 	if !ok {
 		return APIKeyRotation{}, problem.NotFound("API key")
 	}
 	var retires, retiresReal time.Time
 	if grace > 0 {
-		retires = ceilSecond(a.accountNow(c.Account).Add(grace)) // never less than asked
+		retires = ceilSecond(s.accountNow(c.Account).Add(grace)) // never less than asked
 		retiresReal = auth.RealDeadline(grace)
 	}
-	bearer := a.newAPIKeySecret()
-	if c, ok = a.keys.Rotate(id, bearer, retires, retiresReal); !ok {
+	bearer := s.newAPIKeySecret()
+	if c, ok = s.keys.Rotate(id, bearer, retires, retiresReal); !ok {
 		return APIKeyRotation{}, problem.NotFound("API key") // revoked meanwhile
 	}
-	if err := a.auditAdmin(c.Account, rq, auditInfo{action: "update", resourceType: "apiKey", resourceID: id}); err != nil {
+	if err := s.auditAdmin(c.Account, rq, "update", id); err != nil {
 		return APIKeyRotation{}, err
 	}
 	out := APIKeyRotation{APIKey: apiKeyOf(c, bearer)}
@@ -292,17 +292,17 @@ func (a *API) rotateAPIKey(id string, grace time.Duration, rq *request) (APIKeyR
 
 // RevokeAPIKey ends the key at once, every secret of it: its next request is 401. Its account
 // and records stay. An unknown or already revoked key is 404.
-func (a *API) RevokeAPIKey(id string) error { return a.revokeAPIKey(id, nil) }
+func (s *Surface) RevokeAPIKey(id string) error { return s.revokeAPIKey(id, nil) }
 
-func (a *API) revokeAPIKey(id string, rq *request) error {
+func (s *Surface) revokeAPIKey(id string, rq *request) error {
 	if !wire.IsID(id, "key") { // the shape first: a malformed id never reaches the registry
 		return problem.NotFound("API key")
 	}
-	c, ok := a.keys.ByID(id)
-	if !ok || !a.keys.Revoke(id) {
+	c, ok := s.keys.ByID(id)
+	if !ok || !s.keys.Revoke(id) {
 		return problem.NotFound("API key")
 	}
-	return a.auditAdmin(c.Account, rq, auditInfo{action: "delete", resourceType: "apiKey", resourceID: id})
+	return s.auditAdmin(c.Account, rq, "delete", id)
 }
 
 // ceilSecond rounds t up to a whole second (the protocol's times have no fractions).
@@ -314,9 +314,9 @@ func ceilSecond(t time.Time) time.Time {
 }
 
 // newSigningSecret returns mss_<base64url of 32 random bytes> (seeded servers: reproducible).
-func (a *API) newSigningSecret() string {
+func (s *Surface) newSigningSecret() string {
 	b := make([]byte, 32)
-	_, _ = io.ReadFull(a.store.IDs().Rand(), b)
+	_, _ = io.ReadFull(s.store.IDs().Rand(), b)
 	return "mss_" + base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -347,15 +347,15 @@ type OAuthClient struct {
 }
 
 // CreateOAuthClient validates p and registers a new OAuth client.
-func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
+func (s *Surface) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	var errs store.FieldErrors
 	plan := resolvePlan(&errs, p.Plan, p.RatePerMinute, p.Burst, p.Daily)
-	a.checkScopes(&errs, p.Scopes)
+	s.checkScopes(&errs, p.Scopes)
 	checkAccountName(&errs, p.Account)
 	for i, s := range p.RedirectURIs {
 		u, err := url.Parse(s)
 		if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
-			errs.Add("/redirectUris/"+itoa(i), "invalid_format", "must be an absolute http(s) URI without a fragment")
+			errs.Add("/redirectUris/"+strconv.Itoa(i), "invalid_format", "must be an absolute http(s) URI without a fragment")
 		}
 	}
 	if err := errs.Err(); err != nil {
@@ -363,12 +363,12 @@ func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	}
 	account := p.Account
 	if account == "" {
-		account = a.NewAccountID()
+		account = s.NewAccountID()
 	}
-	cred := &auth.Credential{ID: a.store.IDs().New("cli", a.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes)}
-	secret := "mcs_" + auth.RandomBase62From(a.store.IDs().Rand(), 40)
-	a.store.Account(account)
-	a.oauth.AddClient(cred, secret, p.RedirectURIs)
+	cred := &auth.Credential{ID: s.store.IDs().New("cli", s.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes)}
+	secret := "mcs_" + auth.RandomBase62From(s.store.IDs().Rand(), 40)
+	s.store.Account(account)
+	s.oauth.AddClient(cred, secret, p.RedirectURIs)
 	out := OAuthClient{ClientID: cred.ID, ClientSecret: secret, Account: account, Plan: plan.Name,
 		Scopes: cred.Scopes, RedirectURIs: slices.Clone(p.RedirectURIs)}
 	if out.RedirectURIs == nil {
@@ -376,3 +376,6 @@ func (a *API) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	}
 	return out, nil
 }
+
+// accountNow is the time on an account's clock.
+func (s *Surface) accountNow(account string) time.Time { return s.store.Account(account).Clock().Now() }

@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"context"
@@ -9,17 +9,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/medspa/medspa-go/api"
+	"github.com/medspa/medspa-go/mockserver/internal/controls"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
 // account returns an existing account, or 404.
-func (a *API) account(id string) (*store.Account, error) {
+func (s *Surface) account(id string) (*store.Account, error) {
 	if id == "" {
 		return nil, problem.Field("/account", "required", "is required")
 	}
-	acct, ok := a.store.LookupAccount(id)
+	acct, ok := s.store.LookupAccount(id)
 	if !ok {
 		return nil, problem.NotFound("account")
 	}
@@ -57,21 +59,21 @@ func (m *memorySnapshots) Load(account, name string) ([]byte, string, bool, erro
 // Snapshot saves the account's whole state under name, replacing an earlier snapshot of that
 // name (docs/protocol.md §12): its records and idempotency keys, its own clock, its pending
 // webhook deliveries and retries, its OAuth clients' codes and tokens, and its audit chain.
-func (a *API) Snapshot(account, name string) error {
+func (s *Surface) Snapshot(account, name string) error {
 	if p := checkSnapshotName(name); p != nil {
 		return p
 	}
-	acct, err := a.account(account)
+	acct, err := s.account(account)
 	if err != nil {
 		return err
 	}
-	audited := a.audit.Export(account)
+	audited := s.audit.Export(account)
 	snap := persist.AccountSnapshot{Format: persist.SnapshotFormat, Audit: &audited,
-		Pending: a.opts.Webhooks.ExportPending(account), OAuth: a.oauth.ExportAccount(account)}
+		Pending: s.opts.Webhooks.ExportPending(account), OAuth: s.oauth.ExportAccount(account)}
 	if snap.Store, err = acct.Export(); err != nil {
 		return err
 	}
-	if c := acct.Clock(); c != a.store.Clock() {
+	if c := acct.Clock(); c != s.store.Clock() {
 		st := c.State()
 		snap.Clock = &st
 	}
@@ -79,7 +81,7 @@ func (a *API) Snapshot(account, name string) error {
 	if err != nil {
 		return err
 	}
-	return a.snapshots.Save(account, name, b)
+	return s.snapshots.Save(account, name, b)
 }
 
 // checkSnapshotName refuses a snapshot name that is not one line of text of 1–200 characters
@@ -100,15 +102,15 @@ func checkSnapshotName(name string) *problem.Problem {
 // and keys, clock, pending deliveries (those due run at once), codes and tokens (those issued
 // since are gone), the audit chain (its file keeps every event, and the restore). The snapshot
 // stays for later restores.
-func (a *API) Restore(account, name string) error {
-	acct, err := a.account(account)
+func (s *Surface) Restore(account, name string) error {
+	acct, err := s.account(account)
 	if err != nil {
 		return err
 	}
 	if checkSnapshotName(name) != nil { // no snapshot has such a name: the shape first
 		return problem.NotFound("snapshot")
 	}
-	b, source, ok, err := a.snapshots.Load(account, name)
+	b, source, ok, err := s.snapshots.Load(account, name)
 	if err != nil {
 		return err
 	}
@@ -117,53 +119,53 @@ func (a *API) Restore(account, name string) error {
 	}
 	var snap persist.AccountSnapshot
 	if err := json.Unmarshal(b, &snap); err != nil || snap.Format != persist.SnapshotFormat {
-		return fmt.Errorf("httpapi: snapshot %q of %s is damaged", name, account)
+		return fmt.Errorf("admin: snapshot %q of %s is damaged", name, account)
 	}
 	if err := acct.ImportFrom(snap.Store, source); err != nil {
 		return err
 	}
-	if err := a.oauth.ImportAccount(account, snap.OAuth); err != nil {
+	if err := s.oauth.ImportAccount(account, snap.OAuth); err != nil {
 		return err
 	}
-	if a.opts.RestoreClock != nil {
-		a.opts.RestoreClock(account, snap.Clock)
+	if s.opts.RestoreClock != nil {
+		s.opts.RestoreClock(account, snap.Clock)
 	}
 	if snap.Audit != nil {
-		if err := a.audit.Import(context.Background(), account, *snap.Audit); err != nil {
+		if err := s.audit.Import(context.Background(), account, *snap.Audit); err != nil {
 			return err
 		}
 	}
-	return a.opts.Webhooks.ImportPending(acct, snap.Pending)
+	return s.opts.Webhooks.ImportPending(acct, snap.Pending)
 }
 
-// adminToolRoutes are the admin endpoints of the test tools: faults, the journal, snapshots,
+// toolRoutes are the admin endpoints of the test tools: faults, the journal, snapshots,
 // fixtures, and the admin OpenAPI document.
-func (a *API) adminToolRoutes() []route {
+func (s *Surface) toolRoutes() []route {
 	return []route{
 		{method: http.MethodPost, pattern: "/__admin/reset", handle: withBody(http.StatusNoContent,
-			func(_ *request, p accountBody) (any, error) { return nil, a.Reset(p.Account) })},
+			func(_ *request, p accountBody) (any, error) { return nil, s.Reset(p.Account) })},
 		{method: http.MethodPost, pattern: "/__admin/faults", handle: withBody(http.StatusNoContent,
-			func(_ *request, f Fault) (any, error) { return nil, a.InjectFault(f) })},
+			func(_ *request, f controls.Fault) (any, error) { return nil, s.InjectFault(f) })},
 		{method: http.MethodDelete, pattern: "/__admin/faults", handle: func(rq *request) (int, any, error) {
-			a.ClearFaults()
+			s.ClearFaults()
 			return http.StatusNoContent, nil, nil
 		}},
 		{method: http.MethodGet, pattern: "/__admin/requests", handle: func(rq *request) (int, any, error) {
-			return http.StatusOK, map[string]any{"requests": a.Requests(rq.URL.Query().Get("account"))}, nil
+			return http.StatusOK, map[string]any{"requests": s.Requests(rq.URL.Query().Get("account"))}, nil
 		}},
 		{method: http.MethodPost, pattern: "/__admin/snapshots", handle: withBody(http.StatusNoContent,
 			func(_ *request, p struct {
 				Account string `json:"account"`
 				Name    string `json:"name"`
 			}) (any, error) {
-				return nil, a.Snapshot(p.Account, p.Name)
+				return nil, s.Snapshot(p.Account, p.Name)
 			})},
 		{method: http.MethodPost, pattern: "/__admin/snapshots/{name}/restore", handle: withBody(http.StatusNoContent,
-			func(rq *request, p accountBody) (any, error) { return nil, a.Restore(p.Account, rq.PathValue("name")) })},
+			func(rq *request, p accountBody) (any, error) { return nil, s.Restore(p.Account, rq.PathValue("name")) })},
 		{method: http.MethodPost, pattern: "/__admin/fixtures", handle: withBody(http.StatusCreated,
-			func(_ *request, fx Fixtures) (any, error) { return a.LoadFixtures(fx) })},
+			func(_ *request, fx Fixtures) (any, error) { return s.LoadFixtures(fx) })},
 		{method: http.MethodGet, pattern: "/__admin/openapi.yaml", handle: func(rq *request) (int, any, error) {
-			return http.StatusOK, rawBody{contentType: "application/yaml", body: api.AdminOpenAPIYAML}, nil
+			return 0, httpcore.New(http.StatusOK, "application/yaml", api.AdminOpenAPIYAML), nil
 		}},
 	}
 }

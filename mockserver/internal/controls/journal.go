@@ -1,11 +1,17 @@
-package httpapi
+package controls
 
 import (
 	"cmp"
 	linked "container/list"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // JournalEntry is one journalled request. Bodies, the Authorization header, query values and
@@ -52,10 +58,10 @@ const (
 	DefaultJournalTotal = 200_000
 )
 
-// journal keeps the latest entries per account in rings of a fixed size, so one busy account
+// Journal keeps the latest entries per account in rings of a fixed size, so one busy account
 // never evicts another's entries; the accounts' rings are ordered by activity, so that the
 // bounds on accounts and on entries in all evict from the least recently active.
-type journal struct {
+type Journal struct {
 	mu        sync.Mutex
 	size      int    // per account; <= 0: off
 	accounts  int    // rings kept at most (0: DefaultJournalAccounts)
@@ -64,6 +70,7 @@ type journal struct {
 	entries   int    // entries in all rings
 	byAccount map[string]*linked.Element
 	activity  linked.List // of *ring, most recently active first
+	salt      [32]byte    // keys the digests of idempotency keys (KeyDigest), drawn once per server
 }
 
 // ring is one account's entries, oldest first from head.
@@ -109,7 +116,8 @@ func (r *ring) dropOldest() {
 	r.n--
 }
 
-func (j *journal) add(e JournalEntry) {
+// Add keeps e as its account's newest entry.
+func (j *Journal) Add(e JournalEntry) {
 	if j.size <= 0 {
 		return
 	}
@@ -144,21 +152,21 @@ func (j *journal) add(e JournalEntry) {
 }
 
 // forget drops an account's journal; the caller holds j.mu.
-func (j *journal) forget(el *linked.Element) {
+func (j *Journal) forget(el *linked.Element) {
 	r := j.activity.Remove(el).(*ring)
 	delete(j.byAccount, r.account)
 	j.entries -= r.n
 }
 
-// counts returns how many accounts have a journal and how many entries they hold in all.
-func (j *journal) counts() (accounts, entries int) {
+// Counts returns how many accounts have a journal and how many entries they hold in all.
+func (j *Journal) Counts() (accounts, entries int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.activity.Len(), j.entries
 }
 
-// list returns the account's entries ("" = every request, whatever its account), newest last.
-func (j *journal) list(account string) []JournalEntry {
+// List returns the account's entries ("" = every request, whatever its account), newest last.
+func (j *Journal) List(account string) []JournalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var kept []journalled
@@ -181,5 +189,34 @@ func (j *journal) list(account string) []JournalEntry {
 	return out
 }
 
-// Requests returns the journal of an account ("" = all), newest last.
-func (a *API) Requests(account string) []JournalEntry { return a.requests.list(account) }
+// Cut returns s cut to at most n bytes, on a UTF-8 boundary.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// MethodName is a method as the journal keeps it: the constant for a standard method, else a
+// copy cut to 32 bytes.
+func MethodName(m string) string {
+	for _, std := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodPut,
+		http.MethodHead, http.MethodOptions} {
+		if m == std {
+			return std
+		}
+	}
+	return strings.Clone(Cut(m, 32))
+}
+
+// KeyDigest is what the journal keeps of an Idempotency-Key: 16 hex digits of an HMAC-SHA-256
+// under a key drawn once per server, so equal keys match within one server and the key cannot be
+// read back or tried against another server's journal.
+func (j *Journal) KeyDigest(key string) string {
+	m := hmac.New(sha256.New, j.salt[:])
+	m.Write([]byte(key))
+	return hex.EncodeToString(m.Sum(nil)[:8])
+}

@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"net/http"
@@ -6,15 +6,15 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
 
-// adminWebhookRoutes are GET /__admin/deliveries.
-func (a *API) adminWebhookRoutes() []route {
+// webhookRoutes are GET /__admin/deliveries.
+func (s *Surface) webhookRoutes() []route {
 	return []route{
 		{method: http.MethodGet, pattern: "/__admin/deliveries", handle: func(rq *request) (int, any, error) {
-			ds := a.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
+			ds := s.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
 			if ds == nil {
 				ds = []webhook.Delivery{}
 			}
-			return ok, map[string]any{"deliveries": ds}, nil
+			return http.StatusOK, map[string]any{"deliveries": ds}, nil
 		}},
 	}
 }

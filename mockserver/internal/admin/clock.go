@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"net/http"
@@ -24,31 +24,31 @@ type clockAnswer struct {
 	Frozen bool      `json:"frozen"`
 }
 
-// adminClockRoutes are GET and POST /__admin/clock.
-func (a *API) adminClockRoutes() []route {
+// clockRoutes are GET and POST /__admin/clock.
+func (s *Surface) clockRoutes() []route {
 	return []route{
-		{method: http.MethodGet, pattern: "/__admin/clock", handle: a.getClock},
-		{method: http.MethodPost, pattern: "/__admin/clock", handle: a.setClock},
+		{method: http.MethodGet, pattern: "/__admin/clock", handle: s.getClock},
+		{method: http.MethodPost, pattern: "/__admin/clock", handle: s.setClock},
 	}
 }
 
-func (a *API) clockAnswer(account string) clockAnswer {
-	return clockAnswer{Now: wire.Time(a.opts.Clock.Now(account)), Frozen: a.opts.Clock.Frozen(account)}
+func (s *Surface) clockAnswer(account string) clockAnswer {
+	return clockAnswer{Now: wire.Time(s.opts.Clock.Now(account)), Frozen: s.opts.Clock.Frozen(account)}
 }
 
-func (a *API) getClock(rq *request) (int, any, error) {
-	if a.opts.Clock == nil {
+func (s *Surface) getClock(rq *request) (int, any, error) {
+	if s.opts.Clock == nil {
 		return 0, nil, problem.NotFound("admin route")
 	}
 	account := rq.URL.Query().Get("account")
-	if _, ok := a.store.LookupAccount(account); !ok && account != "" {
+	if _, ok := s.store.LookupAccount(account); !ok && account != "" {
 		return 0, nil, problem.NotFound("account")
 	}
-	return http.StatusOK, a.clockAnswer(account), nil
+	return http.StatusOK, s.clockAnswer(account), nil
 }
 
-func (a *API) setClock(rq *request) (int, any, error) {
-	if a.opts.Clock == nil {
+func (s *Surface) setClock(rq *request) (int, any, error) {
+	if s.opts.Clock == nil {
 		return 0, nil, problem.NotFound("admin route")
 	}
 	var p struct {
@@ -60,7 +60,7 @@ func (a *API) setClock(rq *request) (int, any, error) {
 	if err := decodeAdmin(rq, &p); err != nil {
 		return 0, nil, err
 	}
-	if _, ok := a.store.LookupAccount(p.Account); !ok && p.Account != "" {
+	if _, ok := s.store.LookupAccount(p.Account); !ok && p.Account != "" {
 		return 0, nil, problem.Field("/account", "not_found", "no such account")
 	}
 	n := 0
@@ -74,18 +74,18 @@ func (a *API) setClock(rq *request) (int, any, error) {
 	}
 	switch {
 	case p.Now != nil:
-		a.opts.Clock.SetTime(p.Account, *p.Now)
+		s.opts.Clock.SetTime(p.Account, *p.Now)
 	case p.Advance != nil:
 		d, err := time.ParseDuration(*p.Advance)
 		if err != nil || d < 0 {
 			return 0, nil, problem.Field("/advance", "invalid_format", "must be a non-negative Go duration such as 90m")
 		}
-		a.opts.Clock.AdvanceTime(p.Account, d)
+		s.opts.Clock.AdvanceTime(p.Account, d)
 	default:
 		if !*p.Real {
 			return 0, nil, problem.Field("/real", "invalid_value", "must be true")
 		}
-		a.opts.Clock.RealTime(p.Account)
+		s.opts.Clock.RealTime(p.Account)
 	}
-	return http.StatusOK, a.clockAnswer(p.Account), nil
+	return http.StatusOK, s.clockAnswer(p.Account), nil
 }

@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"context"
@@ -10,13 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/appointments"
-	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/internal/wire"
-	"github.com/medspa/medspa-go/inventory"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
-	"github.com/medspa/medspa-go/patients"
 	"github.com/medspa/medspa-go/webhooks"
 )
 
@@ -63,7 +60,7 @@ type TriggeredEvent struct {
 // trigger makes records in one account for one trigger (the store's rules, in the order a
 // client of the API would call them), remembering each.
 type trigger struct {
-	a    *API
+	s    *Surface
 	acct *store.Account
 	ids  TriggerIDs
 	out  *Triggered
@@ -71,7 +68,7 @@ type trigger struct {
 }
 
 // TriggerEvent makes t.Type happen (docs/mock-server.md "Event triggers").
-func (a *API) TriggerEvent(t Trigger) (Triggered, error) {
+func (s *Surface) TriggerEvent(t Trigger) (Triggered, error) {
 	var errs store.FieldErrors
 	if !slices.Contains(webhooks.AllEventTypes(), t.Type) {
 		names := make([]string, 0, 16)
@@ -95,14 +92,14 @@ func (a *API) TriggerEvent(t Trigger) (Triggered, error) {
 	if err := errs.Err(); err != nil {
 		return Triggered{}, err
 	}
-	acct, err := a.account(t.Account)
+	acct, err := s.account(t.Account)
 	if err != nil {
 		return Triggered{}, err
 	}
 	var tag [4]byte
 	_, _ = rand.Read(tag[:])
 	out := Triggered{Type: t.Type, Account: t.Account, Records: []TriggeredRecord{}, Events: []TriggeredEvent{}}
-	tr := &trigger{a: a, acct: acct, ids: t.IDs, out: &out, tag: hex.EncodeToString(tag[:])}
+	tr := &trigger{s: s, acct: acct, ids: t.IDs, out: &out, tag: hex.EncodeToString(tag[:])}
 	before := len(acct.Events())
 	if err := tr.run(t.Type); err != nil {
 		return Triggered{}, err
@@ -184,8 +181,7 @@ func (tr *trigger) run(typ webhooks.EventType) error {
 				return err
 			}
 		}
-		_, err := tr.create("refund", `{"paymentId":"`+pay+`"}`,
-			maker(decodeRefund, (*store.Account).CreateRefund, func(r billing.Refund) string { return r.ID }))
+		_, err := tr.create("refund", `{"paymentId":"`+pay+`"}`)
 		return err
 	case webhooks.EventProductCreated:
 		_, err := tr.newProduct(0)
@@ -222,9 +218,9 @@ func (tr *trigger) did(kind, id, action string, err error) error {
 }
 
 // create makes one record of kind from an API request body, decoded and validated as the API's
-// POST does (mk: a fixture maker), and records it.
-func (tr *trigger) create(kind, body string, mk func(*store.Account, []byte, time.Time) (string, error)) (string, error) {
-	id, err := mk(tr.acct, []byte(body), time.Time{})
+// POST does (httpapi.API.Create, whose kinds are the plural), and records it.
+func (tr *trigger) create(kind, body string) (string, error) {
+	id, err := tr.s.api.Create(tr.acct, kind+"s", []byte(body), time.Time{})
 	return id, tr.did(kind, id, "created", err)
 }
 
@@ -243,8 +239,7 @@ func (tr *trigger) patient() (string, error) {
 
 // newPatient creates a patient whose details are made up for the trigger (no real person's).
 func (tr *trigger) newPatient() (string, error) {
-	return tr.create("patient", `{"firstName":"Triggered","lastName":"Event","email":"triggered@example.invalid","tags":["triggered"]}`,
-		maker(decodePatient, (*store.Account).CreatePatient, func(p patients.Patient) string { return p.ID }))
+	return tr.create("patient", `{"firstName":"Triggered","lastName":"Event","email":"triggered@example.invalid","tags":["triggered"]}`)
 }
 
 func (tr *trigger) appointment() (string, error) {
@@ -263,8 +258,7 @@ func (tr *trigger) newAppointment() (string, error) {
 	start := tr.acct.Now().Truncate(time.Hour).Add(24*time.Hour + time.Duration(int(slot[0])<<8|int(slot[1]))%17520*30*time.Minute)
 	body := fmt.Sprintf(`{"patientId":%q,"providerId":"prv_trigger_%s","service":"Triggered consultation","startAt":%q,"endAt":%q}`,
 		pat, tr.tag, wire.Time(start).Format(time.RFC3339), wire.Time(start.Add(30*time.Minute)).Format(time.RFC3339))
-	return tr.create("appointment", body,
-		maker(decodeNewAppointment, (*store.Account).CreateAppointment, func(a appointments.Appointment) string { return a.ID }))
+	return tr.create("appointment", body)
 }
 
 func (tr *trigger) invoice() (string, error) {
@@ -276,8 +270,7 @@ func (tr *trigger) newInvoice() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return tr.create("invoice", `{"patientId":"`+pat+`","lineItems":[{"description":"Triggered service","quantity":1,"unitAmount":15000}]}`,
-		maker(decodeInvoice, (*store.Account).CreateInvoice, func(i billing.Invoice) string { return i.ID }))
+	return tr.create("invoice", `{"patientId":"`+pat+`","lineItems":[{"description":"Triggered service","quantity":1,"unitAmount":15000}]}`)
 }
 
 // pay pays an invoice's whole amount due with method (and card token) and returns the payment;
@@ -295,8 +288,8 @@ func (tr *trigger) pay(method, token string) (string, error) {
 	if token != "" {
 		body += fmt.Sprintf(`,"cardToken":%q`, token)
 	}
-	id, err := maker(decodePayment, (*store.Account).CreatePayment, func(p billing.Payment) string { return p.ID })(tr.acct, []byte(body+"}"), time.Time{})
-	if token == "tok_decline" && id != "" && err != nil && problemFor(err).Code == "card_declined" {
+	id, err := tr.s.api.Create(tr.acct, "payments", []byte(body+"}"), time.Time{})
+	if token == "tok_decline" && id != "" && err != nil && httpcore.ProblemFor(err).Code == "card_declined" {
 		err = nil
 	}
 	return id, tr.did("payment", id, "created", err)
@@ -307,13 +300,11 @@ func (tr *trigger) product(reorderPoint int) (string, error) {
 }
 
 func (tr *trigger) newProduct(reorderPoint int) (string, error) {
-	return tr.create("product", fmt.Sprintf(`{"sku":"TRIGGER-%s","name":"Triggered product","category":"other","price":1000,"reorderPoint":%d}`, tr.tag, reorderPoint),
-		maker(decodeProduct, (*store.Account).CreateProduct, func(p inventory.Product) string { return p.ID }))
+	return tr.create("product", fmt.Sprintf(`{"sku":"TRIGGER-%s","name":"Triggered product","category":"other","price":1000,"reorderPoint":%d}`, tr.tag, reorderPoint))
 }
 
 func (tr *trigger) adjust(product string, delta int, reason string) error {
-	_, err := tr.create("adjustment", fmt.Sprintf(`{"productId":%q,"delta":%d,"reason":%q}`, product, delta, reason),
-		maker(decodeAdjustment, (*store.Account).Adjust, func(a inventory.Adjustment) string { return a.ID }))
+	_, err := tr.create("adjustment", fmt.Sprintf(`{"productId":%q,"delta":%d,"reason":%q}`, product, delta, reason))
 	return err
 }
 
@@ -339,7 +330,7 @@ func (tr *trigger) webhookTest() error {
 		if !ok {
 			return problem.Field("/ids/webhookId", "not_found", "no such webhook endpoint in the account")
 		}
-		res := tr.a.opts.Webhooks.Test(context.Background(), tr.a.store.Account(tr.acct.ID), t)
+		res := tr.s.opts.Webhooks.Test(context.Background(), tr.s.store.Account(tr.acct.ID), t)
 		tr.out.Records = append(tr.out.Records, TriggeredRecord{Kind: "webhook", ID: id, Action: "tested"})
 		tr.out.Events = append(tr.out.Events, TriggeredEvent{ID: res.EventID, Type: webhooks.EventWebhookTest})
 	}
@@ -348,7 +339,7 @@ func (tr *trigger) webhookTest() error {
 
 // idsProblem turns a not-found record named in ids into a 422 on that field.
 func idsProblem(err error, ptr string) error {
-	if err != nil && problemFor(err).Status == 404 {
+	if err != nil && httpcore.ProblemFor(err).Status == 404 {
 		return problem.Field(ptr, "not_found", "no such record in the account")
 	}
 	return err

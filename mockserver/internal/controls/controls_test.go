@@ -1,4 +1,4 @@
-package httpapi
+package controls
 
 import (
 	"testing"
@@ -9,17 +9,17 @@ import (
 // waits for it, and a reader that keeps up is not disturbed.
 func TestStreamDropsASlowReader(t *testing.T) {
 	t.Parallel()
-	var s stream
-	slow, ok := s.subscribe("acct_a")
+	var s Stream
+	slow, ok := s.Subscribe("acct_a")
 	if !ok {
 		t.Fatal("subscribe")
 	}
-	other, _ := s.subscribe("acct_b")
+	other, _ := s.Subscribe("acct_b")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range streamBuffer + 10 {
-			s.publish("acct_a", "request", map[string]int{"n": i})
+			s.Publish("acct_a", "request", map[string]int{"n": i})
 		}
 	}()
 	select {
@@ -47,20 +47,20 @@ func TestStreamDropsASlowReader(t *testing.T) {
 		t.Errorf("%d subscribers left, want 1", n)
 	}
 	for range MaxStreams - 1 {
-		if _, ok := s.subscribe(""); !ok {
+		if _, ok := s.Subscribe(""); !ok {
 			t.Fatal("refused below the bound")
 		}
 	}
-	if _, ok := s.subscribe(""); ok {
+	if _, ok := s.Subscribe(""); ok {
 		t.Error("a stream past MaxStreams was opened")
 	}
-	s.close()
+	s.Close()
 	select {
 	case <-other.gone:
 	default:
 		t.Error("close left a stream open")
 	}
-	if _, ok := s.subscribe(""); ok {
+	if _, ok := s.Subscribe(""); ok {
 		t.Error("a stream opened after close")
 	}
 }
@@ -68,25 +68,25 @@ func TestStreamDropsASlowReader(t *testing.T) {
 // Arming past the bound is refused, and removing makes room.
 func TestStubsBounded(t *testing.T) {
 	t.Parallel()
-	ss := stubs{limit: 3}
+	ss := Stubs{limit: 3}
 	var ids []string
 	for range 3 {
-		st, err := ss.add(Stub{Method: "GET", Route: "/api/v1/patients", Status: 200})
+		st, err := ss.Add(Stub{Method: "GET", Route: "/api/v1/patients", Status: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, st.ID)
 	}
-	if _, err := ss.add(Stub{Method: "GET", Route: "/api/v1/patients", Status: 200}); err == nil {
+	if _, err := ss.Add(Stub{Method: "GET", Route: "/api/v1/patients", Status: 200}); err == nil {
 		t.Fatal("a stub past the bound was armed")
 	}
-	if ss.count() != 3 {
-		t.Fatalf("count %d", ss.count())
+	if ss.Count() != 3 {
+		t.Fatalf("count %d", ss.Count())
 	}
-	if n := ss.remove(func(s *armedStub) bool { return s.id == ids[0] }); n != 1 || ss.count() != 2 {
-		t.Fatalf("remove: %d, count %d", n, ss.count())
+	if n := ss.remove(func(s *armedStub) bool { return s.id == ids[0] }); n != 1 || ss.Count() != 2 {
+		t.Fatalf("remove: %d, count %d", n, ss.Count())
 	}
-	if _, err := ss.add(Stub{Method: "GET", Route: "/api/v1/patients", Status: 200}); err != nil {
+	if _, err := ss.Add(Stub{Method: "GET", Route: "/api/v1/patients", Status: 200}); err != nil {
 		t.Fatalf("no room after a removal: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi
+package httpcore
 
 import (
 	"encoding/json"
@@ -7,30 +7,26 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
-// health answers the health endpoints (docs/mock-server.md "Health") before any other step
-// sees the request: no credentials, no rate limit, no journal entry, no audit event.
-func (a *API) health(rq *request) *answer { return healthAnswer(rq.Request, a.opts.Ready) }
-
 // ServeHealth answers GET (or HEAD) /healthz — 200 {"status":"ok"} while the process serves —
 // and /readyz — 200 {"status":"ready"} when ready returns nil (nil ready: always), else 503
 // {"status":"not_ready","reason":…} — and reports whether r was one of them. Another method
 // is 405.
 func ServeHealth(w http.ResponseWriter, r *http.Request, ready func() error) bool {
-	ans := healthAnswer(r, ready)
+	ans := Health(r, ready)
 	if ans == nil {
 		return false
 	}
-	writeAnswer(w, &request{Request: r}, ans)
+	Write(w, r, nil, ans)
 	return true
 }
 
-// healthAnswer is the answer of /healthz or /readyz, or nil for another path.
-func healthAnswer(r *http.Request, ready func() error) *answer {
+// Health is the answer of /healthz or /readyz (ServeHealth), or nil for another path.
+func Health(r *http.Request, ready func() error) *Answer {
 	if r.URL.Path != "/healthz" && r.URL.Path != "/readyz" {
 		return nil
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return problemAnswer("", problem.New("method_not_allowed", r.Method+" is not allowed here").WithHeader("Allow", "GET, HEAD"))
+		return Problem("", problem.New("method_not_allowed", r.Method+" is not allowed here").WithHeader("Allow", "GET, HEAD"))
 	}
 	status, body := http.StatusOK, map[string]string{"status": "ok"}
 	if r.URL.Path == "/readyz" {
@@ -42,7 +38,7 @@ func healthAnswer(r *http.Request, ready func() error) *answer {
 		}
 	}
 	b, _ := json.Marshal(body)
-	ans := newAnswer(status, "application/json", append(b, '\n'))
-	ans.header.Set("Cache-Control", "no-store")
+	ans := New(status, "application/json", append(b, '\n'))
+	ans.Header.Set("Cache-Control", "no-store")
 	return ans
 }

@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"embed"
@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 )
 
@@ -34,10 +35,10 @@ func isUIFile(r *http.Request) bool {
 }
 
 // serveUI serves GET /__admin/ui/{file}: index.html for the directory.
-func serveUI(rq *request) *answer {
+func serveUI(rq *request) *httpcore.Answer {
 	if rq.URL.Path+"/" == uiPrefix {
-		ans := &answer{status: http.StatusMovedPermanently, header: http.Header{}}
-		ans.header.Set("Location", uiPrefix)
+		ans := &httpcore.Answer{Status: http.StatusMovedPermanently, Header: http.Header{}}
+		ans.Header.Set("Location", uiPrefix)
 		return ans
 	}
 	name := rq.PathValue("file")
@@ -52,8 +53,8 @@ func serveUI(rq *request) *answer {
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
-	ans := newAnswer(http.StatusOK, ct, b)
-	h := ans.header
+	ans := httpcore.New(http.StatusOK, ct, b)
+	h := ans.Header
 	h.Set("Content-Security-Policy", uiCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")

@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"bytes"
@@ -8,13 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/medspa/medspa-go/appointments"
-	"github.com/medspa/medspa-go/billing"
 	"github.com/medspa/medspa-go/internal/wire"
-	"github.com/medspa/medspa-go/inventory"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
-	"github.com/medspa/medspa-go/patients"
 )
 
 // Fixtures are records to create in one account (docs/protocol.md §12 "POST /__admin/fixtures"). Each item is
@@ -45,21 +42,11 @@ type FixtureIDs struct {
 	Refunds      []string `json:"refunds"`
 }
 
-// fixtureKind is a kind of fixture and how one is made from its body.
+// fixtureKind is a kind of fixture (httpapi.API.Create's kind), its items and their ids.
 type fixtureKind struct {
 	name  string
 	items []any
 	ids   *[]string
-	make  func(acct *store.Account, body []byte, createdAt time.Time) (id string, err error)
-}
-
-// maker is how a kind of fixture is made: its body decoded as the API's POST decodes it, then
-// created by the same store method.
-func maker[In, Out any](decode func(*form) In, create func(*store.Account, In, time.Time) (Out, error), id func(Out) string) func(*store.Account, []byte, time.Time) (string, error) {
-	return func(acct *store.Account, body []byte, createdAt time.Time) (string, error) {
-		out, err := fromFixture(body, decode, func(in In, at time.Time) (Out, error) { return create(acct, in, at) }, createdAt)
-		return id(out), err
-	}
 }
 
 // appointmentPath is how a fixture appointment reaches a status from scheduled.
@@ -83,26 +70,26 @@ var fixtureRef = regexp.MustCompile(`(^|[^A-Za-z0-9._%+\-])@(patients|products|a
 // its pointers prefixed with /<kind>/<index>, and undoes the load's own items only — the
 // account is exactly as before, writes other requests made meanwhile included (they wait for
 // the load) — and no event of the load is delivered.
-func (a *API) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
+func (s *Surface) LoadFixtures(fx Fixtures) (FixtureIDs, error) {
 	out := newFixtureIDs()
-	acct, err := a.account(fx.Account)
+	acct, err := s.account(fx.Account)
 	if err != nil {
 		return out, err
 	}
 	kinds := []fixtureKind{
-		{"patients", fx.Patients, &out.Patients, maker(decodePatient, (*store.Account).CreatePatient, func(p patients.Patient) string { return p.ID })},
-		{"products", fx.Products, &out.Products, maker(decodeProduct, (*store.Account).CreateProduct, func(p inventory.Product) string { return p.ID })},
-		{"adjustments", fx.Adjustments, &out.Adjustments, maker(decodeAdjustment, (*store.Account).Adjust, func(a inventory.Adjustment) string { return a.ID })},
-		{"appointments", fx.Appointments, &out.Appointments, maker(decodeNewAppointment, (*store.Account).CreateAppointment, func(a appointments.Appointment) string { return a.ID })},
-		{"invoices", fx.Invoices, &out.Invoices, maker(decodeInvoice, (*store.Account).CreateInvoice, func(i billing.Invoice) string { return i.ID })},
-		{"payments", fx.Payments, &out.Payments, maker(decodePayment, (*store.Account).CreatePayment, func(p billing.Payment) string { return p.ID })},
-		{"refunds", fx.Refunds, &out.Refunds, maker(decodeRefund, (*store.Account).CreateRefund, func(r billing.Refund) string { return r.ID })},
+		{"patients", fx.Patients, &out.Patients},
+		{"products", fx.Products, &out.Products},
+		{"adjustments", fx.Adjustments, &out.Adjustments},
+		{"appointments", fx.Appointments, &out.Appointments},
+		{"invoices", fx.Invoices, &out.Invoices},
+		{"payments", fx.Payments, &out.Payments},
+		{"refunds", fx.Refunds, &out.Refunds},
 	}
 	ids := map[string][]string{}
 	err = acct.Batch(func(b *store.Account) error {
 		for _, k := range kinds {
 			for i, item := range k.items {
-				id, err := loadFixture(b, k, i, item, ids)
+				id, err := s.loadFixture(b, k, i, item, ids)
 				if err != nil {
 					return err
 				}
@@ -124,7 +111,7 @@ func newFixtureIDs() FixtureIDs {
 }
 
 // loadFixture creates one item and returns its id.
-func loadFixture(acct *store.Account, k fixtureKind, i int, item any, made map[string][]string) (string, error) {
+func (s *Surface) loadFixture(acct *store.Account, k fixtureKind, i int, item any, made map[string][]string) (string, error) {
 	at := "/" + k.name + "/" + strconv.Itoa(i)
 	raw, err := json.Marshal(item)
 	if err != nil {
@@ -161,12 +148,12 @@ func loadFixture(acct *store.Account, k fixtureKind, i int, item any, made map[s
 		return "", err
 	}
 	body, _ := json.Marshal(obj) // decoded JSON: cannot fail
-	id, err := k.make(acct, body, backdate)
+	id, err := s.api.Create(acct, k.name, body, backdate)
 	if err != nil {
 		return "", fixtureProblem(err, at)
 	}
-	for _, s := range steps {
-		if _, err := acct.UpdateAppointment(id, store.AppointmentInput{Status: store.Given(s)}); err != nil {
+	for _, step := range steps {
+		if _, err := acct.UpdateAppointment(id, store.AppointmentInput{Status: store.Given(step)}); err != nil {
 			return "", fixtureProblem(err, at+"/status")
 		}
 	}
@@ -190,7 +177,7 @@ func resolveRefs(v any, path []string, made map[string][]string, errs *store.Fie
 			return x
 		}
 		bad := false
-		s := fixtureRef.ReplaceAllStringFunc(x, func(m string) string {
+		out := fixtureRef.ReplaceAllStringFunc(x, func(m string) string {
 			sm := fixtureRef.FindStringSubmatch(m)
 			n, err := strconv.Atoi(sm[3])
 			ids := made[sm[2]]
@@ -207,7 +194,7 @@ func resolveRefs(v any, path []string, made map[string][]string, errs *store.Fie
 			}
 			errs.Add(ptr.String(), "not_found", "names no earlier fixture")
 		}
-		return s
+		return out
 	}
 	return v
 }
@@ -215,7 +202,7 @@ func resolveRefs(v any, path []string, made map[string][]string, errs *store.Fie
 // fixtureProblem is the problem of a failed item: the item's pointer in front of every field
 // pointer (or as "pointer" when there are none), and in the detail.
 func fixtureProblem(err error, at string) error {
-	p := problemFor(err)
+	p := httpcore.ProblemFor(err)
 	out := problem.WithStatus(p.Status, p.Code, "fixture "+at+": "+p.Detail)
 	for _, e := range p.Errors {
 		e.Pointer = at + e.Pointer

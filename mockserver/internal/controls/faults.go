@@ -1,4 +1,4 @@
-package httpapi
+package controls
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/medspa/medspa-go/internal/wire"
+	"github.com/medspa/medspa-go/mockserver/internal/httpcore"
 	"github.com/medspa/medspa-go/mockserver/internal/problem"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
@@ -83,8 +84,8 @@ func (f *Fault) validate() error {
 	if f.Path != "" && !strings.HasPrefix(f.Path, "/") {
 		errs.Add("/path", "invalid_format", "must start with /")
 	}
-	if len(f.Path) > MaxPathBytes {
-		errs.Add("/path", "too_long", "must be at most "+itoa(MaxPathBytes)+" bytes (no longer path reaches the server)")
+	if len(f.Path) > httpcore.MaxPathBytes {
+		errs.Add("/path", "too_long", "must be at most "+strconv.Itoa(httpcore.MaxPathBytes)+" bytes (no longer path reaches the server)")
 	}
 	return errs.Err()
 }
@@ -103,8 +104,8 @@ func (f *Fault) matches(account, method, path string) bool {
 	return f.Path == "" || f.Path == path
 }
 
-// problem is the answer of a status fault.
-func (f *Fault) problem() *problem.Problem {
+// Problem is the answer of a status fault.
+func (f *Fault) Problem() *problem.Problem {
 	p := problem.WithStatus(f.Status, faultCode(f.Status), "injected by the mock server's fault controls")
 	if f.Status == http.StatusUnauthorized {
 		p.WithHeader("WWW-Authenticate", `Bearer realm="medspa"`)
@@ -120,9 +121,9 @@ func (f *Fault) problem() *problem.Problem {
 // cleared.
 const DefaultArmedFaults = 1_000
 
-// faults are the armed faults, oldest first; the first match takes one of its times. Faults
+// Faults are the armed faults, oldest first; the first match takes one of its times. Faults
 // used up stay listed (GET /__admin/faults) among the newest spentFaults.
-type faults struct {
+type Faults struct {
 	mu    sync.Mutex
 	limit int              // 0: DefaultArmedFaults
 	now   func() time.Time // the server clock, for armedAt and lastUsedAt
@@ -168,14 +169,11 @@ func (f *armedFault) state() FaultState {
 	return s
 }
 
-func (fs *faults) clockNow() time.Time {
-	if fs.now == nil {
-		return time.Now().UTC().Truncate(time.Millisecond)
+// Arm validates f, naming every invalid field, and arms it.
+func (fs *Faults) Arm(f Fault) error {
+	if err := f.validate(); err != nil {
+		return err
 	}
-	return fs.now().UTC().Truncate(time.Millisecond)
-}
-
-func (fs *faults) add(f Fault) error {
 	if f.RetryAfter != nil { // the caller keeps its pointer; the armed fault its own value
 		ra := *f.RetryAfter
 		f.RetryAfter = &ra
@@ -183,28 +181,31 @@ func (fs *faults) add(f Fault) error {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if limit := cmp.Or(fs.limit, DefaultArmedFaults); len(fs.armed) >= limit {
-		return problem.Field("/times", "out_of_range", "at most "+itoa(limit)+" faults may be armed at once; clear some first")
+		return problem.Field("/times", "out_of_range", "at most "+strconv.Itoa(limit)+" faults may be armed at once; clear some first")
 	}
 	fs.seq++
-	fs.armed = append(fs.armed, &armedFault{Fault: f, id: "flt_" + strconv.FormatUint(fs.seq, 10), armedAt: fs.clockNow()})
+	fs.armed = append(fs.armed, &armedFault{Fault: f, id: "flt_" + strconv.FormatUint(fs.seq, 10), armedAt: nowOf(fs.now)})
 	return nil
 }
 
-func (fs *faults) size() int {
+// Size is how many faults are armed.
+func (fs *Faults) Size() int {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	return len(fs.armed)
 }
 
-func (fs *faults) clear() {
+// Clear disarms every fault (and forgets those used up).
+func (fs *Faults) Clear() {
 	fs.mu.Lock()
 	fs.armed, fs.spent = nil, nil
 	fs.mu.Unlock()
 }
 
-// list returns the armed faults, oldest first, then the newest used-up ones; with an account,
-// those that can apply to its requests (its own and those of any account).
-func (fs *faults) list(account string) []FaultState {
+// List returns the armed faults, oldest first, then the newest used-up ones (GET
+// /__admin/faults); with an account, those that can apply to its requests (its own and those of
+// any account).
+func (fs *Faults) List(account string) []FaultState {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	out := []FaultState{}
@@ -216,16 +217,16 @@ func (fs *faults) list(account string) []FaultState {
 	return out
 }
 
-// take returns the fault for a request and counts it, or nil. Counting under the lock makes
+// Take returns the fault for a request and counts it, or nil. Counting under the lock makes
 // Times exact under concurrency.
-func (fs *faults) take(account, method, path string) *Fault {
+func (fs *Faults) Take(account, method, path string) *Fault {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, f := range fs.armed {
 		if f.matches(account, method, path) {
 			f.Times--
 			f.used++
-			f.lastUsedAt = fs.clockNow()
+			f.lastUsedAt = nowOf(fs.now)
 			used := f.Fault
 			if f.Times == 0 {
 				fs.armed = append(fs.armed[:i:i], fs.armed[i+1:]...)
@@ -239,18 +240,3 @@ func (fs *faults) take(account, method, path string) *Fault {
 	}
 	return nil
 }
-
-// InjectFault arms a fault after validating it.
-func (a *API) InjectFault(f Fault) error {
-	if err := f.validate(); err != nil {
-		return err
-	}
-	return a.armed.add(f)
-}
-
-// ClearFaults disarms every fault (and forgets those used up).
-func (a *API) ClearFaults() { a.armed.clear() }
-
-// Faults lists the armed faults, then the newest used-up ones (GET /__admin/faults); with an
-// account, those that can apply to its requests.
-func (a *API) Faults(account string) []FaultState { return a.armed.list(account) }
