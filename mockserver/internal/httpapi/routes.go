@@ -222,8 +222,8 @@ func (rt *router) find(rq *request, what string) *answer {
 		return rq.problem(problem.New("method_not_allowed", rq.Method+" is not allowed here").
 			WithHeader("Allow", strings.Join(allow, ", ")))
 	}
-	rq.route = r
-	rt.pathValues(r, segs, rq.SetPathValue)
+	rq.route, rq.params = r, rq.paramBuf[:0]
+	rt.pathValues(r, segs, func(name, value string) { rq.params = append(rq.params, pathParam{name, value}) })
 	return nil
 }
 
