@@ -14,15 +14,25 @@ import (
 // sustained load").
 const defaultMemoryLimitMiB = 128
 
+// gcPercentUnderLimit is the collector's pace while the memory limit holds and GOGC is not set:
+// the heap may grow to five times what is live (Go's default: twice) before a collection, and
+// never past the limit. A server with a small live heap answering many requests collects a
+// quarter as often; BENCHMARKS.md ("Throughput from outside") has what that is worth.
+const gcPercentUnderLimit = 400
+
 // setMemoryLimit sets the runtime's soft memory limit to mib MiB, unless GOMEMLIMIT set one (the
 // runtime read it at start) or mib <= 0, and keeps it above what the data needs (limitFor)
-// until stop is called.
+// until stop is called. Under that limit the collector runs at gcPercentUnderLimit, unless GOGC
+// says otherwise.
 func setMemoryLimit(mib int) (stop func()) {
 	if _, ok := os.LookupEnv("GOMEMLIMIT"); ok || mib <= 0 {
 		return func() {}
 	}
 	base := int64(mib) << 20
 	debug.SetMemoryLimit(base)
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(gcPercentUnderLimit)
+	}
 	done := make(chan struct{})
 	go followLiveHeap(base, time.Second, done)
 	return func() { close(done) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -42,4 +43,40 @@ func TestFollowLiveHeapRaisesTheLimit(t *testing.T) {
 	}
 	close(done)
 	<-stopped
+}
+
+// Under the memory limit the collector runs at gcPercentUnderLimit, unless GOGC or GOMEMLIMIT
+// says otherwise; without a limit it keeps the runtime's pace. Not parallel: it sets the
+// process's collector settings (and puts back the ones it found).
+func TestGCPaceFollowsTheLimit(t *testing.T) {
+	oldLimit, oldPercent := debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
+	defer func() { debug.SetMemoryLimit(oldLimit); debug.SetGCPercent(oldPercent) }()
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		mib     int
+		percent int
+	}{
+		{"limit", nil, 128, gcPercentUnderLimit},
+		{"no limit", nil, 0, 100},
+		{"GOGC set", map[string]string{"GOGC": "100"}, 128, 100},
+		{"GOMEMLIMIT set", map[string]string{"GOMEMLIMIT": "1GiB"}, 128, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
+				v, ok := tc.env[k]
+				if !ok {
+					t.Setenv(k, "") // restored after the subtest
+					os.Unsetenv(k)
+					continue
+				}
+				t.Setenv(k, v)
+			}
+			debug.SetGCPercent(100)
+			setMemoryLimit(tc.mib)()
+			if got := debug.SetGCPercent(100); got != tc.percent {
+				t.Errorf("GC percent %d, want %d", got, tc.percent)
+			}
+		})
+	}
 }

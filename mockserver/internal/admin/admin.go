@@ -117,11 +117,10 @@ func (s *Surface) Serves(r *http.Request) bool {
 func (s *Surface) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := &request{Request: r}
 	ans := s.serve(rq)
-	header := http.Header{}
 	if rq.id != "" {
-		header["X-Request-Id"] = []string{rq.id}
+		w.Header()["X-Request-Id"] = []string{rq.id}
 	}
-	httpcore.Write(w, rq.Request, header, ans)
+	httpcore.Write(w, rq.Request, ans)
 }
 
 // serve is an admin request's path: the size limits (414, 431) as on the API, then its own
@@ -143,7 +142,7 @@ func (s *Surface) serve(rq *request) *httpcore.Answer {
 	if path.Clean(rq.URL.Path) != rq.URL.Path && rq.URL.Path != uiPrefix { // dot segments, double slashes: no route, no redirect
 		return rq.problem(problem.NotFound("admin route"))
 	}
-	rt, p := s.router().Find(rq.Request, "admin route")
+	rt, p := s.router().Find(rq.Method, rq.URL.EscapedPath(), "admin route", rq.SetPathValue)
 	if p == nil && rq.Method == http.MethodPost {
 		p = httpcore.CheckMediaType(rq.Request)
 	}

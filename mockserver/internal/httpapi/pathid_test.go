@@ -47,8 +47,7 @@ func TestPathIDsShapeCheckedBeforeTheStore(t *testing.T) {
 				}
 			}()
 			r := httptest.NewRequest(rt.method, "/x", strings.NewReader(`{}`))
-			r.SetPathValue("id", id)
-			rq := &request{Request: r, id: "req_test", body: []byte(`{}`)}
+			rq := &request{Request: r, id: "req_test", body: []byte(`{}`), params: []pathParam{{"id", id}}}
 			_, _, err = rt.handle(rq)
 			return false, err
 		}

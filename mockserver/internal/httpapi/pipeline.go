@@ -22,9 +22,9 @@ type check func(rq *request) *answer
 
 // ServeHTTP serves one request: its answer, then the wire.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rq := newRequest(r)
+	rq := newRequest(w, r)
 	ans := a.serve(rq)
-	httpcore.Write(w, rq.Request, rq.header, ans)
+	httpcore.Write(w, rq.Request, ans)
 	recycle(ans) // pools.go: its bytes, zeroed, serve the next answer
 }
 

@@ -21,15 +21,19 @@ type request struct {
 	// id is the request id (requestID), sent as X-Request-Id and in every problem.
 	id string
 	// header holds the header lines every answer to the request carries, whoever answers it:
-	// X-Request-Id (requestID), CORS (cors), the rate-limit state (rateLimit).
+	// X-Request-Id (requestID), CORS (cors), the rate-limit state (rateLimit). It is the
+	// response's own header map, so they need no copy.
 	header http.Header
 	// caller is who the Authorization header names, whatever the credential's state (identify).
 	caller caller
 	// cred and acct are the authenticated credential and its account (authenticate).
 	cred *auth.Credential
 	acct *store.Account
-	// route is the route the request matched (route, adminRoute).
-	route *route
+	// route is the route the request matched, and params the values of its pattern's
+	// wildcards (router.find); paramBuf holds them for the usual one or two.
+	route    *route
+	params   []pathParam
+	paramBuf [2]pathParam
 	// addr is the caller's address: the peer, or the trusted proxy's last hop (identify).
 	addr netip.Addr
 	// body is the request body, read once, at most MaxBodyBytes+1 bytes; tooBig says it was
@@ -59,8 +63,21 @@ type request struct {
 	arrived time.Time
 }
 
-func newRequest(r *http.Request) *request {
-	return &request{Request: r, arrived: time.Now(), header: http.Header{}}
+func newRequest(w http.ResponseWriter, r *http.Request) *request {
+	return &request{Request: r, arrived: time.Now(), header: w.Header()}
+}
+
+// pathParam is a wildcard of the route's pattern and its value in the request's path.
+type pathParam struct{ name, value string }
+
+// PathValue returns the value of the route pattern's wildcard name ("" if none).
+func (rq *request) PathValue(name string) string {
+	for _, p := range rq.params {
+		if p.name == name {
+			return p.value
+		}
+	}
+	return ""
 }
 
 // auditInfo is what a request did, as the audit log records it.

@@ -94,7 +94,9 @@ func (a *API) route(rq *request) *answer {
 	if path.Clean(rq.URL.Path) != rq.URL.Path {
 		return rq.problem(problem.NotFound("route"))
 	}
-	r, p := a.routes.Find(rq.Request, "route")
+	rq.params = rq.paramBuf[:0]
+	r, p := a.routes.Find(rq.Method, rq.URL.EscapedPath(), "route",
+		func(name, value string) { rq.params = append(rq.params, pathParam{name, value}) })
 	if p != nil {
 		return rq.problem(p)
 	}

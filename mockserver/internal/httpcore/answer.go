@@ -34,9 +34,27 @@ type Answer struct {
 func New(status int, contentType string, body []byte) *Answer {
 	ans := &Answer{Status: status, Header: http.Header{}, Body: body}
 	if contentType != "" {
-		ans.Header.Set("Content-Type", contentType)
+		ans.Header["Content-Type"] = contentTypeLine(contentType)
 	}
 	return ans
+}
+
+// contentTypeLines are the header values of the usual media types, shared by every answer:
+// nobody changes a header value in place (Set and Add replace or grow the slice).
+var contentTypeLines = map[string][]string{}
+
+func init() {
+	for _, t := range []string{"application/json", "application/problem+json"} {
+		contentTypeLines[t] = []string{t}
+	}
+}
+
+// contentTypeLine is the header value of media type t.
+func contentTypeLine(t string) []string {
+	if l, ok := contentTypeLines[t]; ok {
+		return l
+	}
+	return []string{t}
 }
 
 // Problem is the answer of a problem document to the request of id requestID.
@@ -53,9 +71,9 @@ func Problem(requestID string, p *problem.Problem) *Answer {
 // without a Content-Length, goes out chunked.
 const chunkingThreshold = 2048
 
-// Write puts the answer to r on the wire: the header lines every answer to r carries (header:
-// its request id, CORS, rate limits), the answer's, the status line and the body.
-func Write(w http.ResponseWriter, r *http.Request, header http.Header, ans *Answer) {
+// Write puts the answer to r on the wire: the answer's header lines (the request's own — its
+// request id, CORS, rate limits — are in w's header map already), the status line and the body.
+func Write(w http.ResponseWriter, r *http.Request, ans *Answer) {
 	if ans.Drop {
 		panic(http.ErrAbortHandler) // net/http closes the connection without a word
 	}
@@ -63,9 +81,6 @@ func Write(w http.ResponseWriter, r *http.Request, header http.Header, ans *Answ
 		return
 	}
 	h := w.Header()
-	for k, vs := range header {
-		h[k] = vs
-	}
 	if ans.Serve != nil {
 		ans.Serve(w)
 		return

@@ -16,7 +16,7 @@ func ServeHealth(w http.ResponseWriter, r *http.Request, ready func() error) boo
 	if ans == nil {
 		return false
 	}
-	Write(w, r, nil, ans)
+	Write(w, r, ans)
 	return true
 }
 

@@ -125,17 +125,18 @@ func moreLiteral(a, b []string) bool {
 	return false
 }
 
-// Find routes r in the table: its route, with r's path values set; or the problem of
-// docs/protocol.md §4, 404 (what is not found: "route") or 405 (with Allow).
-func (rt *Router[T]) Find(r *http.Request, what string) (*T, *problem.Problem) {
-	found, segs, allow := rt.Match(r.Method, r.URL.EscapedPath())
+// Find routes a request of method to path (as sent, escaped) in the table: its route, set
+// called with each of its path values; or the problem of docs/protocol.md §4, 404 (what is not
+// found: "route") or 405 (with Allow).
+func (rt *Router[T]) Find(method, path, what string, set func(name, value string)) (*T, *problem.Problem) {
+	found, segs, allow := rt.Match(method, path)
 	if found == nil {
 		if len(allow) == 0 {
 			return nil, problem.NotFound(what)
 		}
-		return nil, problem.New("method_not_allowed", r.Method+" is not allowed here").
+		return nil, problem.New("method_not_allowed", method+" is not allowed here").
 			WithHeader("Allow", strings.Join(allow, ", "))
 	}
-	rt.PathValues(found, segs, r.SetPathValue)
+	rt.PathValues(found, segs, set)
 	return found, nil
 }
