@@ -5,7 +5,7 @@
 // uses of the API is in admin.go.
 //
 // The domain (records, rules, validation) is the store's: this package turns HTTP into store
-// calls and store errors into problem documents (problems.go), and nothing else.
+// calls and store errors into problem documents (httpcore.ProblemFor), and nothing else.
 package httpapi
 
 import (

@@ -6,7 +6,7 @@ import (
 )
 
 // The store's errors say what went wrong in the domain's terms; the HTTP layer turns each into
-// its problem document in one place (httpapi/problems.go), the status coming from the
+// its problem document in one place (httpcore/problems.go), the status coming from the
 // protocol's error-code table (internal/wire).
 
 // ErrNotFound matches (errors.Is) every error about a record, account or snapshot that does
