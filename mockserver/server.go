@@ -304,7 +304,7 @@ func New(opts ...Option) (*Server, error) {
 		Ready: readiness(o.dataDir, o.logger), CORSOrigins: o.corsOrigins}) // health.go
 	s.api = api
 	s.admin = admin.New(api, admin.Options{Off: o.noAdmin, Token: o.adminToken, Hosts: o.adminHosts,
-		Clock: s, RestoreClock: s.restoreClockLogged, Webhooks: hooks, Logger: o.logger})
+		Clock: s, RestoreClock: s.restoreClockLogged, Logger: o.logger})
 	s.closers = append(s.closers, auditLog.Close) // closed last: after NewTest's listener
 	fresh := true
 	if o.dataDir != "" {

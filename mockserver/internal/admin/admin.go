@@ -49,8 +49,6 @@ type Options struct {
 	// RestoreClock gives an account the clock setting a snapshot saved (nil st: the server's
 	// clock); nil: snapshots leave clocks alone.
 	RestoreClock func(account string, st *clock.State)
-	// Webhooks is the API's webhook dispatcher: deliveries, resends, snapshots of what is pending.
-	Webhooks *webhook.Dispatcher
 	// Logger receives the errors the surface cannot answer (nil: none).
 	Logger *slog.Logger
 }
@@ -63,10 +61,11 @@ type Surface struct {
 	keys  *auth.Registry
 	oauth *auth.OAuth
 	audit *audit.Log
+	hooks *webhook.Dispatcher // deliveries, resends, what is pending for snapshots
 	ctl   *controls.Controls
 	opts  Options
 	token *adminToken // the digest of Options.Token (nil: none)
-	// snapshots keeps saved account states (UseSnapshots; default: in memory).
+	// snapshots keeps saved account states (UseDataDir; default: in memory).
 	snapshots SnapshotStore
 	// durability is the data directory (nil: none): an admin write is answered once durable.
 	durability httpapi.Durability
@@ -77,7 +76,7 @@ type Surface struct {
 // New returns the admin surface over api.
 func New(api *httpapi.API, o Options) *Surface {
 	s := &Surface{api: api, store: api.Store(), keys: api.Keys(), oauth: api.OAuth(), audit: api.Audit(),
-		ctl: api.Controls(), opts: o, token: newAdminToken(o.Token), snapshots: &memorySnapshots{byName: map[string][]byte{}}}
+		hooks: api.Webhooks(), ctl: api.Controls(), opts: o, token: newAdminToken(o.Token), snapshots: &memorySnapshots{byName: map[string][]byte{}}}
 	s.router = sync.OnceValue(func() *httpcore.Router[route] {
 		return httpcore.NewRouter(s.table(), func(r *route) (string, string) { return r.method, r.pattern })
 	})

@@ -330,7 +330,7 @@ func (tr *trigger) webhookTest() error {
 		if !ok {
 			return problem.Field("/ids/webhookId", "not_found", "no such webhook endpoint in the account")
 		}
-		res := tr.s.opts.Webhooks.Test(context.Background(), tr.s.store.Account(tr.acct.ID), t)
+		res := tr.s.hooks.Test(context.Background(), tr.s.store.Account(tr.acct.ID), t)
 		tr.out.Records = append(tr.out.Records, TriggeredRecord{Kind: "webhook", ID: id, Action: "tested"})
 		tr.out.Events = append(tr.out.Events, TriggeredEvent{ID: res.EventID, Type: webhooks.EventWebhookTest})
 	}

@@ -38,7 +38,7 @@ func (s *Surface) inspectRoutes() []route {
 
 // Resend makes a new attempt now of a logged delivery (POST /__admin/deliveries/{id}/resend).
 func (s *Surface) Resend(rq *request, account, id string) (webhook.Delivery, error) {
-	d, err := s.opts.Webhooks.Resend(rq.Context(), account, id)
+	d, err := s.hooks.Resend(rq.Context(), account, id)
 	switch {
 	case errors.Is(err, webhook.ErrNoDelivery):
 		return d, problem.NotFound("delivery")

@@ -13,12 +13,14 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 )
 
+// streamHeartbeat is how often an idle stream sends a comment line, so that a dead connection
+// is noticed and proxies keep it open.
+const streamHeartbeat = 15 * time.Second
+
 // watchStreams makes delivery attempts and audit events reach the streams.
 func (s *Surface) watchStreams() {
 	st := &s.ctl.Stream
-	if s.opts.Webhooks != nil {
-		s.opts.Webhooks.OnLog(func(account string, d webhook.Delivery) { st.Publish(account, "delivery", d) }, st.Listening)
-	}
+	s.hooks.OnLog(func(account string, d webhook.Delivery) { st.Publish(account, "delivery", d) }, st.Listening)
 	s.audit.OnRecord(func(account string, e audit.Event) {
 		e.Path = httpapi.JournalPath(e.Path) // the anonymous chain's path, redacted as the journal's
 		st.Publish(account, "audit", e)
@@ -66,7 +68,7 @@ func (s *Surface) streamTo(w http.ResponseWriter, rq *request, sub *controls.Sub
 		return
 	}
 	_ = rc.Flush()
-	beat := time.NewTicker(controls.StreamHeartbeat)
+	beat := time.NewTicker(streamHeartbeat)
 	defer beat.Stop()
 	for {
 		var msg []byte
@@ -81,7 +83,7 @@ func (s *Surface) streamTo(w http.ResponseWriter, rq *request, sub *controls.Sub
 		}
 		// Each message must leave within two heartbeats: a peer that stopped reading is let go,
 		// its connection with it, instead of holding a blocked write for ever.
-		_ = rc.SetWriteDeadline(time.Now().Add(2 * controls.StreamHeartbeat))
+		_ = rc.SetWriteDeadline(time.Now().Add(2 * streamHeartbeat))
 		if _, err := w.Write(msg); err != nil {
 			return
 		}

@@ -69,7 +69,7 @@ func (s *Surface) Snapshot(account, name string) error {
 	}
 	audited := s.audit.Export(account)
 	snap := persist.AccountSnapshot{Format: persist.SnapshotFormat, Audit: &audited,
-		Pending: s.opts.Webhooks.ExportPending(account), OAuth: s.oauth.ExportAccount(account)}
+		Pending: s.hooks.ExportPending(account), OAuth: s.oauth.ExportAccount(account)}
 	if snap.Store, err = acct.Export(); err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *Surface) Restore(account, name string) error {
 			return err
 		}
 	}
-	return s.opts.Webhooks.ImportPending(acct, snap.Pending)
+	return s.hooks.ImportPending(acct, snap.Pending)
 }
 
 // toolRoutes are the admin endpoints of the test tools: faults, the journal, snapshots,

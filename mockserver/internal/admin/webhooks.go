@@ -10,7 +10,7 @@ import (
 func (s *Surface) webhookRoutes() []route {
 	return []route{
 		{method: http.MethodGet, pattern: "/__admin/deliveries", handle: func(rq *request) (int, any, error) {
-			ds := s.opts.Webhooks.Deliveries(rq.URL.Query().Get("account"))
+			ds := s.hooks.Deliveries(rq.URL.Query().Get("account"))
 			if ds == nil {
 				ds = []webhook.Delivery{}
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Stream bounds (RELIABILITY.md "Bounds").
@@ -14,9 +13,6 @@ const (
 	// streamBuffer is how many messages wait for a slow stream reader: past it, the reader is
 	// dropped (its stream ends) rather than the server waiting for it.
 	streamBuffer = 512
-	// StreamHeartbeat is how often an idle stream sends a comment line, so that a dead
-	// connection is noticed and proxies keep it open.
-	StreamHeartbeat = 15 * time.Second
 )
 
 // Stream fans new journal entries, webhook delivery attempts and audit events out to the open

@@ -11,6 +11,7 @@ import (
 	"github.com/medspa/medspa-go/inventory"
 	"github.com/medspa/medspa-go/mockserver/internal/controls"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
+	"github.com/medspa/medspa-go/mockserver/internal/webhook"
 	"github.com/medspa/medspa-go/patients"
 )
 
@@ -21,6 +22,9 @@ import (
 // Controls returns the test controls' state: the journal the pipeline writes, the faults and
 // stubs it takes, the live stream it publishes to.
 func (a *API) Controls() *controls.Controls { return a.ctl }
+
+// Webhooks returns the webhook dispatcher (Options.Webhooks, or the API's own).
+func (a *API) Webhooks() *webhook.Dispatcher { return a.opts.Webhooks }
 
 // Scopes are the scopes a credential may hold: every route's, and "*".
 func (a *API) Scopes() []string { return a.scopes }

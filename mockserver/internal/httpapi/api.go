@@ -61,7 +61,7 @@ type Options struct {
 
 // API is the API's HTTP surface: /api/v1 (and its /v1 alias), /oauth and the OpenAPI
 // documents. Its fields are the state the pipeline's steps keep between requests; each is
-// owned by the step (or admin topic) named beside it.
+// owned by the step named beside it.
 type API struct {
 	store *store.Store
 	opts  Options
