@@ -80,8 +80,8 @@ type APIKey struct {
 	Daily           int        `json:"daily"`
 }
 
-// NewAccountID returns a fresh account id.
-func (s *Surface) NewAccountID() string { return s.store.IDs().New("acct", s.store.Clock().Now()) }
+// newAccountID returns a fresh account id.
+func (s *Surface) newAccountID() string { return s.store.IDs().New("acct", s.store.Clock().Now()) }
 
 // resolvePlan validates a plan name and custom limits, recording errors in f.
 func resolvePlan(errs *store.FieldErrors, name string, perMinute float64, burst, daily int) auth.Plan {
@@ -156,7 +156,7 @@ func (s *Surface) CreateAPIKey(p APIKeyParams) (APIKey, error) {
 	}
 	account := p.Account
 	if account == "" {
-		account = s.NewAccountID()
+		account = s.newAccountID()
 	}
 	secret := p.Key
 	if secret == "" {
@@ -363,7 +363,7 @@ func (s *Surface) CreateOAuthClient(p OAuthClientParams) (OAuthClient, error) {
 	}
 	account := p.Account
 	if account == "" {
-		account = s.NewAccountID()
+		account = s.newAccountID()
 	}
 	cred := &auth.Credential{ID: s.store.IDs().New("cli", s.store.Clock().Now()), Account: account, Plan: plan, Scopes: slices.Clone(p.Scopes)}
 	secret := "mcs_" + auth.RandomBase62From(s.store.IDs().Rand(), 40)

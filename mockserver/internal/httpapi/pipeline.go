@@ -49,7 +49,8 @@ func (a *API) buildPipeline() {
 	}
 }
 
-// serve is every request's path.
+// serve is the path of every request but /__admin/'s, which the server sends to the admin
+// surface (mockserver/internal/admin) unless it is off.
 func (a *API) serve(rq *request) *answer {
 	if ans := runChecks(rq, a.gate); ans != nil {
 		return ans
