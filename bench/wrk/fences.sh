@@ -19,6 +19,10 @@
 #                         canonicalSum; BenchmarkFenceAuditHash)
 #              jsoncheck  the token walk for every body (httpapi/jsoncheck.go checkJSON;
 #                         BenchmarkFenceCheckJSON)
+#            Two more kinds of name put other trees into the same alternation:
+#              rev:REV    the tree at commit REV, unpatched (the code before a change)
+#              env:V=X    HEAD's tree run with the environment variable V=X (wrk-ratio.sh's
+#                         bare server gets it too)
 #   WRK_RATIO=path   the GET script run in each tree (default ../shared/bench/wrk-ratio.sh, taken
 #                    relative to the repository root): it builds the tree's mock and a bare
 #                    net/http server, and prints the mock's get-by-id and list ratios to the bare
@@ -57,18 +61,26 @@ if [ ${#names[@]} = 0 ]; then
   for p in bench/wrk/fences/*.patch; do names+=("$(basename "$p" .patch)"); done
 fi
 for n in "${names[@]}"; do
-  [ "$n" != kept ] && [ -f "bench/wrk/fences/$n.patch" ] ||
-    fail "no patch named '$n' (have: $(cd bench/wrk/fences && ls *.patch | sed 's/\.patch$//' | tr '\n' ' '))"
+  case $n in
+  rev:*) git rev-parse -q --verify "${n#rev:}^{commit}" >/dev/null || fail "no commit '${n#rev:}' ($n)" ;;
+  env:*=*) ;;
+  *) [ "$n" != kept ] && [ -f "bench/wrk/fences/$n.patch" ] ||
+    fail "no patch named '$n' (have: $(cd bench/wrk/fences && ls *.patch | sed 's/\.patch$//' | tr '\n' ' '); or rev:REV, env:V=X)" ;;
+  esac
 done
 variants=(kept "${names[@]}")
 posts=(kept) # the variants writes exercise, measured by POST too
 for n in "${names[@]}"; do case $n in phicodec | audithash | jsoncheck) posts+=("$n") ;; esac; done
 
+# dir V is the tree of variant V (an env: variant runs kept's); envof V its environment.
+dir() { case $1 in env:*) echo "$tmp/kept" ;; *) echo "$tmp/$(tr -c 'A-Za-z0-9_\n' _ <<<"$1")" ;; esac; }
+envof() { case $1 in env:*) echo "${1#env:}" ;; *) echo "MEDSPA_FENCES_VARIANT=$1" ;; esac; }
+
 tmp=$(mktemp -d)
 mp=""
 cleanup() {
   [ -n "$mp" ] && kill "$mp" 2>/dev/null
-  for v in "${variants[@]}"; do [ -d "$tmp/$v" ] && git worktree remove --force "$tmp/$v" >/dev/null 2>&1; done
+  for v in "${variants[@]}"; do [ -d "$(dir "$v")" ] && git worktree remove --force "$(dir "$v")" >/dev/null 2>&1; done
   git worktree prune
   rm -rf "$tmp"
 }
@@ -76,14 +88,19 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 for v in "${variants[@]}"; do
-  git worktree add --detach "$tmp/$v" HEAD >/dev/null 2>&1 || fail "git worktree add $tmp/$v"
-  if [ "$v" != kept ]; then
-    git -C "$tmp/$v" apply --3way "$root/bench/wrk/fences/$v.patch" >"$tmp/apply-$v.log" 2>&1 ||
-      fail "bench/wrk/fences/$v.patch no longer applies to HEAD ($(git rev-parse --short HEAD)), even three-way: remake it (git diff main): $(cat "$tmp/apply-$v.log")"
-  fi
+  case $v in
+  env:*) continue ;;
+  rev:*) rev=${v#rev:} ;;
+  *) rev=HEAD ;;
+  esac
+  git worktree add --detach "$(dir "$v")" "$rev" >/dev/null 2>&1 || fail "git worktree add $(dir "$v")"
+  case $v in kept | rev:*) continue ;; esac
+  git -C "$(dir "$v")" apply --3way "$root/bench/wrk/fences/$v.patch" >"$tmp/apply-$v.log" 2>&1 ||
+    fail "bench/wrk/fences/$v.patch no longer applies to HEAD ($(git rev-parse --short HEAD)), even three-way: remake it (git diff main): $(cat "$tmp/apply-$v.log")"
 done
+mkdir -p "$tmp/bin"
 for v in "${variants[@]}"; do
-  (cd "$tmp/$v" && go build -o "$tmp/bin/$v" ./cmd/medspa-mock) || fail "build of variant $v"
+  (cd "$(dir "$v")" && go build -o "$(dir "$v").bin" ./cmd/medspa-mock) || fail "build of variant $v"
 done
 
 port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
@@ -107,7 +124,7 @@ EOF
 post() {
   local p key out
   p=$(port)
-  "$tmp/bin/$1" -addr 127.0.0.1:$p >"$tmp/post-$1.log" 2>&1 & mp=$!
+  env "$(envof "$1")" "$(dir "$1").bin" -addr 127.0.0.1:$p >"$tmp/post.log" 2>&1 & mp=$!
   for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$p/healthz" && break; sleep 0.1; done
   key=$(curl -sf -H 'Content-Type: application/json' \
     -d '{"plan":"custom","ratePerMinute":1000000000,"burst":1000000000,"daily":0,"scopes":["*"]}' \
@@ -129,7 +146,7 @@ for r in $(seq "$R"); do
   t0=$(date +%s)
   for v in "${variants[@]}"; do
     t1=$(date +%s)
-    out=$(cd "$tmp/$v" && bash "$ratio_script" "$D" 2>&1) || fail "wrk-ratio in $v: $out"
+    out=$(cd "$(dir "$v")" && env "$(envof "$v")" bash "$ratio_script" "$D" 2>&1) || fail "wrk-ratio in $v: $out"
     grep -qi 'non-2xx' <<<"$out" && fail "wrk-ratio in $v: $out"
     g=$(awk '/^get:/{print $NF}' <<<"$out"); l=$(awk '/^list:/{print $NF}' <<<"$out")
     [ -n "$g" ] && [ -n "$l" ] && [ "$g" != 0.0 ] && [ "$l" != 0.0 ] || fail "wrk-ratio in $v gave no ratio: $out"
@@ -156,9 +173,9 @@ def gain(k, x): return "%+.1f%%" % (100 * (k - x) / k)
 n = len(vals("get", "kept"))
 rounds = "".join("%-7s" % ("r%d" % (i + 1)) for i in range(n))
 print("\nratio to the bare server (wrk-ratio.sh); gain = (mean kept - mean variant) / mean kept")
-print("%-10s | get  %s%-7s%-8s | list %s%-7s%s" % ("variant", rounds, "mean", "gain", rounds, "mean", "gain"))
+print("%-14s | get  %s%-7s%-8s | list %s%-7s%s" % ("variant", rounds, "mean", "gain", rounds, "mean", "gain"))
 for v in names("get"):
-    line = "%-10s" % v
+    line = "%-14s" % v
     for what in ("get", "list"):
         xs, k = vals(what, v), mean(vals(what, "kept"))
         line += " | %s%s%-7.3f%-8s" % (" " * 5, "".join("%-7.3f" % x for x in xs), mean(xs),
@@ -167,10 +184,10 @@ for v in names("get"):
 if names("post"):
     k = vals("post", "kept")
     print("\nPOST /api/v1/patients, full body, req/s; ratio = sum variant / sum kept; gain = 1 - ratio")
-    print("%-10s | %s%-7s%s" % ("variant", "".join("%-9s" % ("r%d" % (i + 1)) for i in range(n)), "ratio", "gain"))
+    print("%-14s | %s%-7s%s" % ("variant", "".join("%-9s" % ("r%d" % (i + 1)) for i in range(n)), "ratio", "gain"))
     for v in names("post"):
         xs = vals("post", v)
         tail = "" if v == "kept" else "%-7.3f%s" % (sum(xs) / sum(k), gain(sum(k), sum(xs)))
-        print(("%-10s | %s%s" % (v, "".join("%-9.0f" % x for x in xs), tail)).rstrip())
+        print(("%-14s | %s%s" % (v, "".join("%-9.0f" % x for x in xs), tail)).rstrip())
 EOF
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
