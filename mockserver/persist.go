@@ -13,6 +13,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
+	"github.com/medspa/medspa-go/mockserver/internal/persist/import02"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -38,8 +39,8 @@ func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir 
 func WithCompactInterval(d time.Duration) Option { return func(o *options) { o.compactEvery = d } }
 
 // openDataFile opens the data directory's bbolt file (dir/data.db), which holds the state and
-// the audit files, importing the files of release 0.2 found in dir; nil without a data
-// directory.
+// the audit files, importing the files of release 0.2 found in dir (import02: a migration run
+// once); nil without a data directory.
 func openDataFile(dir string) (*durable.DB, error) {
 	if dir == "" {
 		return nil, nil
@@ -47,6 +48,9 @@ func openDataFile(dir string) (*durable.DB, error) {
 	db, err := persist.OpenFile(dir, durable.SyncAlways)
 	if err != nil {
 		return nil, fmt.Errorf("mockserver: data directory: %w", err)
+	}
+	if err := import02.Import(db, dir); err != nil {
+		return nil, errors.Join(fmt.Errorf("mockserver: data directory: importing the files of release 0.2 in %s: %w", dir, err), db.Close())
 	}
 	return db, nil
 }

@@ -11,12 +11,10 @@
 package durable
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -100,30 +98,36 @@ type DB struct {
 // any process, makes it fail with ErrLocked; a file of another format fails it with an error
 // naming both formats, the file unchanged.
 func OpenDB(path string, opts Options) (*DB, error) {
-	if err := checkSize(path); err != nil {
-		return nil, fmt.Errorf("durable: %s: %w", path, err)
-	}
 	// The free list is not written with each commit (fewer pages per fsync): Open rebuilds it.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone,
-		ReadOnly: opts.ReadOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	bo := &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone,
+		ReadOnly: opts.ReadOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType}
+	err := checkSize(path, bo.Timeout)
+	var db *bolt.DB
+	if err == nil {
+		db, err = bolt.Open(path, 0o600, bo)
+	}
 	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("durable: %s: %w", path, ErrLocked)
+		err = ErrLocked
 	}
 	if err != nil {
 		return nil, fmt.Errorf("durable: %s: %w", path, err)
 	}
 	db.AllocSize = allocSize
-	var format []byte
-	_ = db.View(func(tx *bolt.Tx) error {
+	fresh := false
+	err = db.View(func(tx *bolt.Tx) error {
+		var format []byte
 		if m := tx.Bucket(bMeta); m != nil {
-			format = bytes.Clone(m.Get(kFormat))
+			format = m.Get(kFormat)
+		}
+		switch fresh = format == nil; {
+		case fresh && opts.ReadOnly:
+			return fmt.Errorf("durable: %s is not a data file", path)
+		case !fresh && string(format) != Format:
+			return fmt.Errorf("durable: %s is of format %q; this server reads %q (a newer release wrote it)", path, format, Format)
 		}
 		return nil
 	})
-	switch {
-	case format == nil && opts.ReadOnly:
-		err = fmt.Errorf("durable: %s is not a data file", path)
-	case format == nil:
+	if err == nil && fresh {
 		err = db.Update(func(tx *bolt.Tx) error {
 			m, err := tx.CreateBucketIfNotExists(bMeta)
 			if err == nil {
@@ -131,21 +135,37 @@ func OpenDB(path string, opts Options) (*DB, error) {
 			}
 			return err
 		})
-	case string(format) != Format:
-		err = fmt.Errorf("durable: %s is of format %q; this server reads %q (a newer release wrote it)", path, format, Format)
+	}
+	d := &DB{bolt: db, readOnly: opts.ReadOnly, kick: make(chan struct{}, 1), delay: flushDelay}
+	if err == nil && !opts.ReadOnly {
+		d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0)
 	}
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	d := &DB{bolt: db, readOnly: opts.ReadOnly, kick: make(chan struct{}, 1), delay: flushDelay}
-	if !opts.ReadOnly {
-		if d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("durable: %w", err)
-		}
-	}
 	return d, nil
+}
+
+// checkSize refuses a file shorter than its pages (cut short: a copy, a disk that filled up):
+// bbolt (v1.4.3) maps it unchecked and crashes reading past its end. Its newest valid meta page
+// says how long it is (Tx.Size); a read-only open reads only the meta pages.
+func checkSize(path string, timeout time.Duration) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() == 0 {
+		return nil // none yet, or bbolt says what is wrong
+	}
+	db, err := bolt.Open(path, 0, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > fi.Size() {
+			return fmt.Errorf("the file is cut short: %d bytes, its pages need %d", fi.Size(), tx.Size())
+		}
+		return nil
+	})
 }
 
 // Zeros written ahead of the file's used pages (zeroAhead).
@@ -170,49 +190,6 @@ func (db *DB) zeroAhead(tx *bolt.Tx) error {
 		}
 	}
 	return db.zeros.Sync()
-}
-
-// checkSize refuses a bolt file shorter than its newest meta page says (cut short: a copy or a
-// disk that filled up), which bbolt would read past through its memory map and crash on. The
-// meta pages are the first two: a 16-byte page header, then magic (at 16), page size (24),
-// high-water page id (56), transaction id (64) and the FNV-64a of bytes 16-72 (72),
-// little-endian on the platforms Go runs bbolt on.
-func checkSize(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return err
-	}
-	var need, txid uint64
-	off := int64(0)
-	for i := range 2 {
-		var m [80]byte
-		if _, err := f.ReadAt(m[:], off); err != nil || binary.LittleEndian.Uint32(m[16:]) != 0xED0CDAED {
-			break
-		}
-		h := fnv.New64a()
-		h.Write(m[16:72])
-		if h.Sum64() != binary.LittleEndian.Uint64(m[72:]) {
-			off = int64(binary.LittleEndian.Uint32(m[24:]))
-			continue // torn: bbolt uses the other one
-		}
-		pageSize := binary.LittleEndian.Uint32(m[24:])
-		if t := binary.LittleEndian.Uint64(m[64:]); i == 0 || t > txid {
-			txid, need = t, binary.LittleEndian.Uint64(m[56:])*uint64(pageSize)
-		}
-		off = int64(pageSize) // the second meta page
-	}
-	if uint64(fi.Size()) < need {
-		return fmt.Errorf("the file is cut short: %d bytes, its pages need %d", fi.Size(), need)
-	}
-	return nil
 }
 
 // View runs fn in a read transaction: it sees every change committed before it began.

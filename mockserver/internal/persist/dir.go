@@ -2,6 +2,7 @@ package persist
 
 import (
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,26 +20,13 @@ const (
 	readmeFile = "README"
 )
 
-const dirReadme = `This is a medspa-mock data directory (docs/mock-server.md, "Data directory").
-Everything an account holds survives a restart or a crash of the server using it: every change
-is in data.db before its response is sent. Do not edit these files; copy the directory only
-while no server uses it.
+// dirReadme is the directory's README: what is in it.
+//
+//go:embed datadir-README.txt
+var dirReadme string
 
-  data.db       a bbolt file (go.etcd.io/bbolt), locked while a server uses it, holding the
-                state itself: "acct/<account>" a sub-bucket per kind of record (PHI sealed),
-                its events and idempotency entries, clock and pending deliveries; "cred" API
-                keys and "oauth" OAuth clients, codes, tokens and families (secrets as SHA-256
-                digests only); "snapshots" named snapshots; "meta"; "audit/<account>" each
-                account's audit log. Check it with: medspa-mock -data DIR -check
-  phi.key       the AES-256 key sealing PHI (unless the server was given one): keep it private
-  api-key       the key the medspa-mock binary prints at start (the binary's, when it ran here)
-  v0.2-backup/  the files of release 0.2, once imported into data.db
-
-PHI is sealed (AES-256-GCM, bound to account, record and field); no file holds it in the clear.
-`
-
-// OpenFile opens the data file of directory dir (creating both if needed), importing the
-// files of release 0.2 found there (import02.go).
+// OpenFile opens the data file of directory dir (creating both if needed) and writes the
+// directory's README.
 func OpenFile(dir string, sync durable.SyncPolicy) (*durable.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
@@ -47,8 +35,8 @@ func OpenFile(dir string, sync durable.SyncPolicy) (*durable.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
-	if err := errors.Join(writeReadme(dir), import02(db, dir)); err != nil {
-		return nil, errors.Join(fmt.Errorf("persist: importing the files of release 0.2 in %s: %w", dir, err), db.Close())
+	if err := writeReadme(dir); err != nil {
+		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil
 }

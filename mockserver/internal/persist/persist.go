@@ -81,15 +81,17 @@ type Engine struct {
 
 	// mu guards what follows; it is a leaf (hooks call in under the locks of the parts).
 	mu     sync.Mutex
-	last   store.Pending    // the last commit enqueued (or refused): Sync waits for it
-	held   map[string][]op  // per claim: the writes of a keyed request, until its outcome
-	events map[string]*seqs // per account: the keys of its events in the file
-	dirty  uint64           // changes since the last clean close
+	last   store.Pending   // the last commit enqueued (or refused): Sync waits for it
+	held   map[string][]op // per claim: the writes of a keyed request, until its outcome
+	events eventKeys       // per account: the keys of its events in the file
+	dirty  uint64          // changes since the last clean close
 	closed bool
 	loaded Loaded
 }
 
-// seqs are the event keys of an account in the file: lo to next-1.
+// eventKeys are the keys of each account's events in the file: lo to next-1.
+type eventKeys map[string]*seqs
+
 type seqs struct{ lo, next uint64 }
 
 // Loaded says what Open found in the directory.
@@ -151,7 +153,7 @@ func Open(dir string, parts Parts, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{dir: dir, db: db, parts: parts, held: map[string][]op{}, events: map[string]*seqs{}}
+	e := &Engine{dir: dir, db: db, parts: parts, held: map[string][]op{}, events: eventKeys{}}
 	if err := e.load(); err != nil {
 		return nil, errors.Join(fmt.Errorf("persist: reading %s: %w", dir, err), db.Close())
 	}
@@ -213,7 +215,7 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ops = append(ops, e.eventOpsLocked(c.Account, c.Replaced, events)...)
+	ops = append(ops, e.events.ops(c.Account, c.Replaced, events)...)
 	acct := acctPrefix + c.Account
 	switch {
 	case c.Claim != "":
@@ -267,15 +269,15 @@ func changeOps(c store.Change) (ops []op, events [][]byte, err error) {
 	return ops, events, nil
 }
 
-// eventOpsLocked puts an account's events under its next sequence keys (after a replaced
-// state's: from there on), deleting the oldest once the file holds twice what the store keeps
+// ops puts an account's events under its next sequence keys (after a replaced state's: from
+// there on), deleting the oldest once the file holds twice what the store keeps
 // (store.EventLogSize).
-func (e *Engine) eventOpsLocked(account string, replaced bool, events [][]byte) []op {
+func (ek eventKeys) ops(account string, replaced bool, events [][]byte) []op {
 	acct := acctPrefix + account
-	s := e.events[account]
+	s := ek[account]
 	if s == nil {
 		s = &seqs{1, 1}
-		e.events[account] = s
+		ek[account] = s
 	}
 	if replaced {
 		s.lo = s.next
@@ -415,3 +417,58 @@ func (s Snapshots) load(key string) (snap []byte, source string, ok bool, err er
 
 // accountOf is the account of an account bucket's name.
 func accountOf(name []byte) (string, bool) { return strings.CutPrefix(string(name), acctPrefix) }
+
+// Batch is puts and deletes for one transaction, made as the engine makes a commit's: the
+// import of release 0.2's files (persist/import02) builds one.
+type Batch struct {
+	ops    []op
+	events eventKeys // per account: the keys of its events in the file
+}
+
+// Change adds a committed change of an account.
+func (b *Batch) Change(c store.Change) error {
+	ops, events, err := changeOps(c)
+	if b.events == nil {
+		b.events = eventKeys{}
+	}
+	b.ops = append(append(b.ops, ops...), b.events.ops(c.Account, c.Replaced, events)...)
+	return err
+}
+
+// Settle marks the events of account (of every account: "") added so far as delivered.
+func (b *Batch) Settle(account string) {
+	for a, s := range b.events {
+		if account == "" || a == account {
+			b.ops = append(b.ops, op{acctPrefix + a, "", []byte(kSettled), durable.Key(s.next - 1)})
+		}
+	}
+}
+
+// Cred, OAuth, Clock, Pending and Snapshot add what the hooks of the same names write.
+func (b *Batch) Cred(st auth.CredentialState)          { b.ops = append(b.ops, credOp(st)) }
+func (b *Batch) OAuth(recs []auth.OAuthRecord)         { b.ops = append(b.ops, oauthOps(recs)...) }
+func (b *Batch) Clock(account string, st *clock.State) { b.ops = append(b.ops, clockOp(account, st)) }
+func (b *Batch) Pending(account string, pd []webhook.Pending) {
+	b.ops = append(b.ops, jsonOp(acctPrefix+account, "", kPending, pd, len(pd) > 0))
+}
+func (b *Batch) Snapshot(account, name string, snap []byte) {
+	b.ops = append(b.ops, op{bSnapshots, "", []byte(account + "\x00" + name), snap})
+}
+
+// Header adds the PHI key's check value and the id generator's state (ids, nil: none).
+func (b *Batch) Header(keyCheck string, ids []byte) {
+	b.ops = append(b.ops, op{bMeta, "", []byte(kKeyCheck), []byte(keyCheck)}, op{bMeta, "", []byte(kIDs), ids})
+}
+
+// Write applies the batch in one transaction of db, with changes counted since the last clean
+// close (their events are delivered again) and the meta key marker set.
+func (b *Batch) Write(db *durable.DB, changes uint64, marker string) error {
+	ops := append(b.ops, op{bMeta, "", []byte(kDirty), durable.Key(changes)}, op{bMeta, "", []byte(marker), []byte{1}})
+	return db.Update(func(tx *bolt.Tx) error { return apply(tx, ops) })
+}
+
+// Marked says whether the meta key marker is set in db.
+func Marked(db *durable.DB, marker string) (set bool) {
+	_ = db.View(func(tx *bolt.Tx) error { set = tx.Bucket([]byte(bMeta)).Get([]byte(marker)) != nil; return nil })
+	return set
+}
