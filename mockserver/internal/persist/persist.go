@@ -227,8 +227,7 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 	case c.Source != "": // a named snapshot restored: its pending deliveries stand for its events
 		var snap AccountSnapshot
 		if b, _, _, err := e.Snapshots().load(c.Source); err == nil && json.Unmarshal(b, &snap) == nil {
-			ops = append(ops, jsonOp(acct, "", kPending, snap.Pending, len(snap.Pending) > 0),
-				op{acct, "", []byte(kSettled), durable.Key(e.events[c.Account].next - 1)})
+			ops = append(ops, (&Batch{events: e.events}).Pending(c.Account, snap.Pending).Settle(c.Account).ops...)
 		}
 	}
 	e.supersedeLocked(ops)
@@ -315,33 +314,14 @@ func jsonOp(bucket, sub, key string, v any, keep bool) op {
 	return o
 }
 
-func credOp(st auth.CredentialState) op { return jsonOp(bCred, "", st.ID, st, st.Credential != nil) }
-
-func oauthOps(recs []auth.OAuthRecord) []op {
-	ops := make([]op, len(recs))
-	for i, r := range recs {
-		ops[i] = jsonOp(bOAuth, r.Kind, r.Key, r, !r.Deleted)
-	}
-	return ops
+// credChanged, oauthChanged (the registries' OnChange hooks) and ClockChanged write a
+// credential's new state, an OAuth mutation's records, and an account's clock setting ("" the
+// server's; nil st: the account follows the server's clock again).
+func (e *Engine) credChanged(st auth.CredentialState)  { e.enqueue(new(Batch).Cred(st).ops...) }
+func (e *Engine) oauthChanged(recs []auth.OAuthRecord) { e.enqueue(new(Batch).OAuth(recs).ops...) }
+func (e *Engine) ClockChanged(account string, st *clock.State) {
+	e.enqueue(new(Batch).Clock(account, st).ops...)
 }
-
-// clockOp writes account's clock ("": the server's; nil st: the server's clock).
-func clockOp(account string, st *clock.State) op {
-	if account == "" {
-		return jsonOp(bMeta, "", kClock, st, st != nil)
-	}
-	return jsonOp(acctPrefix+account, "", kClock, st, st != nil)
-}
-
-// credChanged writes a credential's new state (auth.Registry.OnChange).
-func (e *Engine) credChanged(st auth.CredentialState) { e.enqueue(credOp(st)) }
-
-// oauthChanged writes one OAuth mutation's records (auth.OAuth.OnChange).
-func (e *Engine) oauthChanged(recs []auth.OAuthRecord) { e.enqueue(oauthOps(recs)...) }
-
-// ClockChanged writes an account's clock setting ("" the server's; nil st: the account follows
-// the server's clock again). Call it after every change of a clock.
-func (e *Engine) ClockChanged(account string, st *clock.State) { e.enqueue(clockOp(account, st)) }
 
 // Close writes what is only in memory — each account's pending webhook deliveries, the id
 // generator — and marks the file closed cleanly, then closes it. Changes after Close fail.
@@ -352,18 +332,17 @@ func (e *Engine) Close() error { return e.release(true) }
 func (e *Engine) Abandon() error { return e.release(false) }
 
 func (e *Engine) release(clean bool) error {
-	var ops []op
+	var b Batch
 	if clean {
 		p := e.parts
 		for _, a := range p.Store.Accounts() {
-			pd := p.Webhooks.ExportPending(a.ID)
-			ops = append(ops, jsonOp(acctPrefix+a.ID, "", kPending, pd, len(pd) > 0))
+			b.Pending(a.ID, p.Webhooks.ExportPending(a.ID))
 		}
 		ids, err := p.Store.IDs().MarshalBinary()
 		if err != nil {
 			return errors.Join(err, e.Abandon())
 		}
-		ops = append(ops, op{bMeta, "", []byte(kIDs), ids})
+		b.ops = append(b.ops, op{bMeta, "", []byte(kIDs), ids}, op{bMeta, "", []byte(kDirty), durable.Key(0)})
 	}
 	e.mu.Lock()
 	if e.closed {
@@ -372,10 +351,8 @@ func (e *Engine) release(clean bool) error {
 	}
 	var c store.Pending = failed{nil}
 	if clean {
-		for account, s := range e.events {
-			ops = append(ops, op{acctPrefix + account, "", []byte(kSettled), durable.Key(s.next - 1)})
-		}
-		ops = append(ops, op{bMeta, "", []byte(kDirty), durable.Key(0)})
+		b.events = e.events
+		ops := b.Settle("").ops
 		c = e.db.Enqueue(func(tx *bolt.Tx) error { return apply(tx, ops) })
 	}
 	e.closed = true
@@ -393,7 +370,7 @@ type Snapshots struct{ e *Engine }
 // Save keeps snap (an AccountSnapshot's JSON) as the account's snapshot called name, replacing
 // an earlier one of that name (Sync makes it durable).
 func (s Snapshots) Save(account, name string, snap []byte) error {
-	if f, ok := s.e.enqueue(op{bSnapshots, "", []byte(account + "\x00" + name), snap}).(failed); ok {
+	if f, ok := s.e.enqueue(new(Batch).Snapshot(account, name, snap).ops...).(failed); ok {
 		return f.err
 	}
 	return nil
@@ -418,11 +395,11 @@ func (s Snapshots) load(key string) (snap []byte, source string, ok bool, err er
 // accountOf is the account of an account bucket's name.
 func accountOf(name []byte) (string, bool) { return strings.CutPrefix(string(name), acctPrefix) }
 
-// Batch is puts and deletes for one transaction, made as the engine makes a commit's: the
-// import of release 0.2's files (persist/import02) builds one.
+// Batch is puts and deletes for one transaction, made as the engine makes its own: the import
+// of release 0.2's files (persist/import02) builds one. Its methods return it.
 type Batch struct {
 	ops    []op
-	events eventKeys // per account: the keys of its events in the file
+	events eventKeys
 }
 
 // Change adds a committed change of an account.
@@ -436,32 +413,52 @@ func (b *Batch) Change(c store.Change) error {
 }
 
 // Settle marks the events of account (of every account: "") added so far as delivered.
-func (b *Batch) Settle(account string) {
+func (b *Batch) Settle(account string) *Batch {
 	for a, s := range b.events {
 		if account == "" || a == account {
 			b.ops = append(b.ops, op{acctPrefix + a, "", []byte(kSettled), durable.Key(s.next - 1)})
 		}
 	}
+	return b
 }
 
-// Cred, OAuth, Clock, Pending and Snapshot add what the hooks of the same names write.
-func (b *Batch) Cred(st auth.CredentialState)          { b.ops = append(b.ops, credOp(st)) }
-func (b *Batch) OAuth(recs []auth.OAuthRecord)         { b.ops = append(b.ops, oauthOps(recs)...) }
-func (b *Batch) Clock(account string, st *clock.State) { b.ops = append(b.ops, clockOp(account, st)) }
-func (b *Batch) Pending(account string, pd []webhook.Pending) {
-	b.ops = append(b.ops, jsonOp(acctPrefix+account, "", kPending, pd, len(pd) > 0))
+// Cred, OAuth, Clock, Pending and Snapshot add a credential's state, OAuth records, an
+// account's clock ("": the server's), an account's pending deliveries, a named snapshot.
+func (b *Batch) Cred(st auth.CredentialState) *Batch {
+	return b.add(jsonOp(bCred, "", st.ID, st, st.Credential != nil))
 }
-func (b *Batch) Snapshot(account, name string, snap []byte) {
-	b.ops = append(b.ops, op{bSnapshots, "", []byte(account + "\x00" + name), snap})
+
+func (b *Batch) OAuth(recs []auth.OAuthRecord) *Batch {
+	for _, r := range recs {
+		b.add(jsonOp(bOAuth, r.Kind, r.Key, r, !r.Deleted))
+	}
+	return b
+}
+
+func (b *Batch) Clock(account string, st *clock.State) *Batch {
+	if account == "" {
+		return b.add(jsonOp(bMeta, "", kClock, st, st != nil))
+	}
+	return b.add(jsonOp(acctPrefix+account, "", kClock, st, st != nil))
+}
+
+func (b *Batch) Pending(account string, pd []webhook.Pending) *Batch {
+	return b.add(jsonOp(acctPrefix+account, "", kPending, pd, len(pd) > 0))
+}
+
+func (b *Batch) Snapshot(account, name string, snap []byte) *Batch {
+	return b.add(op{bSnapshots, "", []byte(account + "\x00" + name), snap})
 }
 
 // Header adds the PHI key's check value and the id generator's state (ids, nil: none).
-func (b *Batch) Header(keyCheck string, ids []byte) {
-	b.ops = append(b.ops, op{bMeta, "", []byte(kKeyCheck), []byte(keyCheck)}, op{bMeta, "", []byte(kIDs), ids})
+func (b *Batch) Header(keyCheck string, ids []byte) *Batch {
+	return b.add(op{bMeta, "", []byte(kKeyCheck), []byte(keyCheck)}, op{bMeta, "", []byte(kIDs), ids})
 }
 
-// Write applies the batch in one transaction of db, with changes counted since the last clean
-// close (their events are delivered again) and the meta key marker set.
+func (b *Batch) add(ops ...op) *Batch { b.ops = append(b.ops, ops...); return b }
+
+// Write applies the batch in one transaction of db, with the changes since the last clean close
+// counted (their events are delivered again) and the meta key marker set.
 func (b *Batch) Write(db *durable.DB, changes uint64, marker string) error {
 	ops := append(b.ops, op{bMeta, "", []byte(kDirty), durable.Key(changes)}, op{bMeta, "", []byte(marker), []byte{1}})
 	return db.Update(func(tx *bolt.Tx) error { return apply(tx, ops) })
