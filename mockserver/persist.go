@@ -45,7 +45,7 @@ func openDataFile(dir string) (*durable.DB, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	db, err := persist.OpenFile(dir, durable.SyncAlways)
+	db, err := persist.OpenFile(dir, false)
 	if err != nil {
 		return nil, fmt.Errorf("mockserver: data directory: %w", err)
 	}
@@ -65,7 +65,7 @@ func closeDataFile(db *durable.DB) {
 // into the server's parts.
 func (s *Server) openData(db *durable.DB) error {
 	d, err := persist.Open(s.opts.dataDir, persist.Parts{Store: s.store, Keys: s.api.Keys(), OAuth: s.api.OAuth(),
-		Webhooks: s.hooks, SetClock: s.restoreClock}, persist.Options{DB: db})
+		Webhooks: s.hooks, SetClock: s.restoreClock}, db)
 	if err != nil {
 		return fmt.Errorf("mockserver: data directory: %w", err)
 	}

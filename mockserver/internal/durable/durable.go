@@ -1,13 +1,10 @@
-// Package durable is the data directory's bbolt file (go.etcd.io/bbolt: B+tree, ACID
-// transactions, fsync per commit, free pages reused) with group commit: changes enqueued by
-// concurrent callers — puts and deletes, each a function of a write transaction — are applied
-// together in one transaction (one fsync). Enqueue returns at once; Commit.Wait returns once the
-// change is on disk. A Log is an append-only sequence of records in one bucket (the audit
-// files), whose head — the number and SHA-256 of its newest record, committed with it — makes
-// records removed from its end show (Log.Damage).
-//
-// Crash consistency, torn writes and free-space reuse are bbolt's: this package only maps "a
-// change" onto a transaction.
+// Package durable is the data directory's bbolt file with group commit: the changes enqueued by
+// concurrent callers (functions of a write transaction) run in one transaction, one fsync.
+// Enqueue returns at once; Commit.Wait once the change is on disk. A Log is an append-only
+// sequence of records (the audit files) whose head, committed with them, shows records removed
+// from its end. Crash consistency, torn writes and free-space reuse are bbolt's. bbolt's own
+// DB.Batch does not fit: it blocks its caller, so changes enqueued in commit order under an
+// account's lock could not wait outside it.
 package durable
 
 import (
@@ -25,26 +22,12 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
-// FileName is the file's name in its directory.
-const FileName = "data.db"
-
-// allocSize is the step the file grows by past its first MiB (bbolt's default is 16 MiB): the
-// file stays within a MiB of what it holds.
-const allocSize = 1 << 20
-
-// Format names the layout of the file; a file of another format is refused by OpenDB.
-const Format = "medspa-mock-data/4"
-
-// SyncPolicy says when changes reach the disk.
-type SyncPolicy int
-
 const (
-	// SyncAlways (the default) fsyncs every group commit before Wait returns: a change
-	// survives a process kill and a power loss.
-	SyncAlways SyncPolicy = iota
-	// SyncNone writes without fsync: a change survives the process being killed (it is in the
-	// kernel's page cache) but not a power loss. For tests that do not need more.
-	SyncNone
+	// FileName is the file's name in its directory.
+	FileName = "data.db"
+	// Format names the layout of the file; a file of another format is refused by OpenDB.
+	Format    = "medspa-mock-data/4"
+	allocSize = 1 << 20 // the file grows by 1 MiB steps (bbolt's default: 16 MiB)
 )
 
 var (
@@ -67,12 +50,12 @@ var (
 	kDamage = []byte("damage") // what a head check found once: it stays reported
 )
 
-// Options configure OpenDB. The zero value is the safe default.
+// Options configure OpenDB. The zero value is the safe default: every commit fsynced before
+// Wait returns (it survives a power loss).
 type Options struct {
-	// Sync is SyncAlways unless set.
-	Sync SyncPolicy
-	// ReadOnly opens the file for reading (View, ReadFrom, Check), changing nothing; changes
-	// fail. It must exist.
+	// NoSync writes without fsync (tests): a change survives the process being killed only.
+	NoSync bool
+	// ReadOnly opens an existing file for reading (View, ReadFrom, Check); changes fail.
 	ReadOnly bool
 }
 
@@ -99,7 +82,7 @@ type DB struct {
 // naming both formats, the file unchanged.
 func OpenDB(path string, opts Options) (*DB, error) {
 	// The free list is not written with each commit (fewer pages per fsync): Open rebuilds it.
-	bo := &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone,
+	bo := &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.NoSync,
 		ReadOnly: opts.ReadOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType}
 	err := checkSize(path, bo.Timeout)
 	var db *bolt.DB
@@ -168,23 +151,17 @@ func checkSize(path string, timeout time.Duration) error {
 	})
 }
 
-// Zeros written ahead of the file's used pages (zeroAhead).
-const (
-	zeroMin  = 1 << 20 // at least this far ahead
-	zeroStep = 2 << 20 // written this far ahead when less
-)
-
-// zeroAhead keeps zeros written past the file's used pages, so that the pages a commit takes
-// were written before: its fdatasync then flushes data only, not the block allocations of a
-// file grown sparse (bbolt grows it with truncate; on ext4 that made each commit 2-3× slower).
-// It runs in a write transaction: nothing allocates pages meanwhile.
+// zeroAhead keeps 1-2 MiB of zeros written past the file's used pages, so that the pages a
+// commit takes were written before: its fdatasync then flushes data only, not the block
+// allocations of a file grown sparse (bbolt grows it with truncate; on ext4 that made each
+// commit 2-3× slower). It runs in the write transaction: nothing allocates pages meanwhile.
 func (db *DB) zeroAhead(tx *bolt.Tx) error {
 	fi, err := db.zeros.Stat()
-	if err != nil || fi.Size() >= tx.Size()+zeroMin {
+	if err != nil || fi.Size() >= tx.Size()+1<<20 {
 		return err
 	}
 	buf := make([]byte, 256<<10)
-	for off, end := fi.Size(), tx.Size()+zeroStep; off < end; off += int64(len(buf)) {
+	for off, end := fi.Size(), tx.Size()+2<<20; off < end; off += int64(len(buf)) {
 		if _, err := db.zeros.WriteAt(buf[:min(int64(len(buf)), end-off)], off); err != nil {
 			return err
 		}
@@ -288,12 +265,10 @@ func (db *DB) flush() {
 		if !db.wanted && !db.closed {
 			delay := db.delay
 			db.mu.Unlock()
-			t := time.NewTimer(delay)
 			select {
 			case <-db.kick:
-			case <-t.C:
+			case <-time.After(delay):
 			}
-			t.Stop()
 			db.mu.Lock()
 		}
 		queue, waiters := db.queue, db.waiters
@@ -393,8 +368,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	}
 	l, err := db.Log("log")
 	if err != nil {
-		db.Close()
-		return nil, err
+		return nil, errors.Join(err, db.Close())
 	}
 	l.own = true
 	return l, nil

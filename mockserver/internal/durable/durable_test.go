@@ -17,7 +17,7 @@ import (
 
 func open(t *testing.T, dir string) *durable.Log {
 	t.Helper()
-	l, err := durable.Open(dir, durable.Options{Sync: durable.SyncNone})
+	l, err := durable.Open(dir, durable.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,13 +25,13 @@ const (
 //go:embed datadir-README.txt
 var dirReadme string
 
-// OpenFile opens the data file of directory dir (creating both if needed) and writes the
-// directory's README.
-func OpenFile(dir string, sync durable.SyncPolicy) (*durable.DB, error) {
+// OpenFile opens the data file of directory dir (creating both if needed; noSync: without fsync,
+// for tests) and writes the directory's README.
+func OpenFile(dir string, noSync bool) (*durable.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
-	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{Sync: sync})
+	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{NoSync: noSync})
 	if err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}

@@ -63,16 +63,6 @@ type Parts struct {
 	SetClock func(account string, st *clock.State)
 }
 
-// Options tune the engine. The zero value is the safe default.
-type Options struct {
-	// Sync is the file's fsync policy (default durable.SyncAlways: a write survives a power
-	// loss; SyncNone: it survives the process being killed). Unused with DB.
-	Sync durable.SyncPolicy
-	// DB is the data file, from OpenFile (shared with the audit log); the engine closes it when
-	// released (Close, Abandon, a failed Open). Nil: Open opens it.
-	DB *durable.DB
-}
-
 // Engine keeps a server's state in a data directory. Its methods are safe for concurrent use.
 type Engine struct {
 	dir   string
@@ -142,17 +132,10 @@ func apply(tx *bolt.Tx, ops []op) error {
 	return nil
 }
 
-// Open reads the state of the data directory dir into parts and registers the hooks that write
-// every change from now on. Another process (or server) holding dir open makes it fail with
-// durable.ErrLocked.
-func Open(dir string, parts Parts, opts Options) (*Engine, error) {
-	db := opts.DB
-	if db == nil {
-		var err error
-		if db, err = OpenFile(dir, opts.Sync); err != nil {
-			return nil, err
-		}
-	}
+// Open reads the state of the data directory dir, in its file db (from OpenFile, shared with
+// the audit log; closed when the engine is released, or Open fails), into parts, and registers
+// the hooks that write every change from now on.
+func Open(dir string, parts Parts, db *durable.DB) (*Engine, error) {
 	e := &Engine{dir: dir, db: db, parts: parts, held: map[string][]op{}, events: eventKeys{}}
 	if err := e.load(); err != nil {
 		return nil, errors.Join(fmt.Errorf("persist: reading %s: %w", dir, err), db.Close())

@@ -44,12 +44,24 @@ func open(t *testing.T, dir string) *server {
 			clk.Restore(*cs)
 		}
 	}
-	var err error
-	s.e, err = Open(dir, Parts{Store: st, Keys: s.keys, OAuth: s.oauth, Webhooks: s.hooks, SetClock: setClock}, Options{Sync: durable.SyncNone})
+	db, err := OpenFile(dir, true)
+	if err == nil {
+		s.e, err = Open(dir, Parts{Store: st, Keys: s.keys, OAuth: s.oauth, Webhooks: s.hooks, SetClock: setClock}, db)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// openFile opens dir's file without fsync.
+func openFile(t *testing.T, dir string) *durable.DB {
+	t.Helper()
+	db, err := OpenFile(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // crash releases the directory as a crash leaves it: no last compaction.
@@ -249,7 +261,7 @@ func TestRefusesWhatItCannotReplay(t *testing.T) {
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, Sealer: store.NewSealer(bytes.Repeat([]byte{5}, 32))})
 	_, err := Open(dir, Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
-		SetClock: func(string, *clock.State) {}}, Options{})
+		SetClock: func(string, *clock.State) {}}, openFile(t, dir))
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("another PHI key")) {
 		t.Fatalf("another key: %v", err)
 	}
@@ -291,8 +303,9 @@ func TestUnknownKindIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := store.New(store.Options{Clock: clock.New(), Sealer: store.NewSealer(testKey)})
-	_, err = Open(s.e.Dir(), Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
-		SetClock: func(string, *clock.State) {}}, Options{})
+	dir := s.e.Dir()
+	_, err = Open(dir, Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
+		SetClock: func(string, *clock.State) {}}, openFile(t, dir))
 	if !errors.Is(err, store.ErrUnknownKind) {
 		t.Fatalf("reading an unknown kind: %v", err)
 	}

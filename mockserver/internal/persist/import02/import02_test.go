@@ -15,7 +15,7 @@ import (
 
 // open opens the data file of dir as a server does: the import after the file's opening.
 func open(dir string) (*durable.DB, error) {
-	db, err := persist.OpenFile(dir, durable.SyncNone)
+	db, err := persist.OpenFile(dir, true)
 	if err != nil {
 		return nil, err
 	}
