@@ -8,6 +8,7 @@
 package durable
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -31,8 +32,7 @@ const (
 )
 
 var (
-	// ErrLocked is returned by OpenDB when another DB, in this or another process, has the
-	// file open.
+	// ErrLocked is returned by OpenDB when another DB, in any process, has the file open.
 	ErrLocked = errors.New("the data file is locked by another user")
 	// ErrClosed is returned by operations on a closed DB or Log.
 	ErrClosed = errors.New("the data file is closed")
@@ -66,10 +66,9 @@ type DB struct {
 	zeros    *os.File // the file, for zeroAhead (nil read-only)
 
 	mu       sync.Mutex
-	queue    []func(*bolt.Tx) error // changes waiting for the flusher, in order
-	waiters  []*Commit              // their commits
+	next     *Commit // the changes waiting for the flusher, in order, and the Commit they share
 	flushing bool
-	wanted   bool          // a Wait is on a queued commit: the flusher writes without delay
+	wanted   bool          // a Wait is on the next commit: the flusher writes without delay
 	kick     chan struct{} // (1) wakes a flusher waiting for a Wait
 	delay    time.Duration // flushDelay (tests change it)
 	closed   bool
@@ -124,8 +123,7 @@ func OpenDB(path string, opts Options) (*DB, error) {
 		d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0)
 	}
 	if err != nil {
-		db.Close()
-		return nil, err
+		return nil, errors.Join(err, db.Close())
 	}
 	return d, nil
 }
@@ -175,11 +173,12 @@ func (db *DB) View(fn func(tx *bolt.Tx) error) error { return db.bolt.View(fn) }
 // Update runs fn in a write transaction of its own, outside the group commit (opening, import).
 func (db *DB) Update(fn func(tx *bolt.Tx) error) error { return db.bolt.Update(fn) }
 
-// Commit is the outcome of an Enqueue: Wait returns once its change is on disk.
+// Commit is the outcome of the changes of one group commit: Wait returns once they are on disk.
 type Commit struct {
-	db   *DB // nil when done at birth
-	done chan struct{}
-	err  error
+	db      *DB // nil when done at birth
+	changes []func(*bolt.Tx) error
+	done    chan struct{}
+	err     error
 }
 
 func doneCommit(err error) *Commit {
@@ -188,7 +187,7 @@ func doneCommit(err error) *Commit {
 	return c
 }
 
-// Wait returns nil once the commit's change is on disk, the failure that kept it from it, or
+// Wait returns nil once the commit's changes are on disk, the failure that kept them from it, or
 // ctx's error.
 func (c *Commit) Wait(ctx context.Context) error {
 	select {
@@ -222,16 +221,16 @@ func (db *DB) enqueueLocked(change func(*bolt.Tx) error) *Commit {
 		return doneCommit(db.err)
 	case db.readOnly:
 		return doneCommit(bolterrors.ErrDatabaseReadOnly)
+	case db.next == nil:
+		db.next = &Commit{db: db, done: make(chan struct{})}
 	}
-	c := &Commit{db: db, done: make(chan struct{})}
-	db.queue = append(db.queue, change)
-	db.waiters = append(db.waiters, c)
+	db.next.changes = append(db.next.changes, change)
 	if !db.flushing {
 		db.flushing = true
 		db.flusher.Add(1)
 		go db.flush()
 	}
-	return c
+	return db.next
 }
 
 // flushDelay is how long the flusher waits for a Wait before writing changes nobody waits for.
@@ -248,16 +247,15 @@ func (db *DB) want() {
 	}
 }
 
-// flush writes what is queued, one transaction (one fsync) per round, until the queue is empty:
-// the changes of every caller that enqueued while the previous round was on disk go together.
-// A round starts once a caller waits (or after flushDelay): the writes of a request come in a
-// row — its change, then its audit event — and its Wait comes after the last, so they share
-// one transaction.
+// flush writes what is queued, one transaction (one fsync) per round, until nothing is: the
+// changes of every caller that enqueued while the previous round was on disk go together. A
+// round starts once a caller waits (or after flushDelay): a request's writes come in a row —
+// its change, then its audit event — and its Wait after the last, so they share a transaction.
 func (db *DB) flush() {
 	defer db.flusher.Done()
 	for {
 		db.mu.Lock()
-		if len(db.waiters) == 0 {
+		if db.next == nil {
 			db.flushing = false
 			db.mu.Unlock()
 			return
@@ -271,32 +269,24 @@ func (db *DB) flush() {
 			}
 			db.mu.Lock()
 		}
-		queue, waiters := db.queue, db.waiters
-		db.queue, db.waiters, db.wanted = nil, nil, false
+		c := db.next
+		db.next, db.wanted = nil, false
 		db.mu.Unlock()
-		err := db.bolt.Update(func(tx *bolt.Tx) error {
-			if err := db.zeroAhead(tx); err != nil {
-				return err
+		c.err = db.bolt.Update(func(tx *bolt.Tx) error {
+			err := db.zeroAhead(tx)
+			for i := 0; err == nil && i < len(c.changes); i++ {
+				err = c.changes[i](tx)
 			}
-			for _, change := range queue {
-				if err := change(tx); err != nil {
-					return err
-				}
-			}
-			return nil
+			return err
 		})
-		if err != nil {
-			err = fmt.Errorf("durable: writing %s: %w", db.bolt.Path(), err)
+		if c.err != nil {
+			c.err = fmt.Errorf("durable: writing %s: %w", db.bolt.Path(), c.err)
 			db.mu.Lock()
-			if db.err == nil {
-				db.err = err
-			}
+			db.err = cmp.Or(db.err, c.err)
 			db.mu.Unlock()
 		}
-		for _, c := range waiters {
-			c.err = err
-			close(c.done)
-		}
+		c.changes = nil
+		close(c.done)
 	}
 }
 

@@ -1,15 +1,14 @@
 // Package persist keeps the mock server's state in a data directory (docs/protocol.md §13,
-// "restart loses nothing acknowledged"): the directory's bbolt file (mockserver/internal/durable)
-// holds the state itself, and every committed change puts and deletes its keys there, in one
-// transaction shared with the changes committed at the same time, before the request that
-// made it is answered. A server that starts on the directory reads the buckets back; there is
-// no log to replay and nothing to compact. The layout is in dirReadme.
+// "restart loses nothing acknowledged"): the directory's bbolt file (durable) holds the state
+// itself; every committed change puts and deletes its keys there, in the transaction shared
+// with the changes committed at the same time, before its request is answered. A start reads
+// the buckets back (load.go): no log to replay, nothing to compact. The layout is the
+// directory's README (datadir-README.txt).
 //
 // What is written comes from one place per part, so that a new kind of change persists by
-// construction: the store's commit point (store.OnCommit: every put and delete of a record of
-// any kind, its events and its idempotency entry), the credential registry's change hook
-// (auth.Registry.OnChange), the OAuth registry's (auth.OAuth.OnChange), and the server's
-// clock and named-snapshot calls (ClockChanged, Snapshots).
+// construction: the store's commit point (store.OnCommit: every record of any kind, its events
+// and idempotency entries), the registries' change hooks (auth.Registry.OnChange,
+// auth.OAuth.OnChange), and the server's clock and named-snapshot calls.
 package persist
 
 import (
@@ -31,15 +30,13 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Buckets and keys of the data file (besides the audit logs, "audit/<account>": the audit
-// package's). Account buckets hold a sub-bucket per kind of record (store.Write.Kind; events
-// under sequence keys, oldest first) and the keys clock, pending and settled.
+// Buckets and keys of the file (the audit logs, "audit/<account>", are the audit package's).
 const (
-	bMeta      = "meta"      // keyCheck, ids (the id generator, at the last clean close), clock, dirty
+	bMeta      = "meta"      // keyCheck, ids (the id generator at the last clean close), clock, dirty
 	bCred      = "cred"      // credential id → auth.CredentialState
-	bOAuth     = "oauth"     // sub-bucket per kind (client, family, code, token): key → auth.OAuthRecord
+	bOAuth     = "oauth"     // sub-bucket per kind (oauthKinds): key → auth.OAuthRecord
 	bSnapshots = "snapshots" // account NUL name → AccountSnapshot
-	acctPrefix = "acct/"     // acct/<account>
+	acctPrefix = "acct/"     // acct/<account>: a sub-bucket per kind (store.Write.Kind; events by sequence)
 	claimsSub  = "~claims"   // an account's claims with writes held until their outcome
 	kKeyCheck  = "keyCheck"  // store.KeyCheck of the PHI key that sealed the file's values
 	kIDs       = "ids"
@@ -58,8 +55,7 @@ type Parts struct {
 	Keys     *auth.Registry
 	OAuth    *auth.OAuth
 	Webhooks *webhook.Dispatcher
-	// SetClock gives an account ("": the server) the clock setting read back from the file;
-	// nil st returns the account to the server's clock. The caller owns clocks.
+	// SetClock gives an account ("": the server) the clock setting read back from the file.
 	SetClock func(account string, st *clock.State)
 }
 
@@ -73,8 +69,8 @@ type Engine struct {
 	mu     sync.Mutex
 	last   store.Pending   // the last commit enqueued (or refused): Sync waits for it
 	held   map[string][]op // per claim: the writes of a keyed request, until its outcome
-	events eventKeys       // per account: the keys of its events in the file
-	dirty  uint64          // changes since the last clean close
+	events eventKeys
+	dirty  uint64 // changes since the last clean close
 	closed bool
 	loaded Loaded
 }
@@ -84,18 +80,14 @@ type eventKeys map[string]*seqs
 
 type seqs struct{ lo, next uint64 }
 
-// Loaded says what Open found in the directory.
+// Loaded says what Open found in the directory: no state (Fresh), the records read, the changes
+// committed after the last clean close (a crash: their events are delivered again), the keyed
+// requests whose writes were left out (the crash came before their outcome: the client's retry
+// runs anew), and how long reading took.
 type Loaded struct {
-	// Fresh says the directory held no state: a new server.
-	Fresh bool
-	// Records counts the records read; Changes the changes committed after the last clean
-	// close (a crash: their events are delivered again).
-	Records, Changes int
-	// Skipped counts the keyed requests whose writes were left out: committed, but the crash
-	// came before their outcome, so the client's retry runs anew.
-	Skipped int
-	// Took is how long reading took.
-	Took time.Duration
+	Fresh                     bool
+	Records, Changes, Skipped int
+	Took                      time.Duration
 }
 
 // op puts val under key in bucket (its sub-bucket sub, when not ""), or deletes key (val nil),
@@ -141,8 +133,8 @@ func Open(dir string, parts Parts, db *durable.DB) (*Engine, error) {
 		return nil, errors.Join(fmt.Errorf("persist: reading %s: %w", dir, err), db.Close())
 	}
 	parts.Store.OnCommit(e.commit, true)
-	parts.Keys.OnChange(e.credChanged)
-	parts.OAuth.OnChange(e.oauthChanged)
+	parts.Keys.OnChange(func(st auth.CredentialState) { e.enqueue(new(Batch).Cred(st).ops...) })
+	parts.OAuth.OnChange(func(recs []auth.OAuthRecord) { e.enqueue(new(Batch).OAuth(recs).ops...) })
 	return e, nil
 }
 
@@ -152,9 +144,8 @@ func (e *Engine) Loaded() Loaded { return e.loaded }
 // Dir is the data directory.
 func (e *Engine) Dir() string { return e.dir }
 
-// Sync returns once every change enqueued so far is durable (admin and OAuth requests, and the
-// server's Go methods, wait for it before answering), or with the failure that keeps it from
-// being so, or ctx's error.
+// Sync returns once every change enqueued so far is durable (admin and OAuth requests and the
+// server's Go methods wait for it before answering), or with the failure, or ctx's error.
 func (e *Engine) Sync(ctx context.Context) error {
 	e.mu.Lock()
 	c := e.last
@@ -213,7 +204,13 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 			ops = append(ops, (&Batch{events: e.events}).Pending(c.Account, snap.Pending).Settle(c.Account).ops...)
 		}
 	}
-	e.supersedeLocked(ops)
+	for claim, held := range e.held { // drop the held writes that ops, written now, make older
+		e.held[claim] = slices.DeleteFunc(held, func(h op) bool {
+			return slices.ContainsFunc(ops, func(o op) bool {
+				return o.bucket == h.bucket && (o.key == nil || o.sub == h.sub && string(o.key) == string(h.key))
+			})
+		})
+	}
 	return e.enqueueLocked(ops)
 }
 
@@ -252,10 +249,8 @@ func changeOps(c store.Change) (ops []op, events [][]byte, err error) {
 }
 
 // ops puts an account's events under its next sequence keys (after a replaced state's: from
-// there on), deleting the oldest once the file holds twice what the store keeps
-// (store.EventLogSize).
+// there on), deleting the oldest once the file holds twice what the store keeps.
 func (ek eventKeys) ops(account string, replaced bool, events [][]byte) []op {
-	acct := acctPrefix + account
 	s := ek[account]
 	if s == nil {
 		s = &seqs{1, 1}
@@ -266,26 +261,15 @@ func (ek eventKeys) ops(account string, replaced bool, events [][]byte) []op {
 	}
 	var ops []op
 	for _, b := range events {
-		ops = append(ops, op{acct, store.KindEvent, durable.Key(s.next), b})
+		ops = append(ops, op{acctPrefix + account, store.KindEvent, durable.Key(s.next), b})
 		s.next++
 	}
 	if s.next-s.lo > 2*store.EventLogSize {
 		for ; s.next-s.lo > store.EventLogSize; s.lo++ {
-			ops = append(ops, op{acct, store.KindEvent, durable.Key(s.lo), nil})
+			ops = append(ops, op{acctPrefix + account, store.KindEvent, durable.Key(s.lo), nil})
 		}
 	}
 	return ops
-}
-
-// supersedeLocked drops from the held writes those that ops, written now, make older.
-func (e *Engine) supersedeLocked(ops []op) {
-	for claim, held := range e.held {
-		e.held[claim] = slices.DeleteFunc(held, func(h op) bool {
-			return slices.ContainsFunc(ops, func(o op) bool {
-				return o.bucket == h.bucket && (o.key == nil || o.sub == h.sub && string(o.key) == string(h.key))
-			})
-		})
-	}
 }
 
 // jsonOp puts v's JSON under key (deletes key unless keep).
@@ -297,11 +281,8 @@ func jsonOp(bucket, sub, key string, v any, keep bool) op {
 	return o
 }
 
-// credChanged, oauthChanged (the registries' OnChange hooks) and ClockChanged write a
-// credential's new state, an OAuth mutation's records, and an account's clock setting ("" the
-// server's; nil st: the account follows the server's clock again).
-func (e *Engine) credChanged(st auth.CredentialState)  { e.enqueue(new(Batch).Cred(st).ops...) }
-func (e *Engine) oauthChanged(recs []auth.OAuthRecord) { e.enqueue(new(Batch).OAuth(recs).ops...) }
+// ClockChanged writes an account's clock setting ("" the server's; nil st: the account follows
+// the server's clock again). Call it after every change of a clock.
 func (e *Engine) ClockChanged(account string, st *clock.State) {
 	e.enqueue(new(Batch).Clock(account, st).ops...)
 }
@@ -325,7 +306,7 @@ func (e *Engine) release(clean bool) error {
 		if err != nil {
 			return errors.Join(err, e.Abandon())
 		}
-		b.ops = append(b.ops, op{bMeta, "", []byte(kIDs), ids}, op{bMeta, "", []byte(kDirty), durable.Key(0)})
+		b.add(op{bMeta, "", []byte(kIDs), ids}, op{bMeta, "", []byte(kDirty), durable.Key(0)})
 	}
 	e.mu.Lock()
 	if e.closed {
@@ -343,8 +324,7 @@ func (e *Engine) release(clean bool) error {
 	return errors.Join(c.Wait(context.Background()), e.db.Close())
 }
 
-// Snapshots returns the store of named account snapshots (POST /__admin/snapshots), kept in
-// the file's bucket "snapshots".
+// Snapshots returns the named account snapshots (POST /__admin/snapshots) in the file.
 func (e *Engine) Snapshots() Snapshots { return Snapshots{e} }
 
 // Snapshots keeps named account snapshots in the data file.
@@ -378,12 +358,14 @@ func (s Snapshots) load(key string) (snap []byte, source string, ok bool, err er
 // accountOf is the account of an account bucket's name.
 func accountOf(name []byte) (string, bool) { return strings.CutPrefix(string(name), acctPrefix) }
 
-// Batch is puts and deletes for one transaction, made as the engine makes its own: the import
-// of release 0.2's files (persist/import02) builds one. Its methods return it.
+// Batch is puts and deletes for one transaction, made as the engine makes its own; its methods
+// return it. The import of release 0.2's files (persist/import02) builds one.
 type Batch struct {
 	ops    []op
 	events eventKeys
 }
+
+func (b *Batch) add(ops ...op) *Batch { b.ops = append(b.ops, ops...); return b }
 
 // Change adds a committed change of an account.
 func (b *Batch) Change(c store.Change) error {
@@ -391,7 +373,7 @@ func (b *Batch) Change(c store.Change) error {
 	if b.events == nil {
 		b.events = eventKeys{}
 	}
-	b.ops = append(append(b.ops, ops...), b.events.ops(c.Account, c.Replaced, events)...)
+	b.add(ops...).add(b.events.ops(c.Account, c.Replaced, events)...)
 	return err
 }
 
@@ -399,7 +381,7 @@ func (b *Batch) Change(c store.Change) error {
 func (b *Batch) Settle(account string) *Batch {
 	for a, s := range b.events {
 		if account == "" || a == account {
-			b.ops = append(b.ops, op{acctPrefix + a, "", []byte(kSettled), durable.Key(s.next - 1)})
+			b.add(op{acctPrefix + a, "", []byte(kSettled), durable.Key(s.next - 1)})
 		}
 	}
 	return b
@@ -438,12 +420,10 @@ func (b *Batch) Header(keyCheck string, ids []byte) *Batch {
 	return b.add(op{bMeta, "", []byte(kKeyCheck), []byte(keyCheck)}, op{bMeta, "", []byte(kIDs), ids})
 }
 
-func (b *Batch) add(ops ...op) *Batch { b.ops = append(b.ops, ops...); return b }
-
 // Write applies the batch in one transaction of db, with the changes since the last clean close
 // counted (their events are delivered again) and the meta key marker set.
 func (b *Batch) Write(db *durable.DB, changes uint64, marker string) error {
-	ops := append(b.ops, op{bMeta, "", []byte(kDirty), durable.Key(changes)}, op{bMeta, "", []byte(marker), []byte{1}})
+	ops := b.add(op{bMeta, "", []byte(kDirty), durable.Key(changes)}, op{bMeta, "", []byte(marker), []byte{1}}).ops
 	return db.Update(func(tx *bolt.Tx) error { return apply(tx, ops) })
 }
 
