@@ -14,13 +14,10 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
-// Files of a data directory (docs/mock-server.md "Data directory").
-const (
-	keyFile    = "phi.key" // the PHI key, 64 hex digits, unless given by the caller
-	readmeFile = "README"
-)
+// keyFile is the PHI key, 64 hex digits, unless given by the caller.
+const keyFile = "phi.key"
 
-// dirReadme is the directory's README: what is in it.
+// dirReadme is the directory's README (docs/mock-server.md "Data directory").
 //
 //go:embed datadir-README.txt
 var dirReadme string
@@ -41,15 +38,13 @@ func OpenFile(dir string, noSync bool) (*durable.DB, error) {
 	return db, nil
 }
 
-// writeReadme writes dir's README unless it is there as it should be (an older release's is
-// replaced).
+// writeReadme writes dir's README unless it is there as it should be.
 func writeReadme(dir string) error {
-	path := filepath.Join(dir, readmeFile)
-	if b, err := os.ReadFile(path); err == nil && string(b) == dirReadme {
-		return nil
-	}
-	if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {
-		return fmt.Errorf("persist: %w", err)
+	path := filepath.Join(dir, "README")
+	if b, err := os.ReadFile(path); err != nil || string(b) != dirReadme {
+		if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {
+			return fmt.Errorf("persist: %w", err)
+		}
 	}
 	return nil
 }
@@ -91,18 +86,12 @@ func makeKey(dir, path string) ([]byte, error) {
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.WriteString(hex.EncodeToString(key) + "\n")
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if err = errors.Join(err, tmp.Close()); err == nil {
+	if err = errors.Join(err, tmp.Sync(), tmp.Close()); err == nil {
 		if err = os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
 			err = nil
 		}
 	}
-	if err == nil {
-		err = durable.SyncDir(dir)
-	}
-	if err != nil {
+	if err = errors.Join(err, durable.SyncDir(dir)); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(path)

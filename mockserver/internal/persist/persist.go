@@ -387,12 +387,12 @@ func (b *Batch) Settle(account string) *Batch {
 	return b
 }
 
-// Cred, OAuth, Clock, Pending and Snapshot add a credential's state, OAuth records, an
-// account's clock ("": the server's), an account's pending deliveries, a named snapshot.
+// Cred adds a credential's state.
 func (b *Batch) Cred(st auth.CredentialState) *Batch {
 	return b.add(jsonOp(bCred, "", st.ID, st, st.Credential != nil))
 }
 
+// OAuth adds OAuth records.
 func (b *Batch) OAuth(recs []auth.OAuthRecord) *Batch {
 	for _, r := range recs {
 		b.add(jsonOp(bOAuth, r.Kind, r.Key, r, !r.Deleted))
@@ -400,6 +400,7 @@ func (b *Batch) OAuth(recs []auth.OAuthRecord) *Batch {
 	return b
 }
 
+// Clock adds an account's clock setting ("": the server's).
 func (b *Batch) Clock(account string, st *clock.State) *Batch {
 	if account == "" {
 		return b.add(jsonOp(bMeta, "", kClock, st, st != nil))
@@ -407,10 +408,12 @@ func (b *Batch) Clock(account string, st *clock.State) *Batch {
 	return b.add(jsonOp(acctPrefix+account, "", kClock, st, st != nil))
 }
 
+// Pending adds an account's pending webhook deliveries.
 func (b *Batch) Pending(account string, pd []webhook.Pending) *Batch {
 	return b.add(jsonOp(acctPrefix+account, "", kPending, pd, len(pd) > 0))
 }
 
+// Snapshot adds the account's named snapshot.
 func (b *Batch) Snapshot(account, name string, snap []byte) *Batch {
 	return b.add(op{bSnapshots, "", []byte(account + "\x00" + name), snap})
 }
