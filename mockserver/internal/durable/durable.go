@@ -315,22 +315,19 @@ func (db *DB) Path() string { return db.bolt.Path() }
 // log's head. It returns every problem found, joined.
 func (db *DB) Check() error {
 	var errs []error
+	logs := db.Logs("")
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
 			errs = append(errs, e)
 		}
+		for _, name := range logs {
+			if l := (&Log{db: db, name: []byte(name)}); l.recover(tx) == nil && l.damage != nil {
+				errs = append(errs, fmt.Errorf("log %s: %w", name, l.damage))
+			}
+		}
 		return nil
 	})
-	errs = append(errs, err)
-	for _, name := range db.Logs("") {
-		l := &Log{db: db, name: []byte(name)}
-		if err := db.bolt.View(l.recover); err != nil {
-			errs = append(errs, err)
-		} else if l.damage != nil {
-			errs = append(errs, fmt.Errorf("log %s: %w", name, l.damage))
-		}
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, err)...)
 }
 
 // SyncDir makes the entries of directory dir durable (a new or renamed file in it).

@@ -148,14 +148,6 @@ func (l *Log) ReadFrom(pos Position, fn func(rec []byte, pos Position) error) er
 	})
 }
 
-// Sync returns once every record enqueued so far is on disk (or with the failure).
-func (l *Log) Sync(ctx context.Context) error {
-	l.db.mu.Lock()
-	c := l.last
-	l.db.mu.Unlock()
-	return c.Wait(ctx)
-}
-
 // Close waits for the log's queued records and takes no more; a log opened by Open closes its
 // file. Later calls do nothing.
 func (l *Log) Close() error {
