@@ -67,7 +67,14 @@ type Record struct {
 	Redeliver  bool
 }
 
-var emptyData = sync.OnceValue(newData)
+// decoders are the tables of an empty data, by kind: they decode records (no one changes them).
+var decoders = sync.OnceValue(func() map[string]recordTable {
+	m := map[string]recordTable{}
+	for _, tb := range newData().tables() {
+		m[tb.kindName()] = tb
+	}
+	return m
+})
 
 // loadChunk is how many records a decoding goroutine of Load takes at a time.
 const loadChunk = 256
@@ -94,6 +101,7 @@ func (a *Account) Load(recs []Record) ([]Event, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var redeliver []Event
+	var tb recordTable // of the kind of the record before
 	for i, r := range recs {
 		if errs[i] != nil {
 			return nil, fmt.Errorf("store: loading a %s record: %w", r.Kind, errs[i])
@@ -114,18 +122,21 @@ func (a *Account) Load(recs []Record) ([]Event, error) {
 				return nil, err
 			}
 		default:
-			tb, _ := a.data.table(r.Kind)
-			if id := tb.put(d); id != string(r.Key) {
+			if tb == nil || tb.kindName() != r.Kind {
+				tb, _ = a.data.table(r.Kind)
+			}
+			id := tb.put(d)
+			if id != string(r.Key) {
 				return nil, fmt.Errorf("store: loading a %s: the record's id is %q, its key %q", r.Kind, id, r.Key)
 			}
-			a.store.ids.Observe(string(r.Key))
+			a.store.ids.Observe(id)
 		}
 	}
 	return redeliver, nil
 }
 
 // decodeRecord decodes a record's JSON: an *Event, an *IdempotencyRecord, or a new record of
-// its kind's table (decoded by the table of an empty data, which no one changes).
+// its kind's table.
 func decodeRecord(r Record) (any, error) {
 	var v any
 	switch r.Kind {
@@ -134,7 +145,7 @@ func decodeRecord(r Record) (any, error) {
 	case KindIdempotency:
 		v = new(IdempotencyRecord)
 	default:
-		tb, ok := emptyData().table(r.Kind)
+		tb, ok := decoders()[r.Kind]
 		if !ok {
 			return nil, ErrUnknownKind
 		}
