@@ -128,7 +128,7 @@ func apply(tx *bolt.Tx, ops []op) error {
 // the audit log; closed when the engine is released, or Open fails), into parts, and registers
 // the hooks that write every change from now on.
 func Open(dir string, parts Parts, db *durable.DB) (*Engine, error) {
-	e := &Engine{dir: dir, db: db, parts: parts, held: map[string][]op{}, events: eventKeys{}}
+	e := &Engine{dir: dir, db: db, parts: parts, last: failed{nil}, held: map[string][]op{}, events: eventKeys{}}
 	if err := e.load(); err != nil {
 		return nil, errors.Join(fmt.Errorf("persist: reading %s: %w", dir, err), db.Close())
 	}
@@ -150,9 +150,6 @@ func (e *Engine) Sync(ctx context.Context) error {
 	e.mu.Lock()
 	c := e.last
 	e.mu.Unlock()
-	if c == nil {
-		return nil
-	}
 	return c.Wait(ctx)
 }
 
