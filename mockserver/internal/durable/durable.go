@@ -308,6 +308,14 @@ func (db *DB) Close() error {
 	return errors.Join(db.bolt.Close(), err)
 }
 
+// WriteFreeList is a change that makes its transaction, and those after it, write the file's
+// free list (the group commits do not: OpenDB), so that the next OpenDB reads the list instead
+// of walking every page: the change of a clean close.
+func WriteFreeList(tx *bolt.Tx) error {
+	tx.DB().NoFreelistSync = false
+	return nil
+}
+
 // Path is the file's path.
 func (db *DB) Path() string { return db.bolt.Path() }
 

@@ -314,7 +314,7 @@ func (e *Engine) release(clean bool) error {
 	if clean {
 		b.events = e.events
 		ops := b.Settle("").ops
-		c = e.db.Enqueue(func(tx *bolt.Tx) error { return apply(tx, ops) })
+		c = e.db.Enqueue(func(tx *bolt.Tx) error { return errors.Join(apply(tx, ops), durable.WriteFreeList(tx)) })
 	}
 	e.closed = true
 	e.mu.Unlock()
