@@ -13,6 +13,7 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 	"github.com/medspa/medspa-go/mockserver/internal/persist"
+	"github.com/medspa/medspa-go/mockserver/internal/persist/import02"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 )
 
@@ -38,15 +39,18 @@ func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir 
 func WithCompactInterval(d time.Duration) Option { return func(o *options) { o.compactEvery = d } }
 
 // openDataFile opens the data directory's bbolt file (dir/data.db), which holds the state and
-// the audit files, importing the files of release 0.2 found in dir; nil without a data
-// directory.
+// the audit files, importing the files of release 0.2 found in dir (import02: a migration run
+// once); nil without a data directory.
 func openDataFile(dir string) (*durable.DB, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	db, err := persist.OpenFile(dir, durable.SyncAlways)
+	db, err := persist.OpenFile(dir, false)
 	if err != nil {
 		return nil, fmt.Errorf("mockserver: data directory: %w", err)
+	}
+	if err := import02.Import(db, dir); err != nil {
+		return nil, errors.Join(fmt.Errorf("mockserver: data directory: importing the files of release 0.2 in %s: %w", dir, err), db.Close())
 	}
 	return db, nil
 }
@@ -61,7 +65,7 @@ func closeDataFile(db *durable.DB) {
 // into the server's parts.
 func (s *Server) openData(db *durable.DB) error {
 	d, err := persist.Open(s.opts.dataDir, persist.Parts{Store: s.store, Keys: s.api.Keys(), OAuth: s.api.OAuth(),
-		Webhooks: s.hooks, SetClock: s.restoreClock}, persist.Options{DB: db})
+		Webhooks: s.hooks, SetClock: s.restoreClock}, db)
 	if err != nil {
 		return fmt.Errorf("mockserver: data directory: %w", err)
 	}

@@ -84,11 +84,7 @@ func (fs *files) get(account string) (*file, error) {
 			f.log, f.err = fs.db.Log(logPrefix + fileName(account))
 			return
 		}
-		opts := durable.Options{}
-		if fs.syncNone {
-			opts.Sync = durable.SyncNone
-		}
-		f.log, f.err = durable.Open(filepath.Join(fs.dir, fileName(account)), opts)
+		f.log, f.err = durable.Open(filepath.Join(fs.dir, fileName(account)), durable.Options{NoSync: fs.syncNone})
 		if f.err != nil {
 			f.err = fmt.Errorf("audit: %w", f.err)
 		}

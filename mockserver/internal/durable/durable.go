@@ -1,22 +1,18 @@
-// Package durable is the data directory's bbolt file (go.etcd.io/bbolt: B+tree, ACID
-// transactions, fsync per commit, free pages reused) with group commit: changes enqueued by
-// concurrent callers — puts and deletes, each a function of a write transaction — are applied
-// together in one transaction (one fsync). Enqueue returns at once; Commit.Wait returns once the
-// change is on disk. A Log is an append-only sequence of records in one bucket (the audit
-// files), whose head — the number and SHA-256 of its newest record, committed with it — makes
-// records removed from its end show (Log.Damage).
-//
-// Crash consistency, torn writes and free-space reuse are bbolt's: this package only maps "a
-// change" onto a transaction.
+// Package durable is the data directory's bbolt file with group commit: the changes enqueued by
+// concurrent callers (functions of a write transaction) run in one transaction, one fsync.
+// Enqueue returns at once; Commit.Wait once the change is on disk. A Log is an append-only
+// sequence of records (the audit files) whose head, committed with them, shows records removed
+// from its end. Crash consistency, torn writes and free-space reuse are bbolt's. bbolt's own
+// DB.Batch does not fit: it blocks its caller, so changes enqueued in commit order under an
+// account's lock could not wait outside it.
 package durable
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,31 +23,16 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
-// FileName is the file's name in its directory.
-const FileName = "data.db"
-
-// allocSize is the step the file grows by past its first MiB (bbolt's default is 16 MiB): the
-// file stays within a MiB of what it holds.
-const allocSize = 1 << 20
-
-// Format names the layout of the file; a file of another format is refused by OpenDB.
-const Format = "medspa-mock-data/4"
-
-// SyncPolicy says when changes reach the disk.
-type SyncPolicy int
-
 const (
-	// SyncAlways (the default) fsyncs every group commit before Wait returns: a change
-	// survives a process kill and a power loss.
-	SyncAlways SyncPolicy = iota
-	// SyncNone writes without fsync: a change survives the process being killed (it is in the
-	// kernel's page cache) but not a power loss. For tests that do not need more.
-	SyncNone
+	// FileName is the file's name in its directory.
+	FileName = "data.db"
+	// Format names the layout of the file; a file of another format is refused by OpenDB.
+	Format    = "medspa-mock-data/4"
+	allocSize = 1 << 20 // the file grows by 1 MiB steps (bbolt's default: 16 MiB)
 )
 
 var (
-	// ErrLocked is returned by OpenDB when another DB, in this or another process, has the
-	// file open.
+	// ErrLocked is returned by OpenDB when another DB, in any process, has the file open.
 	ErrLocked = errors.New("the data file is locked by another user")
 	// ErrClosed is returned by operations on a closed DB or Log.
 	ErrClosed = errors.New("the data file is closed")
@@ -69,12 +50,12 @@ var (
 	kDamage = []byte("damage") // what a head check found once: it stays reported
 )
 
-// Options configure OpenDB. The zero value is the safe default.
+// Options configure OpenDB. The zero value is the safe default: every commit fsynced before
+// Wait returns (it survives a power loss).
 type Options struct {
-	// Sync is SyncAlways unless set.
-	Sync SyncPolicy
-	// ReadOnly opens the file for reading (View, ReadFrom, Check), changing nothing; changes
-	// fail. It must exist.
+	// NoSync writes without fsync (tests): a change survives the process being killed only.
+	NoSync bool
+	// ReadOnly opens an existing file for reading (View, ReadFrom, Check); changes fail.
 	ReadOnly bool
 }
 
@@ -85,10 +66,9 @@ type DB struct {
 	zeros    *os.File // the file, for zeroAhead (nil read-only)
 
 	mu       sync.Mutex
-	queue    []func(*bolt.Tx) error // changes waiting for the flusher, in order
-	waiters  []*Commit              // their commits
+	next     *Commit // the changes waiting for the flusher, in order, and the Commit they share
 	flushing bool
-	wanted   bool          // a Wait is on a queued commit: the flusher writes without delay
+	wanted   bool          // a Wait is on the next commit: the flusher writes without delay
 	kick     chan struct{} // (1) wakes a flusher waiting for a Wait
 	delay    time.Duration // flushDelay (tests change it)
 	closed   bool
@@ -100,30 +80,36 @@ type DB struct {
 // any process, makes it fail with ErrLocked; a file of another format fails it with an error
 // naming both formats, the file unchanged.
 func OpenDB(path string, opts Options) (*DB, error) {
-	if err := checkSize(path); err != nil {
-		return nil, fmt.Errorf("durable: %s: %w", path, err)
-	}
 	// The free list is not written with each commit (fewer pages per fsync): Open rebuilds it.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.Sync == SyncNone,
-		ReadOnly: opts.ReadOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	bo := &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: opts.NoSync,
+		ReadOnly: opts.ReadOnly, NoFreelistSync: true, FreelistType: bolt.FreelistMapType}
+	err := checkSize(path, bo.Timeout)
+	var db *bolt.DB
+	if err == nil {
+		db, err = bolt.Open(path, 0o600, bo)
+	}
 	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("durable: %s: %w", path, ErrLocked)
+		err = ErrLocked
 	}
 	if err != nil {
 		return nil, fmt.Errorf("durable: %s: %w", path, err)
 	}
 	db.AllocSize = allocSize
-	var format []byte
-	_ = db.View(func(tx *bolt.Tx) error {
+	fresh := false
+	err = db.View(func(tx *bolt.Tx) error {
+		var format []byte
 		if m := tx.Bucket(bMeta); m != nil {
-			format = bytes.Clone(m.Get(kFormat))
+			format = m.Get(kFormat)
+		}
+		switch fresh = format == nil; {
+		case fresh && opts.ReadOnly:
+			return fmt.Errorf("durable: %s is not a data file", path)
+		case !fresh && string(format) != Format:
+			return fmt.Errorf("durable: %s is of format %q; this server reads %q (a newer release wrote it)", path, format, Format)
 		}
 		return nil
 	})
-	switch {
-	case format == nil && opts.ReadOnly:
-		err = fmt.Errorf("durable: %s is not a data file", path)
-	case format == nil:
+	if err == nil && fresh {
 		err = db.Update(func(tx *bolt.Tx) error {
 			m, err := tx.CreateBucketIfNotExists(bMeta)
 			if err == nil {
@@ -131,88 +117,54 @@ func OpenDB(path string, opts Options) (*DB, error) {
 			}
 			return err
 		})
-	case string(format) != Format:
-		err = fmt.Errorf("durable: %s is of format %q; this server reads %q (a newer release wrote it)", path, format, Format)
-	}
-	if err != nil {
-		db.Close()
-		return nil, err
 	}
 	d := &DB{bolt: db, readOnly: opts.ReadOnly, kick: make(chan struct{}, 1), delay: flushDelay}
-	if !opts.ReadOnly {
-		if d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("durable: %w", err)
-		}
+	if err == nil && !opts.ReadOnly {
+		d.zeros, err = os.OpenFile(path, os.O_WRONLY, 0)
+	}
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
 	}
 	return d, nil
 }
 
-// Zeros written ahead of the file's used pages (zeroAhead).
-const (
-	zeroMin  = 1 << 20 // at least this far ahead
-	zeroStep = 2 << 20 // written this far ahead when less
-)
+// checkSize refuses a file shorter than its pages (cut short: a copy, a disk that filled up):
+// bbolt (v1.4.3) maps it unchecked and crashes reading past its end. Its newest valid meta page
+// says how long it is (Tx.Size); a read-only open reads only the meta pages.
+func checkSize(path string, timeout time.Duration) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() == 0 {
+		return nil // none yet, or bbolt says what is wrong
+	}
+	db, err := bolt.Open(path, 0, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > fi.Size() {
+			return fmt.Errorf("the file is cut short: %d bytes, its pages need %d", fi.Size(), tx.Size())
+		}
+		return nil
+	})
+}
 
-// zeroAhead keeps zeros written past the file's used pages, so that the pages a commit takes
-// were written before: its fdatasync then flushes data only, not the block allocations of a
-// file grown sparse (bbolt grows it with truncate; on ext4 that made each commit 2-3× slower).
-// It runs in a write transaction: nothing allocates pages meanwhile.
+// zeroAhead keeps 1-2 MiB of zeros written past the file's used pages, so that the pages a
+// commit takes were written before: its fdatasync then flushes data only, not the block
+// allocations of a file grown sparse (bbolt grows it with truncate; on ext4 that made each
+// commit 2-3× slower). It runs in the write transaction: nothing allocates pages meanwhile.
 func (db *DB) zeroAhead(tx *bolt.Tx) error {
 	fi, err := db.zeros.Stat()
-	if err != nil || fi.Size() >= tx.Size()+zeroMin {
+	if err != nil || fi.Size() >= tx.Size()+1<<20 {
 		return err
 	}
 	buf := make([]byte, 256<<10)
-	for off, end := fi.Size(), tx.Size()+zeroStep; off < end; off += int64(len(buf)) {
+	for off, end := fi.Size(), tx.Size()+2<<20; off < end; off += int64(len(buf)) {
 		if _, err := db.zeros.WriteAt(buf[:min(int64(len(buf)), end-off)], off); err != nil {
 			return err
 		}
 	}
 	return db.zeros.Sync()
-}
-
-// checkSize refuses a bolt file shorter than its newest meta page says (cut short: a copy or a
-// disk that filled up), which bbolt would read past through its memory map and crash on. The
-// meta pages are the first two: a 16-byte page header, then magic (at 16), page size (24),
-// high-water page id (56), transaction id (64) and the FNV-64a of bytes 16-72 (72),
-// little-endian on the platforms Go runs bbolt on.
-func checkSize(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return err
-	}
-	var need, txid uint64
-	off := int64(0)
-	for i := range 2 {
-		var m [80]byte
-		if _, err := f.ReadAt(m[:], off); err != nil || binary.LittleEndian.Uint32(m[16:]) != 0xED0CDAED {
-			break
-		}
-		h := fnv.New64a()
-		h.Write(m[16:72])
-		if h.Sum64() != binary.LittleEndian.Uint64(m[72:]) {
-			off = int64(binary.LittleEndian.Uint32(m[24:]))
-			continue // torn: bbolt uses the other one
-		}
-		pageSize := binary.LittleEndian.Uint32(m[24:])
-		if t := binary.LittleEndian.Uint64(m[64:]); i == 0 || t > txid {
-			txid, need = t, binary.LittleEndian.Uint64(m[56:])*uint64(pageSize)
-		}
-		off = int64(pageSize) // the second meta page
-	}
-	if uint64(fi.Size()) < need {
-		return fmt.Errorf("the file is cut short: %d bytes, its pages need %d", fi.Size(), need)
-	}
-	return nil
 }
 
 // View runs fn in a read transaction: it sees every change committed before it began.
@@ -221,11 +173,12 @@ func (db *DB) View(fn func(tx *bolt.Tx) error) error { return db.bolt.View(fn) }
 // Update runs fn in a write transaction of its own, outside the group commit (opening, import).
 func (db *DB) Update(fn func(tx *bolt.Tx) error) error { return db.bolt.Update(fn) }
 
-// Commit is the outcome of an Enqueue: Wait returns once its change is on disk.
+// Commit is the outcome of the changes of one group commit: Wait returns once they are on disk.
 type Commit struct {
-	db   *DB // nil when done at birth
-	done chan struct{}
-	err  error
+	db      *DB // nil when done at birth
+	changes []func(*bolt.Tx) error
+	done    chan struct{}
+	err     error
 }
 
 func doneCommit(err error) *Commit {
@@ -234,7 +187,7 @@ func doneCommit(err error) *Commit {
 	return c
 }
 
-// Wait returns nil once the commit's change is on disk, the failure that kept it from it, or
+// Wait returns nil once the commit's changes are on disk, the failure that kept them from it, or
 // ctx's error.
 func (c *Commit) Wait(ctx context.Context) error {
 	select {
@@ -268,16 +221,16 @@ func (db *DB) enqueueLocked(change func(*bolt.Tx) error) *Commit {
 		return doneCommit(db.err)
 	case db.readOnly:
 		return doneCommit(bolterrors.ErrDatabaseReadOnly)
+	case db.next == nil:
+		db.next = &Commit{db: db, done: make(chan struct{})}
 	}
-	c := &Commit{db: db, done: make(chan struct{})}
-	db.queue = append(db.queue, change)
-	db.waiters = append(db.waiters, c)
+	db.next.changes = append(db.next.changes, change)
 	if !db.flushing {
 		db.flushing = true
 		db.flusher.Add(1)
 		go db.flush()
 	}
-	return c
+	return db.next
 }
 
 // flushDelay is how long the flusher waits for a Wait before writing changes nobody waits for.
@@ -294,16 +247,15 @@ func (db *DB) want() {
 	}
 }
 
-// flush writes what is queued, one transaction (one fsync) per round, until the queue is empty:
-// the changes of every caller that enqueued while the previous round was on disk go together.
-// A round starts once a caller waits (or after flushDelay): the writes of a request come in a
-// row — its change, then its audit event — and its Wait comes after the last, so they share
-// one transaction.
+// flush writes what is queued, one transaction (one fsync) per round, until nothing is: the
+// changes of every caller that enqueued while the previous round was on disk go together. A
+// round starts once a caller waits (or after flushDelay): a request's writes come in a row —
+// its change, then its audit event — and its Wait after the last, so they share a transaction.
 func (db *DB) flush() {
 	defer db.flusher.Done()
 	for {
 		db.mu.Lock()
-		if len(db.waiters) == 0 {
+		if db.next == nil {
 			db.flushing = false
 			db.mu.Unlock()
 			return
@@ -311,40 +263,30 @@ func (db *DB) flush() {
 		if !db.wanted && !db.closed {
 			delay := db.delay
 			db.mu.Unlock()
-			t := time.NewTimer(delay)
 			select {
 			case <-db.kick:
-			case <-t.C:
+			case <-time.After(delay):
 			}
-			t.Stop()
 			db.mu.Lock()
 		}
-		queue, waiters := db.queue, db.waiters
-		db.queue, db.waiters, db.wanted = nil, nil, false
+		c := db.next
+		db.next, db.wanted = nil, false
 		db.mu.Unlock()
-		err := db.bolt.Update(func(tx *bolt.Tx) error {
-			if err := db.zeroAhead(tx); err != nil {
-				return err
+		c.err = db.bolt.Update(func(tx *bolt.Tx) error {
+			err := db.zeroAhead(tx)
+			for i := 0; err == nil && i < len(c.changes); i++ {
+				err = c.changes[i](tx)
 			}
-			for _, change := range queue {
-				if err := change(tx); err != nil {
-					return err
-				}
-			}
-			return nil
+			return err
 		})
-		if err != nil {
-			err = fmt.Errorf("durable: writing %s: %w", db.bolt.Path(), err)
+		if c.err != nil {
+			c.err = fmt.Errorf("durable: writing %s: %w", db.bolt.Path(), c.err)
 			db.mu.Lock()
-			if db.err == nil {
-				db.err = err
-			}
+			db.err = cmp.Or(db.err, c.err)
 			db.mu.Unlock()
 		}
-		for _, c := range waiters {
-			c.err = err
-			close(c.done)
-		}
+		c.changes = nil
+		close(c.done)
 	}
 }
 
@@ -366,6 +308,14 @@ func (db *DB) Close() error {
 	return errors.Join(db.bolt.Close(), err)
 }
 
+// WriteFreeList is a change that makes its transaction, and those after it, write the file's
+// free list (the group commits do not: OpenDB), so that the next OpenDB reads the list instead
+// of walking every page: the change of a clean close.
+func WriteFreeList(tx *bolt.Tx) error {
+	tx.DB().NoFreelistSync = false
+	return nil
+}
+
 // Path is the file's path.
 func (db *DB) Path() string { return db.bolt.Path() }
 
@@ -373,22 +323,19 @@ func (db *DB) Path() string { return db.bolt.Path() }
 // log's head. It returns every problem found, joined.
 func (db *DB) Check() error {
 	var errs []error
+	logs := db.Logs("")
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
 			errs = append(errs, e)
 		}
+		for _, name := range logs {
+			if l := (&Log{db: db, name: []byte(name)}); l.recover(tx) == nil && l.damage != nil {
+				errs = append(errs, fmt.Errorf("log %s: %w", name, l.damage))
+			}
+		}
 		return nil
 	})
-	errs = append(errs, err)
-	for _, name := range db.Logs("") {
-		l := &Log{db: db, name: []byte(name)}
-		if err := db.bolt.View(l.recover); err != nil {
-			errs = append(errs, err)
-		} else if l.damage != nil {
-			errs = append(errs, fmt.Errorf("log %s: %w", name, l.damage))
-		}
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, err)...)
 }
 
 // SyncDir makes the entries of directory dir durable (a new or renamed file in it).
@@ -416,8 +363,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	}
 	l, err := db.Log("log")
 	if err != nil {
-		db.Close()
-		return nil, err
+		return nil, errors.Join(err, db.Close())
 	}
 	l.own = true
 	return l, nil

@@ -17,7 +17,7 @@ import (
 
 func open(t *testing.T, dir string) *durable.Log {
 	t.Helper()
-	l, err := durable.Open(dir, durable.Options{Sync: durable.SyncNone})
+	l, err := durable.Open(dir, durable.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,23 +154,5 @@ func TestLockedAndNewerFormat(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, durable.FileName)); !bytes.Equal(before, after) {
 		t.Fatal("the refused file changed")
-	}
-}
-
-// The state log of a data directory written by release 0.2 (cmd/medspa-mock/testdata) reads
-// back: its snapshot then its segments.
-func TestRead02(t *testing.T) {
-	t.Parallel()
-	src := filepath.Join("..", "..", "..", "cmd", "medspa-mock", "testdata", "datadir-0.2", "state")
-	var got []string
-	found, err := durable.Read02(src, func(rec []byte) error { got = append(got, string(rec)); return nil })
-	if err != nil || !found {
-		t.Fatal(found, err)
-	}
-	if len(got) < 5 || !strings.HasPrefix(got[0], `{"t":"header"`) || !strings.Contains(strings.Join(got, "\n"), `{"t":"end"`) {
-		t.Fatalf("read %d records: %.60q … %.60q", len(got), got[0], got[len(got)-1])
-	}
-	if found, err := durable.Read02(t.TempDir(), nil); found || err != nil {
-		t.Fatalf("an empty directory: %v %v", found, err)
 	}
 }

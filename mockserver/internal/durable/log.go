@@ -31,9 +31,7 @@ type Position struct{ Seq uint64 }
 func (db *DB) Log(name string) (*Log, error) {
 	l := &Log{db: db, name: []byte(name), last: doneCommit(nil)}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		if tx.Bucket(l.name) == nil && db.readOnly {
-			return fmt.Errorf("no log %s in the file", name)
-		} else if tx.Bucket(l.name) == nil {
+		if tx.Bucket(l.name) == nil && !db.readOnly {
 			return nil
 		}
 		return l.recover(tx)
@@ -41,11 +39,10 @@ func (db *DB) Log(name string) (*Log, error) {
 	if err == nil && !db.readOnly && (l.next == 0 || l.damage != nil) {
 		err = db.bolt.Update(func(tx *bolt.Tx) error {
 			b, err := tx.CreateBucketIfNotExists(l.name)
-			if err == nil {
-				_, err = b.CreateBucketIfNotExists(bLog)
-			}
-			if err == nil {
-				_, err = b.CreateBucketIfNotExists(bMeta)
+			for _, sub := range [][]byte{bLog, bMeta} {
+				if err == nil {
+					_, err = b.CreateBucketIfNotExists(sub)
+				}
 			}
 			if err == nil && l.damage != nil { // kept: appends after it must not hide it
 				err = b.Bucket(bMeta).Put(kDamage, []byte(l.damage.Error()))
@@ -78,7 +75,7 @@ func (db *DB) Logs(prefix string) []string {
 func (l *Log) recover(tx *bolt.Tx) error {
 	b := tx.Bucket(l.name)
 	if b == nil || b.Bucket(bMeta) == nil || b.Bucket(bLog) == nil {
-		return fmt.Errorf("durable: no log %s in the file", l.name)
+		return fmt.Errorf("no log %s in the file", l.name)
 	}
 	m := b.Bucket(bMeta)
 	last, rec := b.Bucket(bLog).Cursor().Last()
@@ -149,14 +146,6 @@ func (l *Log) ReadFrom(pos Position, fn func(rec []byte, pos Position) error) er
 		}
 		return nil
 	})
-}
-
-// Sync returns once every record enqueued so far is on disk (or with the failure).
-func (l *Log) Sync(ctx context.Context) error {
-	l.db.mu.Lock()
-	c := l.last
-	l.db.mu.Unlock()
-	return c.Wait(ctx)
 }
 
 // Close waits for the log's queued records and takes no more; a log opened by Open closes its

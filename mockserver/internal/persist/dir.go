@@ -2,6 +2,7 @@ package persist
 
 import (
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,55 +14,37 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
-// Files of a data directory (docs/mock-server.md "Data directory").
-const (
-	keyFile    = "phi.key" // the PHI key, 64 hex digits, unless given by the caller
-	readmeFile = "README"
-)
+// keyFile is the PHI key, 64 hex digits, unless given by the caller.
+const keyFile = "phi.key"
 
-const dirReadme = `This is a medspa-mock data directory (docs/mock-server.md, "Data directory").
-Everything an account holds survives a restart or a crash of the server using it: every change
-is in data.db before its response is sent. Do not edit these files; copy the directory only
-while no server uses it.
+// dirReadme is the directory's README (docs/mock-server.md "Data directory").
+//
+//go:embed datadir-README.txt
+var dirReadme string
 
-  data.db       a bbolt file (go.etcd.io/bbolt), locked while a server uses it, holding the
-                state itself: "acct/<account>" a sub-bucket per kind of record (PHI sealed),
-                its events and idempotency entries, clock and pending deliveries; "cred" API
-                keys and "oauth" OAuth clients, codes, tokens and families (secrets as SHA-256
-                digests only); "snapshots" named snapshots; "meta"; "audit/<account>" each
-                account's audit log. Check it with: medspa-mock -data DIR -check
-  phi.key       the AES-256 key sealing PHI (unless the server was given one): keep it private
-  api-key       the key the medspa-mock binary prints at start (the binary's, when it ran here)
-  v0.2-backup/  the files of release 0.2, once imported into data.db
-
-PHI is sealed (AES-256-GCM, bound to account, record and field); no file holds it in the clear.
-`
-
-// OpenFile opens the data file of directory dir (creating both if needed), importing the
-// files of release 0.2 found there (import02.go).
-func OpenFile(dir string, sync durable.SyncPolicy) (*durable.DB, error) {
+// OpenFile opens the data file of directory dir (creating both if needed; noSync: without fsync,
+// for tests) and writes the directory's README.
+func OpenFile(dir string, noSync bool) (*durable.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
-	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{Sync: sync})
+	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{NoSync: noSync})
 	if err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
-	if err := errors.Join(writeReadme(dir), import02(db, dir)); err != nil {
-		return nil, errors.Join(fmt.Errorf("persist: importing the files of release 0.2 in %s: %w", dir, err), db.Close())
+	if err := writeReadme(dir); err != nil {
+		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil
 }
 
-// writeReadme writes dir's README unless it is there as it should be (an older release's is
-// replaced).
+// writeReadme writes dir's README unless it is there as it should be.
 func writeReadme(dir string) error {
-	path := filepath.Join(dir, readmeFile)
-	if b, err := os.ReadFile(path); err == nil && string(b) == dirReadme {
-		return nil
-	}
-	if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {
-		return fmt.Errorf("persist: %w", err)
+	path := filepath.Join(dir, "README")
+	if b, err := os.ReadFile(path); err != nil || string(b) != dirReadme {
+		if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {
+			return fmt.Errorf("persist: %w", err)
+		}
 	}
 	return nil
 }
@@ -103,18 +86,12 @@ func makeKey(dir, path string) ([]byte, error) {
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.WriteString(hex.EncodeToString(key) + "\n")
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if err = errors.Join(err, tmp.Close()); err == nil {
+	if err = errors.Join(err, tmp.Sync(), tmp.Close()); err == nil {
 		if err = os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
 			err = nil
 		}
 	}
-	if err == nil {
-		err = durable.SyncDir(dir)
-	}
-	if err != nil {
+	if err = errors.Join(err, durable.SyncDir(dir)); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(path)

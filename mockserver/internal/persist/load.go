@@ -16,50 +16,40 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// loading is what reading the file gathers before the parts take it, per account.
-type loading struct {
-	pending   map[string][]webhook.Pending
-	redeliver map[string][]store.Event // events after the account's settled one
-	claims    []op                     // claim markers left by a crash: dropped
-}
-
-// load reads the file into the parts: the PHI key's check, the id generator, the server's
-// clock, credentials, OAuth records, then each account's records, clock and pending
-// deliveries. Then the events of changes committed since the last clean close are delivered
-// again (at least once: some may have gone out before the server stopped).
+// load reads the file into the parts in one read transaction: the PHI key's check, the id
+// generator, the server's clock, credentials, OAuth records, then each account's records
+// (store.Account.Load), clock and pending deliveries. Then the events of changes committed
+// since the last clean close are delivered again (at least once: some may have gone out before
+// the server stopped).
 func (e *Engine) load() error {
-	start := time.Now()
-	p := e.parts
-	ld := &loading{pending: map[string][]webhook.Pending{}, redeliver: map[string][]store.Event{}}
+	start, p := time.Now(), e.parts
+	pending, redeliver := map[string][]webhook.Pending{}, map[string][]store.Event{}
+	var claims []op // claim markers left by a crash: dropped
 	err := e.db.View(func(tx *bolt.Tx) error {
 		m := tx.Bucket([]byte(bMeta))
-		kc := m.Get([]byte(kKeyCheck))
+		kc, ids := m.Get([]byte(kKeyCheck)), m.Get([]byte(kIDs))
 		if kc != nil && string(kc) != p.Store.KeyCheck() {
 			return errors.New("the data directory was sealed with another PHI key")
 		}
 		e.dirty = durable.U64(m.Get([]byte(kDirty)))
 		// No change since the file was made, and no clean close (which writes ids): no state.
-		e.loaded.Fresh = kc == nil || e.dirty == 0 && m.Get([]byte(kIDs)) == nil
-		e.loaded.Changes = int(e.dirty)
-		if ids := m.Get([]byte(kIDs)); ids != nil {
+		e.loaded.Fresh, e.loaded.Changes = kc == nil || e.dirty == 0 && ids == nil, int(e.dirty)
+		if ids != nil {
 			if err := p.Store.IDs().UnmarshalBinary(ids); err != nil {
 				return err
 			}
 		}
-		if err := setClock(p, "", m.Get([]byte(kClock))); err != nil {
-			return err
-		}
-		err := each(tx.Bucket([]byte(bCred)), func(_, v []byte) error {
+		err := errors.Join(setClock(p, "", m.Get([]byte(kClock))), each(tx.Bucket([]byte(bCred)), func(_, v []byte) error {
 			var st auth.CredentialState
 			if err := json.Unmarshal(v, &st); err != nil || st.Credential == nil {
 				return fmt.Errorf("credential %s: %w", st.ID, errors.Join(err, errors.New("malformed")))
 			}
 			p.Store.Account(st.Credential.Account)
 			return p.Keys.Restore(st)
-		})
-		for _, kind := range oauthKinds {
-			if err == nil && tx.Bucket([]byte(bOAuth)) != nil {
-				err = each(tx.Bucket([]byte(bOAuth)).Bucket([]byte(kind)), func(_, v []byte) error {
+		}))
+		for _, kind := range oauthKinds { // in this order: what refers comes after
+			if o := tx.Bucket([]byte(bOAuth)); err == nil && o != nil {
+				err = each(o.Bucket([]byte(kind)), func(_, v []byte) error {
 					var r auth.OAuthRecord
 					if err := json.Unmarshal(v, &r); err != nil {
 						return fmt.Errorf("an OAuth %s: %w", kind, err)
@@ -75,15 +65,49 @@ func (e *Engine) load() error {
 			return err
 		}
 		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-			if account, ok := accountOf(name); ok {
-				return e.loadAccount(ld, account, b)
+			account, ok := accountOf(name)
+			if !ok {
+				return nil
 			}
-			return nil
+			if err := setClock(p, account, b.Get([]byte(kClock))); err != nil {
+				return err
+			}
+			if v := b.Get([]byte(kPending)); v != nil {
+				var pd []webhook.Pending
+				if err := json.Unmarshal(v, &pd); err != nil {
+					return fmt.Errorf("pending deliveries of %s: %w", account, err)
+				}
+				pending[account] = pd
+			}
+			settled := durable.U64(b.Get([]byte(kSettled)))
+			s := &seqs{settled + 1, settled + 1} // new events sort after the settled one, even if gone
+			e.events[account] = s
+			var recs []store.Record
+			err := b.ForEachBucket(func(kind []byte) error {
+				k := string(kind)
+				return each(b.Bucket(kind), func(key, v []byte) error {
+					n, event := durable.U64(key), k == store.KindEvent
+					if k == claimsSub {
+						claims = append(claims, op{string(name), claimsSub, bytes.Clone(key), nil})
+						return nil
+					} else if event {
+						s.lo, s.next = min(s.lo, n), max(s.next, n+1)
+					}
+					recs = append(recs, store.Record{Kind: k, Key: key, Value: v, Redeliver: event && n > settled})
+					return nil
+				})
+			})
+			if err == nil {
+				redeliver[account], err = p.Store.Account(account).Load(recs)
+			}
+			e.loaded.Records += len(recs)
+			return err
 		})
 	})
 	if err != nil {
 		return err
 	}
+	e.loaded.Skipped = len(claims)
 	p.Store.FinishReplay()
 	p.OAuth.FinishRestore()
 	if e.dirty > 0 {
@@ -91,58 +115,17 @@ func (e *Engine) load() error {
 		// secrets the file does not record all of (codes, secrets): go elsewhere in the stream.
 		p.Store.IDs().Reseed(binary.BigEndian.AppendUint64([]byte("dirty"), e.dirty))
 	}
-	for account, pending := range ld.pending {
-		if err := p.Webhooks.ImportPending(p.Store.Account(account), pending); err != nil {
+	for account, pd := range pending {
+		if err := p.Webhooks.ImportPending(p.Store.Account(account), pd); err != nil {
 			return fmt.Errorf("pending deliveries of %s: %w", account, err)
 		}
 	}
-	for account, events := range ld.redeliver {
+	for account, events := range redeliver {
 		p.Store.Account(account).Redeliver(events)
 	}
-	ops := append(ld.claims, op{bMeta, "", []byte(kKeyCheck), []byte(p.Store.KeyCheck())})
+	ops := append(claims, op{bMeta, "", []byte(kKeyCheck), []byte(p.Store.KeyCheck())})
 	e.loaded.Took = time.Since(start)
 	return e.db.Update(func(tx *bolt.Tx) error { return apply(tx, ops) })
-}
-
-// loadAccount reads an account's bucket.
-func (e *Engine) loadAccount(ld *loading, account string, b *bolt.Bucket) error {
-	p := e.parts
-	a := p.Store.Account(account)
-	if err := setClock(p, account, b.Get([]byte(kClock))); err != nil {
-		return err
-	}
-	if v := b.Get([]byte(kPending)); v != nil {
-		var pd []webhook.Pending
-		if err := json.Unmarshal(v, &pd); err != nil {
-			return fmt.Errorf("pending deliveries of %s: %w", account, err)
-		}
-		ld.pending[account] = pd
-	}
-	settled := durable.U64(b.Get([]byte(kSettled)))
-	s := &seqs{settled + 1, settled + 1} // new events sort after the settled one, even if gone
-	e.events[account] = s
-	return b.ForEachBucket(func(kind []byte) error {
-		return each(b.Bucket(kind), func(k, v []byte) error {
-			switch string(kind) {
-			case claimsSub:
-				e.loaded.Skipped++
-				ld.claims = append(ld.claims, op{acctPrefix + account, claimsSub, bytes.Clone(k), nil})
-				return nil
-			case store.KindEvent:
-				n := durable.U64(k)
-				s.lo, s.next = min(s.lo, n), max(s.next, n+1)
-				if n > settled {
-					var ev store.Event
-					if err := json.Unmarshal(v, &ev); err != nil {
-						return fmt.Errorf("an event of %s: %w", account, err)
-					}
-					ld.redeliver[account] = append(ld.redeliver[account], ev)
-				}
-			}
-			e.loaded.Records++
-			return a.Load(string(kind), string(k), v)
-		})
-	})
 }
 
 // setClock gives account ("" the server) the clock setting v (nil: none).

@@ -1,15 +1,14 @@
 // Package persist keeps the mock server's state in a data directory (docs/protocol.md §13,
-// "restart loses nothing acknowledged"): the directory's bbolt file (mockserver/internal/durable)
-// holds the state itself, and every committed change puts and deletes its keys there, in one
-// transaction shared with the changes committed at the same time, before the request that
-// made it is answered. A server that starts on the directory reads the buckets back; there is
-// no log to replay and nothing to compact. The layout is in dirReadme.
+// "restart loses nothing acknowledged"): the directory's bbolt file (durable) holds the state
+// itself; every committed change puts and deletes its keys there, in the transaction shared
+// with the changes committed at the same time, before its request is answered. A start reads
+// the buckets back (load.go): no log to replay, nothing to compact. The layout is the
+// directory's README (datadir-README.txt).
 //
 // What is written comes from one place per part, so that a new kind of change persists by
-// construction: the store's commit point (store.OnCommit: every put and delete of a record of
-// any kind, its events and its idempotency entry), the credential registry's change hook
-// (auth.Registry.OnChange), the OAuth registry's (auth.OAuth.OnChange), and the server's
-// clock and named-snapshot calls (ClockChanged, Snapshots).
+// construction: the store's commit point (store.OnCommit: every record of any kind, its events
+// and idempotency entries), the registries' change hooks (auth.Registry.OnChange,
+// auth.OAuth.OnChange), and the server's clock and named-snapshot calls.
 package persist
 
 import (
@@ -31,15 +30,13 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Buckets and keys of the data file (besides the audit logs, "audit/<account>": the audit
-// package's). Account buckets hold a sub-bucket per kind of record (store.Write.Kind; events
-// under sequence keys, oldest first) and the keys clock, pending and settled.
+// Buckets and keys of the file (the audit logs, "audit/<account>", are the audit package's).
 const (
-	bMeta      = "meta"      // keyCheck, ids (the id generator, at the last clean close), clock, dirty
+	bMeta      = "meta"      // keyCheck, ids (the id generator at the last clean close), clock, dirty
 	bCred      = "cred"      // credential id → auth.CredentialState
-	bOAuth     = "oauth"     // sub-bucket per kind (client, family, code, token): key → auth.OAuthRecord
+	bOAuth     = "oauth"     // sub-bucket per kind (oauthKinds): key → auth.OAuthRecord
 	bSnapshots = "snapshots" // account NUL name → AccountSnapshot
-	acctPrefix = "acct/"     // acct/<account>
+	acctPrefix = "acct/"     // acct/<account>: a sub-bucket per kind (store.Write.Kind; events by sequence)
 	claimsSub  = "~claims"   // an account's claims with writes held until their outcome
 	kKeyCheck  = "keyCheck"  // store.KeyCheck of the PHI key that sealed the file's values
 	kIDs       = "ids"
@@ -58,19 +55,8 @@ type Parts struct {
 	Keys     *auth.Registry
 	OAuth    *auth.OAuth
 	Webhooks *webhook.Dispatcher
-	// SetClock gives an account ("": the server) the clock setting read back from the file;
-	// nil st returns the account to the server's clock. The caller owns clocks.
+	// SetClock gives an account ("": the server) the clock setting read back from the file.
 	SetClock func(account string, st *clock.State)
-}
-
-// Options tune the engine. The zero value is the safe default.
-type Options struct {
-	// Sync is the file's fsync policy (default durable.SyncAlways: a write survives a power
-	// loss; SyncNone: it survives the process being killed). Unused with DB.
-	Sync durable.SyncPolicy
-	// DB is the data file, from OpenFile (shared with the audit log); the engine closes it when
-	// released (Close, Abandon, a failed Open). Nil: Open opens it.
-	DB *durable.DB
 }
 
 // Engine keeps a server's state in a data directory. Its methods are safe for concurrent use.
@@ -81,29 +67,27 @@ type Engine struct {
 
 	// mu guards what follows; it is a leaf (hooks call in under the locks of the parts).
 	mu     sync.Mutex
-	last   store.Pending    // the last commit enqueued (or refused): Sync waits for it
-	held   map[string][]op  // per claim: the writes of a keyed request, until its outcome
-	events map[string]*seqs // per account: the keys of its events in the file
-	dirty  uint64           // changes since the last clean close
+	last   store.Pending   // the last commit enqueued (or refused): Sync waits for it
+	held   map[string][]op // per claim: the writes of a keyed request, until its outcome
+	events eventKeys
+	dirty  uint64 // changes since the last clean close
 	closed bool
 	loaded Loaded
 }
 
-// seqs are the event keys of an account in the file: lo to next-1.
+// eventKeys are the keys of each account's events in the file: lo to next-1.
+type eventKeys map[string]*seqs
+
 type seqs struct{ lo, next uint64 }
 
-// Loaded says what Open found in the directory.
+// Loaded says what Open found in the directory: no state (Fresh), the records read, the changes
+// committed after the last clean close (a crash: their events are delivered again), the keyed
+// requests whose writes were left out (the crash came before their outcome: the client's retry
+// runs anew), and how long reading took.
 type Loaded struct {
-	// Fresh says the directory held no state: a new server.
-	Fresh bool
-	// Records counts the records read; Changes the changes committed after the last clean
-	// close (a crash: their events are delivered again).
-	Records, Changes int
-	// Skipped counts the keyed requests whose writes were left out: committed, but the crash
-	// came before their outcome, so the client's retry runs anew.
-	Skipped int
-	// Took is how long reading took.
-	Took time.Duration
+	Fresh                     bool
+	Records, Changes, Skipped int
+	Took                      time.Duration
 }
 
 // op puts val under key in bucket (its sub-bucket sub, when not ""), or deletes key (val nil),
@@ -140,24 +124,17 @@ func apply(tx *bolt.Tx, ops []op) error {
 	return nil
 }
 
-// Open reads the state of the data directory dir into parts and registers the hooks that write
-// every change from now on. Another process (or server) holding dir open makes it fail with
-// durable.ErrLocked.
-func Open(dir string, parts Parts, opts Options) (*Engine, error) {
-	db := opts.DB
-	if db == nil {
-		var err error
-		if db, err = OpenFile(dir, opts.Sync); err != nil {
-			return nil, err
-		}
-	}
-	e := &Engine{dir: dir, db: db, parts: parts, held: map[string][]op{}, events: map[string]*seqs{}}
+// Open reads the state of the data directory dir, in its file db (from OpenFile, shared with
+// the audit log; closed when the engine is released, or Open fails), into parts, and registers
+// the hooks that write every change from now on.
+func Open(dir string, parts Parts, db *durable.DB) (*Engine, error) {
+	e := &Engine{dir: dir, db: db, parts: parts, last: failed{nil}, held: map[string][]op{}, events: eventKeys{}}
 	if err := e.load(); err != nil {
 		return nil, errors.Join(fmt.Errorf("persist: reading %s: %w", dir, err), db.Close())
 	}
 	parts.Store.OnCommit(e.commit, true)
-	parts.Keys.OnChange(e.credChanged)
-	parts.OAuth.OnChange(e.oauthChanged)
+	parts.Keys.OnChange(func(st auth.CredentialState) { e.enqueue(new(Batch).Cred(st).ops...) })
+	parts.OAuth.OnChange(func(recs []auth.OAuthRecord) { e.enqueue(new(Batch).OAuth(recs).ops...) })
 	return e, nil
 }
 
@@ -167,16 +144,12 @@ func (e *Engine) Loaded() Loaded { return e.loaded }
 // Dir is the data directory.
 func (e *Engine) Dir() string { return e.dir }
 
-// Sync returns once every change enqueued so far is durable (admin and OAuth requests, and the
-// server's Go methods, wait for it before answering), or with the failure that keeps it from
-// being so, or ctx's error.
+// Sync returns once every change enqueued so far is durable (admin and OAuth requests and the
+// server's Go methods wait for it before answering), or with the failure, or ctx's error.
 func (e *Engine) Sync(ctx context.Context) error {
 	e.mu.Lock()
 	c := e.last
 	e.mu.Unlock()
-	if c == nil {
-		return nil
-	}
 	return c.Wait(ctx)
 }
 
@@ -213,7 +186,7 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ops = append(ops, e.eventOpsLocked(c.Account, c.Replaced, events)...)
+	ops = append(ops, e.events.ops(c.Account, c.Replaced, events)...)
 	acct := acctPrefix + c.Account
 	switch {
 	case c.Claim != "":
@@ -225,11 +198,16 @@ func (e *Engine) commit(_ *store.Account, c store.Change) store.Pending {
 	case c.Source != "": // a named snapshot restored: its pending deliveries stand for its events
 		var snap AccountSnapshot
 		if b, _, _, err := e.Snapshots().load(c.Source); err == nil && json.Unmarshal(b, &snap) == nil {
-			ops = append(ops, jsonOp(acct, "", kPending, snap.Pending, len(snap.Pending) > 0),
-				op{acct, "", []byte(kSettled), durable.Key(e.events[c.Account].next - 1)})
+			ops = append(ops, (&Batch{events: e.events}).Pending(c.Account, snap.Pending).Settle(c.Account).ops...)
 		}
 	}
-	e.supersedeLocked(ops)
+	for claim, held := range e.held { // drop the held writes that ops, written now, make older
+		e.held[claim] = slices.DeleteFunc(held, func(h op) bool {
+			return slices.ContainsFunc(ops, func(o op) bool {
+				return o.bucket == h.bucket && (o.key == nil || o.sub == h.sub && string(o.key) == string(h.key))
+			})
+		})
+	}
 	return e.enqueueLocked(ops)
 }
 
@@ -267,41 +245,28 @@ func changeOps(c store.Change) (ops []op, events [][]byte, err error) {
 	return ops, events, nil
 }
 
-// eventOpsLocked puts an account's events under its next sequence keys (after a replaced
-// state's: from there on), deleting the oldest once the file holds twice what the store keeps
-// (store.EventLogSize).
-func (e *Engine) eventOpsLocked(account string, replaced bool, events [][]byte) []op {
-	acct := acctPrefix + account
-	s := e.events[account]
+// ops puts an account's events under its next sequence keys (after a replaced state's: from
+// there on), deleting the oldest once the file holds twice what the store keeps.
+func (ek eventKeys) ops(account string, replaced bool, events [][]byte) []op {
+	s := ek[account]
 	if s == nil {
 		s = &seqs{1, 1}
-		e.events[account] = s
+		ek[account] = s
 	}
 	if replaced {
 		s.lo = s.next
 	}
 	var ops []op
 	for _, b := range events {
-		ops = append(ops, op{acct, store.KindEvent, durable.Key(s.next), b})
+		ops = append(ops, op{acctPrefix + account, store.KindEvent, durable.Key(s.next), b})
 		s.next++
 	}
 	if s.next-s.lo > 2*store.EventLogSize {
 		for ; s.next-s.lo > store.EventLogSize; s.lo++ {
-			ops = append(ops, op{acct, store.KindEvent, durable.Key(s.lo), nil})
+			ops = append(ops, op{acctPrefix + account, store.KindEvent, durable.Key(s.lo), nil})
 		}
 	}
 	return ops
-}
-
-// supersedeLocked drops from the held writes those that ops, written now, make older.
-func (e *Engine) supersedeLocked(ops []op) {
-	for claim, held := range e.held {
-		e.held[claim] = slices.DeleteFunc(held, func(h op) bool {
-			return slices.ContainsFunc(ops, func(o op) bool {
-				return o.bucket == h.bucket && (o.key == nil || o.sub == h.sub && string(o.key) == string(h.key))
-			})
-		})
-	}
 }
 
 // jsonOp puts v's JSON under key (deletes key unless keep).
@@ -313,33 +278,11 @@ func jsonOp(bucket, sub, key string, v any, keep bool) op {
 	return o
 }
 
-func credOp(st auth.CredentialState) op { return jsonOp(bCred, "", st.ID, st, st.Credential != nil) }
-
-func oauthOps(recs []auth.OAuthRecord) []op {
-	ops := make([]op, len(recs))
-	for i, r := range recs {
-		ops[i] = jsonOp(bOAuth, r.Kind, r.Key, r, !r.Deleted)
-	}
-	return ops
-}
-
-// clockOp writes account's clock ("": the server's; nil st: the server's clock).
-func clockOp(account string, st *clock.State) op {
-	if account == "" {
-		return jsonOp(bMeta, "", kClock, st, st != nil)
-	}
-	return jsonOp(acctPrefix+account, "", kClock, st, st != nil)
-}
-
-// credChanged writes a credential's new state (auth.Registry.OnChange).
-func (e *Engine) credChanged(st auth.CredentialState) { e.enqueue(credOp(st)) }
-
-// oauthChanged writes one OAuth mutation's records (auth.OAuth.OnChange).
-func (e *Engine) oauthChanged(recs []auth.OAuthRecord) { e.enqueue(oauthOps(recs)...) }
-
 // ClockChanged writes an account's clock setting ("" the server's; nil st: the account follows
 // the server's clock again). Call it after every change of a clock.
-func (e *Engine) ClockChanged(account string, st *clock.State) { e.enqueue(clockOp(account, st)) }
+func (e *Engine) ClockChanged(account string, st *clock.State) {
+	e.enqueue(new(Batch).Clock(account, st).ops...)
+}
 
 // Close writes what is only in memory — each account's pending webhook deliveries, the id
 // generator — and marks the file closed cleanly, then closes it. Changes after Close fail.
@@ -350,18 +293,17 @@ func (e *Engine) Close() error { return e.release(true) }
 func (e *Engine) Abandon() error { return e.release(false) }
 
 func (e *Engine) release(clean bool) error {
-	var ops []op
+	var b Batch
 	if clean {
 		p := e.parts
 		for _, a := range p.Store.Accounts() {
-			pd := p.Webhooks.ExportPending(a.ID)
-			ops = append(ops, jsonOp(acctPrefix+a.ID, "", kPending, pd, len(pd) > 0))
+			b.Pending(a.ID, p.Webhooks.ExportPending(a.ID))
 		}
 		ids, err := p.Store.IDs().MarshalBinary()
 		if err != nil {
 			return errors.Join(err, e.Abandon())
 		}
-		ops = append(ops, op{bMeta, "", []byte(kIDs), ids})
+		b.add(op{bMeta, "", []byte(kIDs), ids}, op{bMeta, "", []byte(kDirty), durable.Key(0)})
 	}
 	e.mu.Lock()
 	if e.closed {
@@ -370,19 +312,16 @@ func (e *Engine) release(clean bool) error {
 	}
 	var c store.Pending = failed{nil}
 	if clean {
-		for account, s := range e.events {
-			ops = append(ops, op{acctPrefix + account, "", []byte(kSettled), durable.Key(s.next - 1)})
-		}
-		ops = append(ops, op{bMeta, "", []byte(kDirty), durable.Key(0)})
-		c = e.db.Enqueue(func(tx *bolt.Tx) error { return apply(tx, ops) })
+		b.events = e.events
+		ops := b.Settle("").ops
+		c = e.db.Enqueue(func(tx *bolt.Tx) error { return errors.Join(apply(tx, ops), durable.WriteFreeList(tx)) })
 	}
 	e.closed = true
 	e.mu.Unlock()
 	return errors.Join(c.Wait(context.Background()), e.db.Close())
 }
 
-// Snapshots returns the store of named account snapshots (POST /__admin/snapshots), kept in
-// the file's bucket "snapshots".
+// Snapshots returns the named account snapshots (POST /__admin/snapshots) in the file.
 func (e *Engine) Snapshots() Snapshots { return Snapshots{e} }
 
 // Snapshots keeps named account snapshots in the data file.
@@ -391,7 +330,7 @@ type Snapshots struct{ e *Engine }
 // Save keeps snap (an AccountSnapshot's JSON) as the account's snapshot called name, replacing
 // an earlier one of that name (Sync makes it durable).
 func (s Snapshots) Save(account, name string, snap []byte) error {
-	if f, ok := s.e.enqueue(op{bSnapshots, "", []byte(account + "\x00" + name), snap}).(failed); ok {
+	if f, ok := s.e.enqueue(new(Batch).Snapshot(account, name, snap).ops...).(failed); ok {
 		return f.err
 	}
 	return nil
@@ -415,3 +354,81 @@ func (s Snapshots) load(key string) (snap []byte, source string, ok bool, err er
 
 // accountOf is the account of an account bucket's name.
 func accountOf(name []byte) (string, bool) { return strings.CutPrefix(string(name), acctPrefix) }
+
+// Batch is puts and deletes for one transaction, made as the engine makes its own; its methods
+// return it. The import of release 0.2's files (persist/import02) builds one.
+type Batch struct {
+	ops    []op
+	events eventKeys
+}
+
+func (b *Batch) add(ops ...op) *Batch { b.ops = append(b.ops, ops...); return b }
+
+// Change adds a committed change of an account.
+func (b *Batch) Change(c store.Change) error {
+	ops, events, err := changeOps(c)
+	if b.events == nil {
+		b.events = eventKeys{}
+	}
+	b.add(ops...).add(b.events.ops(c.Account, c.Replaced, events)...)
+	return err
+}
+
+// Settle marks the events of account (of every account: "") added so far as delivered.
+func (b *Batch) Settle(account string) *Batch {
+	for a, s := range b.events {
+		if account == "" || a == account {
+			b.add(op{acctPrefix + a, "", []byte(kSettled), durable.Key(s.next - 1)})
+		}
+	}
+	return b
+}
+
+// Cred adds a credential's state.
+func (b *Batch) Cred(st auth.CredentialState) *Batch {
+	return b.add(jsonOp(bCred, "", st.ID, st, st.Credential != nil))
+}
+
+// OAuth adds OAuth records.
+func (b *Batch) OAuth(recs []auth.OAuthRecord) *Batch {
+	for _, r := range recs {
+		b.add(jsonOp(bOAuth, r.Kind, r.Key, r, !r.Deleted))
+	}
+	return b
+}
+
+// Clock adds an account's clock setting ("": the server's).
+func (b *Batch) Clock(account string, st *clock.State) *Batch {
+	if account == "" {
+		return b.add(jsonOp(bMeta, "", kClock, st, st != nil))
+	}
+	return b.add(jsonOp(acctPrefix+account, "", kClock, st, st != nil))
+}
+
+// Pending adds an account's pending webhook deliveries.
+func (b *Batch) Pending(account string, pd []webhook.Pending) *Batch {
+	return b.add(jsonOp(acctPrefix+account, "", kPending, pd, len(pd) > 0))
+}
+
+// Snapshot adds the account's named snapshot.
+func (b *Batch) Snapshot(account, name string, snap []byte) *Batch {
+	return b.add(op{bSnapshots, "", []byte(account + "\x00" + name), snap})
+}
+
+// Header adds the PHI key's check value and the id generator's state (ids, nil: none).
+func (b *Batch) Header(keyCheck string, ids []byte) *Batch {
+	return b.add(op{bMeta, "", []byte(kKeyCheck), []byte(keyCheck)}, op{bMeta, "", []byte(kIDs), ids})
+}
+
+// Write applies the batch in one transaction of db, with the changes since the last clean close
+// counted (their events are delivered again) and the meta key marker set.
+func (b *Batch) Write(db *durable.DB, changes uint64, marker string) error {
+	ops := b.add(op{bMeta, "", []byte(kDirty), durable.Key(changes)}, op{bMeta, "", []byte(marker), []byte{1}}).ops
+	return db.Update(func(tx *bolt.Tx) error { return apply(tx, ops) })
+}
+
+// Marked says whether the meta key marker is set in db.
+func Marked(db *durable.DB, marker string) (set bool) {
+	_ = db.View(func(tx *bolt.Tx) error { set = tx.Bucket([]byte(bMeta)).Get([]byte(marker)) != nil; return nil })
+	return set
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,12 +44,24 @@ func open(t *testing.T, dir string) *server {
 			clk.Restore(*cs)
 		}
 	}
-	var err error
-	s.e, err = Open(dir, Parts{Store: st, Keys: s.keys, OAuth: s.oauth, Webhooks: s.hooks, SetClock: setClock}, Options{Sync: durable.SyncNone})
+	db, err := OpenFile(dir, true)
+	if err == nil {
+		s.e, err = Open(dir, Parts{Store: st, Keys: s.keys, OAuth: s.oauth, Webhooks: s.hooks, SetClock: setClock}, db)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// openFile opens dir's file without fsync.
+func openFile(t *testing.T, dir string) *durable.DB {
+	t.Helper()
+	db, err := OpenFile(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // crash releases the directory as a crash leaves it: no last compaction.
@@ -250,7 +261,7 @@ func TestRefusesWhatItCannotReplay(t *testing.T) {
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, Sealer: store.NewSealer(bytes.Repeat([]byte{5}, 32))})
 	_, err := Open(dir, Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
-		SetClock: func(string, *clock.State) {}}, Options{})
+		SetClock: func(string, *clock.State) {}}, openFile(t, dir))
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("another PHI key")) {
 		t.Fatalf("another key: %v", err)
 	}
@@ -292,8 +303,9 @@ func TestUnknownKindIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := store.New(store.Options{Clock: clock.New(), Sealer: store.NewSealer(testKey)})
-	_, err = Open(s.e.Dir(), Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
-		SetClock: func(string, *clock.State) {}}, Options{})
+	dir := s.e.Dir()
+	_, err = Open(dir, Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
+		SetClock: func(string, *clock.State) {}}, openFile(t, dir))
 	if !errors.Is(err, store.ErrUnknownKind) {
 		t.Fatalf("reading an unknown kind: %v", err)
 	}
@@ -328,96 +340,5 @@ func TestChurnReusesPages(t *testing.T) {
 		case round > 2 && fi.Size() > 2*after3:
 			t.Fatalf("round %d: the file is %d bytes, %d after round 3", round+1, fi.Size(), after3)
 		}
-	}
-}
-
-// copy02 copies the 0.2 data directory of cmd/medspa-mock/testdata into a new directory.
-func copy02(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "cmd", "medspa-mock", "testdata", "datadir-0.2"))); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// counts returns how many keys each bucket of the file holds (sub-buckets by path).
-func counts(t *testing.T, db *durable.DB) map[string]int {
-	t.Helper()
-	n := map[string]int{}
-	var walk func(path string, b *bolt.Bucket)
-	walk = func(path string, b *bolt.Bucket) {
-		_ = b.ForEach(func(k, v []byte) error {
-			if v == nil {
-				walk(path+"/"+string(k), b.Bucket(k))
-			} else {
-				n[path]++
-			}
-			return nil
-		})
-	}
-	_ = db.View(func(tx *bolt.Tx) error {
-		return tx.ForEach(func(name []byte, b *bolt.Bucket) error { walk(string(name), b); return nil })
-	})
-	return n
-}
-
-// A 0.2 directory is imported once: a start cut short after the import but before its files
-// moved into the backup imports nothing twice; under a file of a newer format nothing is read or
-// moved.
-func TestImport02Once(t *testing.T) {
-	t.Parallel()
-	dir := copy02(t)
-	db, err := OpenFile(dir, durable.SyncNone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := counts(t, db)
-	db.Close()
-	if first["acct/acct_019ca8a03e807000801f619207425759/patient"] < 2 || first["snapshots"] != 1 {
-		t.Fatalf("imported %v", first)
-	}
-	for _, n := range []string{"state", "audit", "snapshots"} { // as if the start stopped before the move
-		if err := os.Rename(filepath.Join(dir, BackupDir, n), filepath.Join(dir, n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if db, err = OpenFile(dir, durable.SyncNone); err != nil {
-		t.Fatal(err)
-	}
-	again := counts(t, db)
-	db.Close()
-	if fmt.Sprint(again) != fmt.Sprint(first) {
-		t.Fatalf("a second import changed the file:\n%v\n%v", again, first)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "state")); err == nil {
-		t.Fatal("state/ is still there")
-	}
-
-	dir = copy02(t)
-	bdb, err := bolt.Open(filepath.Join(dir, durable.FileName), 0o600, nil)
-	if err == nil {
-		err = bdb.Update(func(tx *bolt.Tx) error {
-			b, err := tx.CreateBucket([]byte("meta"))
-			if err == nil {
-				err = b.Put([]byte("format"), []byte("medspa-mock-data/99"))
-			}
-			return err
-		})
-		bdb.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := OpenFile(dir, durable.SyncNone); err == nil || !strings.Contains(err.Error(), `"medspa-mock-data/99"`) {
-		t.Fatalf("a newer file: %v", err)
-	}
-	for _, n := range []string{"state/0000000000000002.snap", "audit", "snapshots"} {
-		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
-			t.Errorf("after the refusal: %v", err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, BackupDir)); err == nil {
-		t.Error("a backup directory was made")
 	}
 }

@@ -24,7 +24,7 @@ type PatientRecord struct {
 	UpdatedAt  instant    `json:"updatedAt"`
 	Tags       *[]string  `json:"tags,omitempty"`
 	EmailIndex indexValue `json:"emailIndex"` // blind index for the exact email filter
-	Sealed     []byte     `json:"sealed"`     // the PHI fields, AES-256-GCM
+	Sealed     sealedJSON `json:"sealed"`     // the PHI fields, AES-256-GCM
 }
 
 // patientKey is the patient table's list order (docs/protocol.md §3).
@@ -43,7 +43,9 @@ func (a *Account) sealPatient(r *PatientRecord, p *patients.Patient) {
 	}
 }
 
-func (r *PatientRecord) sealedFields() []sealedField { return []sealedField{{"phi", &r.Sealed}} }
+func (r *PatientRecord) sealedFields() []sealedField {
+	return []sealedField{{"phi", (*[]byte)(&r.Sealed)}}
+}
 
 // reindexBlind rebuilds the email index from the sealed PHI, with the account's index key.
 func (r *PatientRecord) reindexBlind(a *Account) error {

@@ -1,11 +1,18 @@
 package store
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // A data directory (docs/protocol.md §13) keeps each account's records in its file, one value
@@ -55,45 +62,108 @@ func StateRecords(state []byte, fn func(kind, id string, v []byte) error) error 
 	return err
 }
 
-// Load puts back a record read from a data directory (of StateRecords' kinds): a table's
-// record, an idempotency entry, or an event (appended to the event log: load them oldest
-// first). Call Store.FinishReplay after the last.
-func (a *Account) Load(kind, id string, v []byte) error {
+// Record is a record read back from a data directory: its kind, its key (its id; an event's
+// sequence; an idempotency entry's key digest) and its JSON. Redeliver marks an event to hand
+// back to Load's caller.
+type Record struct {
+	Kind       string
+	Key, Value []byte
+	Redeliver  bool
+}
+
+// decoders are the tables of an empty data, by kind: they decode records (no one changes them).
+var decoders = sync.OnceValue(func() map[string]recordTable {
+	m := map[string]recordTable{}
+	for _, tb := range newData().tables() {
+		m[tb.kindName()] = tb
+	}
+	return m
+})
+
+// loadChunk is how many records a decoding goroutine of Load takes at a time.
+const loadChunk = 256
+
+// Load puts records read back from a data directory into the account, in their order. Their JSON
+// is decoded first, on GOMAXPROCS goroutines (most of a start's time); then they are put, under
+// the account's lock. It returns the decoded events marked Redeliver. The Values need only last
+// until it returns.
+func (a *Account) Load(recs []Record) ([]Event, error) {
+	dec := make([]any, len(recs))
+	errs := make([]error, len(recs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(recs)/loadChunk+1) {
+		wg.Go(func() {
+			for i := int(next.Add(loadChunk)) - loadChunk; i < len(recs); i = int(next.Add(loadChunk)) - loadChunk {
+				for j := i; j < min(i+loadChunk, len(recs)); j++ {
+					dec[j], errs[j] = decodeRecord(recs[j])
+				}
+			}
+		})
+	}
+	wg.Wait()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	switch kind {
-	case KindEvent:
-		var e Event
-		if err := json.Unmarshal(v, &e); err != nil {
-			return fmt.Errorf("store: loading an event: %w", err)
+	var redeliver []Event
+	var tb recordTable // of the kind of the record before
+	for i, r := range recs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("store: loading a %s record: %w", r.Kind, errs[i])
 		}
-		a.store.ids.Observe(e.ID)
-		a.keepEvent(e)
-		return nil
-	case KindIdempotency:
-		var r IdempotencyRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("store: loading an idempotency entry: %w", err)
+		switch d := dec[i].(type) {
+		case *Event:
+			a.store.ids.Observe(d.ID)
+			a.keepEvent(*d)
+			if r.Redeliver {
+				redeliver = append(redeliver, *d)
+			}
+		case *IdempotencyRecord:
+			d.Key = string(r.Key)
+			a.idemMu.Lock()
+			err := a.idem.add(*d)
+			a.idemMu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+		default:
+			if tb == nil || tb.kindName() != r.Kind {
+				tb, _ = a.data.table(r.Kind)
+			}
+			id := tb.put(d)
+			if id != string(r.Key) {
+				return nil, fmt.Errorf("store: loading a %s: the record's id is %q, its key %q", r.Kind, id, r.Key)
+			}
+			a.store.ids.Observe(id)
 		}
-		r.Key = id
-		a.idemMu.Lock()
-		defer a.idemMu.Unlock()
-		return a.idem.add(r)
 	}
-	tb, ok := a.data.table(kind)
-	if !ok {
-		return fmt.Errorf("store: loading a record of kind %q: %w", kind, ErrUnknownKind)
-	}
-	got, err := tb.upsertJSON(v)
-	switch {
-	case err != nil:
-		return fmt.Errorf("store: loading a %s: %w", kind, err)
-	case got != id:
-		return fmt.Errorf("store: loading a %s: the record's id is %q, its key %q", kind, got, id)
-	}
-	a.store.ids.Observe(id)
-	return nil
+	return redeliver, nil
 }
+
+// decodeRecord decodes a record's JSON: an *Event, an *IdempotencyRecord, or a new record of
+// its kind's table.
+func decodeRecord(r Record) (any, error) {
+	var v any
+	switch r.Kind {
+	case KindEvent:
+		v = new(Event)
+	case KindIdempotency:
+		v = new(IdempotencyRecord)
+	default:
+		tb, ok := decoders()[r.Kind]
+		if !ok {
+			return nil, ErrUnknownKind
+		}
+		return tb.decode(r.Value)
+	}
+	return v, loadJSON(r.Value, v)
+}
+
+// loadJSON decodes what the store's records marshal to, as encoding/json.Unmarshal does (its
+// semantics: github.com/go-json-experiment/json/v1, the v1 API on the engine of
+// encoding/json/v2, which is encoding/json itself under GOEXPERIMENT=jsonv2 from Go 1.25) in
+// about half the time: no validation pass before the decoding one. A start decodes every record
+// (FuzzLoadJSON: the same records, or an error, as encoding/json).
+var loadJSON = jsonv1.Unmarshal
 
 // Seq returns the number of the account's last change (Change.Seq).
 func (a *Account) Seq() uint64 { return a.seq.Load() }
@@ -111,3 +181,21 @@ func (s *Store) FinishReplay() {
 // ErrUnknownKind is wrapped by load errors about a kind of record this server does not know
 // (a data directory written by a newer server).
 var ErrUnknownKind = errors.New("unknown kind of record")
+
+// sealedJSON is a sealed value that decodes its JSON (base64 in a string, as encoding/json
+// writes a []byte) straight from the string when it holds no escape, without encoding/json's
+// unquoting pass: a patient's sealed PHI is most of its record's bytes, and a start decodes
+// every record (FuzzSealedJSON: the same bytes, or an error, as encoding/json's []byte).
+type sealedJSON []byte
+
+// UnmarshalJSON decodes b as encoding/json decodes a []byte.
+func (s *sealedJSON) UnmarshalJSON(b []byte) error {
+	n := len(b)
+	if n < 2 || b[0] != '"' || bytes.IndexByte(b, '\\') >= 0 {
+		return json.Unmarshal(b, (*[]byte)(s))
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(n-2))
+	k, err := base64.StdEncoding.Decode(out, b[1:n-1])
+	*s = out[:k]
+	return err
+}

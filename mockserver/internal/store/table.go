@@ -254,16 +254,33 @@ func (t *table[R]) lookup(id string) (any, bool) {
 
 // upsertJSON decodes one record and upserts it; it returns the record's id.
 func (t *table[R]) upsertJSON(b []byte) (string, error) {
-	r := new(R)
-	if err := json.Unmarshal(b, r); err != nil {
+	r, err := t.decode(b)
+	if err != nil {
 		return "", err
 	}
-	id := t.key(r).id
-	if id == "" {
-		return "", errNoID
+	return t.put(r), nil
+}
+
+// decode decodes one record (a *R with an id); it changes nothing. It decodes as
+// encoding/json does, about twice as fast (loadJSON).
+func (t *table[R]) decode(b []byte) (any, error) {
+	r := new(R)
+	if err := loadJSON(b, r); err != nil {
+		return nil, err
 	}
-	t.upsert(r)
-	return id, nil
+	if t.key(r).id == "" {
+		return nil, errNoID
+	}
+	return r, nil
+}
+
+// zero returns a new, empty record (tests).
+func (t *table[R]) zero() any { return new(R) }
+
+// put upserts a record from decode and returns its id.
+func (t *table[R]) put(r any) string {
+	t.upsert(r.(*R))
+	return t.key(r.(*R)).id
 }
 
 func (t *table[R]) each(f func(id string, r any)) {

@@ -13,6 +13,8 @@ type recordTable interface {
 	len() int
 	lookup(id string) (any, bool)
 	upsertJSON(b []byte) (string, error)
+	decode(b []byte) (any, error)
+	put(r any) string
 	drop(id string)
 	each(f func(id string, r any))
 	// beginUndo, endUndo and rollBack are a Batch's undo (table.go).

@@ -1,4 +1,7 @@
-package persist
+// Package import02 imports a data directory of release 0.2 — logs of JSON records in files of
+// its own format (read.go) — into the bbolt file, once, at open: a migration to delete when 0.2
+// support ends. What it writes is made by persist.Batch, as the engine makes a commit's.
+package import02
 
 import (
 	"bytes"
@@ -12,15 +15,15 @@ import (
 	"github.com/medspa/medspa-go/mockserver/internal/auth"
 	"github.com/medspa/medspa-go/mockserver/internal/clock"
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
+	"github.com/medspa/medspa-go/mockserver/internal/persist"
 	"github.com/medspa/medspa-go/mockserver/internal/store"
 	"github.com/medspa/medspa-go/mockserver/internal/webhook"
-	bolt "go.etcd.io/bbolt"
 )
 
-// Release 0.2 kept a data directory as logs of JSON records (durable.Read02): state/ (a
+// Release 0.2 kept a data directory as logs of JSON records (Read02): state/ (a
 // snapshot — header, clock, cred, oauth, account, rows, pending, snapname, end records — then
 // tx, replace, cred, oauth, clock and snapname records, one per change), audit/<account>/ (its
-// audit events), and snapshots/ (named snapshots, a file each). import02 writes what they hold
+// audit events), and snapshots/ (named snapshots, a file each). Import writes what they hold
 // into the buckets once, then moves them into BackupDir.
 
 // BackupDir is where the files of release 0.2 are kept once imported.
@@ -50,23 +53,21 @@ type record02 struct {
 
 // importer turns 0.2's records into puts and deletes, applied as the 0.2 server replayed them.
 type importer struct {
-	Engine   // its events (the next key of each account's); no DB
+	persist.Batch
 	dir      string
-	ops      []op
 	resolved map[string]bool   // claims whose outcome the log holds
 	snapSeq  map[string]uint64 // per account: the last change its snapshot holds
 	pending  map[string][]webhook.Pending
-	settled  map[string]uint64 // per account: its last event delivered (or pending)
-	after    uint64            // records after the snapshot
+	after    uint64 // records after the snapshot
 	inSnap   bool
 }
 
-// import02 imports the files of release 0.2 in dir, if any, and moves them into dir/BackupDir.
-func import02(db *durable.DB, dir string) error {
-	im := &importer{Engine: Engine{events: map[string]*seqs{}}, dir: dir, resolved: map[string]bool{},
-		snapSeq: map[string]uint64{}, pending: map[string][]webhook.Pending{}, settled: map[string]uint64{}}
+// Import imports the files of release 0.2 in dir, if any, into db, and moves them into
+// dir/BackupDir.
+func Import(db *durable.DB, dir string) error {
+	im := &importer{dir: dir, resolved: map[string]bool{}, snapSeq: map[string]uint64{}, pending: map[string][]webhook.Pending{}}
 	state := filepath.Join(dir, "state")
-	found, err := durable.Read02(state, func(b []byte) error {
+	found, err := Read02(state, func(b []byte) error {
 		var r struct{ T, Resolved string }
 		err := json.Unmarshal(b, &r)
 		im.resolved[r.Resolved] = r.T == "tx" && r.Resolved != ""
@@ -79,20 +80,14 @@ func import02(db *durable.DB, dir string) error {
 	if err := importAudit02(db, filepath.Join(dir, "audit")); err != nil {
 		return err
 	}
-	done := false
-	_ = db.View(func(tx *bolt.Tx) error { done = tx.Bucket([]byte(bMeta)).Get([]byte(kImported02)) != nil; return nil })
-	if found && !done {
-		if _, err := durable.Read02(state, im.apply); err != nil {
+	if found && !persist.Marked(db, kImported02) {
+		if _, err := Read02(state, im.apply); err != nil {
 			return err
 		}
 		for a, pd := range im.pending {
-			im.ops = append(im.ops, jsonOp(acctPrefix+a, "", kPending, pd, len(pd) > 0))
+			im.Pending(a, pd)
 		}
-		for a, n := range im.settled {
-			im.ops = append(im.ops, op{acctPrefix + a, "", []byte(kSettled), durable.Key(n)})
-		}
-		im.ops = append(im.ops, op{bMeta, "", []byte(kDirty), durable.Key(im.after)}, op{bMeta, "", []byte(kImported02), []byte{1}})
-		if err := db.Update(func(tx *bolt.Tx) error { return apply(tx, im.ops) }); err != nil {
+		if err := im.Write(db, im.after, kImported02); err != nil {
 			return err
 		}
 	}
@@ -117,7 +112,7 @@ func importAudit02(db *durable.DB, dir string) error {
 	}
 	for _, de := range entries {
 		var recs [][]byte
-		if _, err := durable.Read02(filepath.Join(dir, de.Name()), func(r []byte) error { recs = append(recs, bytes.Clone(r)); return nil }); err != nil {
+		if _, err := Read02(filepath.Join(dir, de.Name()), func(r []byte) error { recs = append(recs, bytes.Clone(r)); return nil }); err != nil {
 			return err
 		}
 		l, err := db.Log("audit/" + de.Name())
@@ -135,13 +130,6 @@ func importAudit02(db *durable.DB, dir string) error {
 	return nil
 }
 
-// change adds the ops of a change.
-func (im *importer) change(c store.Change) error {
-	ops, events, err := changeOps(c)
-	im.ops = append(append(im.ops, ops...), im.eventOpsLocked(c.Account, c.Replaced, events)...)
-	return err
-}
-
 // apply adds the puts and deletes of one 0.2 record.
 func (im *importer) apply(b []byte) error {
 	var r record02
@@ -156,16 +144,14 @@ func (im *importer) apply(b []byte) error {
 			return fmt.Errorf("the state's format is %q, not medspa-mock-data/2", r.Format)
 		}
 		im.inSnap = true
-		im.ops = append(im.ops, op{bMeta, "", []byte(kKeyCheck), []byte(r.KeyCheck)}, op{bMeta, "", []byte(kIDs), r.IDs})
+		im.Header(r.KeyCheck, r.IDs)
 	case "end":
 		im.inSnap = false
-		for a, s := range im.events {
-			im.settled[a] = s.next - 1
-		}
+		im.Settle("")
 		return nil
 	case "account":
 		im.snapSeq[r.A] = r.Seq
-		im.ops = append(im.ops, clockOp(r.A, r.Clock))
+		im.Clock(r.A, r.Clock)
 	case "rows":
 		for _, row := range r.Rows {
 			var x struct{ ID, Key string }
@@ -181,7 +167,7 @@ func (im *importer) apply(b []byte) error {
 				c.Events = append(c.Events, ev)
 			}
 		}
-		err = im.change(c)
+		err = im.Change(c)
 	case "pending":
 		im.pending[r.A] = append(im.pending[r.A], r.Pending...)
 	case "tx":
@@ -192,13 +178,13 @@ func (im *importer) apply(b []byte) error {
 			c.Writes = append(c.Writes, store.Write{Kind: w.K, ID: w.ID, Value: w.V, Deleted: w.V == nil})
 		}
 		c.Events = r.Ev
-		err = im.change(c)
+		err = im.Change(c)
 	case "replace":
 		if r.Seq <= im.snapSeq[r.A] {
 			break
 		}
 		c.Replaced, c.State = true, r.State
-		var snap AccountSnapshot
+		var snap persist.AccountSnapshot
 		if r.File != "" {
 			b, err := os.ReadFile(filepath.Join(im.dir, "snapshots", r.File))
 			if err == nil {
@@ -209,24 +195,24 @@ func (im *importer) apply(b []byte) error {
 			}
 			c.State, im.pending[r.A] = snap.Store, snap.Pending
 		}
-		if err = im.change(c); r.File != "" { // its pending deliveries stand for its events
-			im.settled[r.A] = im.events[r.A].next - 1
+		if err = im.Change(c); r.File != "" { // its pending deliveries stand for its events
+			im.Settle(r.A)
 		}
 	case "cred":
 		if r.Cred == nil {
 			return errors.New("a cred record without its state")
 		}
-		im.ops = append(im.ops, credOp(*r.Cred))
+		im.Cred(*r.Cred)
 	case "oauth":
-		im.ops = append(im.ops, oauthOps(r.OAuth)...)
+		im.OAuth(r.OAuth)
 	case "clock":
-		im.ops = append(im.ops, clockOp(r.A, r.Clock))
+		im.Clock(r.A, r.Clock)
 	case "snapname":
 		var snap []byte
 		if r.File != "" {
 			snap, err = os.ReadFile(filepath.Join(im.dir, "snapshots", r.File))
 		}
-		im.ops = append(im.ops, op{bSnapshots, "", []byte(r.A + "\x00" + r.Name), snap})
+		im.Snapshot(r.A, r.Name, snap)
 	default:
 		return fmt.Errorf("a record of an unknown type %q", r.T)
 	}

@@ -1,4 +1,4 @@
-package durable
+package import02
 
 import (
 	"encoding/binary"
