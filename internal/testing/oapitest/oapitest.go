@@ -180,21 +180,12 @@ func (c *checker) find(req *http.Request) (*routed, error) {
 // requestBody returns a copy of req's body without consuming it for later readers: it uses
 // GetBody when set, otherwise it reads the body and puts an equivalent reader back.
 func requestBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
+	consumed := req.GetBody == nil
+	b, err := peekBody(req)
+	if consumed && b != nil {
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	}
-	if req.GetBody != nil {
-		rc, err := req.GetBody()
-		if err != nil {
-			return nil, err
-		}
-		defer rc.Close()
-		return io.ReadAll(rc)
-	}
-	b, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	req.Body = io.NopCloser(bytes.NewReader(b))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	return b, err
 }
 
@@ -354,7 +345,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	send := req
 	if !skipped(ctx, skipRequestKey) {
-		body, err := tr.peekBody(req)
+		body, err := peekBody(req)
 		if err != nil {
 			return nil, err
 		}
@@ -378,9 +369,9 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// peekBody returns the request body's bytes; it uses GetBody when possible so that req
-// itself is left untouched.
-func (tr *transport) peekBody(req *http.Request) ([]byte, error) {
+// peekBody returns the request body's bytes: from GetBody when set (req untouched), else read
+// from req.Body, which is then consumed (the caller sends a copy).
+func peekBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
