@@ -64,7 +64,7 @@ func closeDataFile(db *durable.DB) {
 // openData reads the data directory's state (in db, which the engine closes when released)
 // into the server's parts.
 func (s *Server) openData(db *durable.DB) error {
-	d, err := persist.Open(s.opts.dataDir, persist.Parts{Store: s.store, Keys: s.api.Keys(), OAuth: s.api.OAuth(),
+	d, err := persist.Open(persist.Parts{Store: s.store, Keys: s.api.Keys(), OAuth: s.api.OAuth(),
 		Webhooks: s.hooks, SetClock: s.restoreClock}, db)
 	if err != nil {
 		return fmt.Errorf("mockserver: data directory: %w", err)
@@ -97,7 +97,7 @@ func (s *Server) DataDir() (dir string, st DataDirState, ok bool) {
 		return "", DataDirState{}, false
 	}
 	r := s.data.Loaded()
-	return s.data.Dir(), DataDirState{Fresh: r.Fresh, SnapshotRecords: r.Records, LoggedChanges: r.Changes,
+	return s.opts.dataDir, DataDirState{Fresh: r.Fresh, SnapshotRecords: r.Records, LoggedChanges: r.Changes,
 		SkippedChanges: r.Skipped, Replay: r.Took}, true
 }
 

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -262,7 +261,7 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	auditLog, err := audit.Open(audit.Options{Retention: o.auditKeep, Dir: auditDir(o.dataDir), DB: db})
+	auditLog, err := audit.Open(audit.Options{Retention: o.auditKeep, DB: db})
 	if err != nil {
 		closeDataFile(db)
 		return nil, fmt.Errorf("mockserver: the data directory's audit files: %w", err)
@@ -379,14 +378,6 @@ func (s *Server) startSweeper() {
 		<-done
 		return nil
 	})
-}
-
-// auditDir is where the audit files are under a data directory ("" without one).
-func auditDir(dataDir string) string {
-	if dataDir == "" {
-		return ""
-	}
-	return filepath.Join(dataDir, "audit")
 }
 
 // onClose makes Close release what f releases; after Close, f runs at once.

@@ -10,9 +10,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
 // event i of a test chain: an id of the server's form, numbered.
@@ -20,6 +23,24 @@ func testEvent(i int) Event {
 	return Event{ID: fmt.Sprintf("aud_%032x", i+1), At: time.Unix(int64(1_700_000_000+i), 0).UTC(), Actor: "key_1",
 		Action: "read", ResourceType: "patient", ResourceID: fmt.Sprintf("pat_%032x", i), RequestID: fmt.Sprintf("req_%032x", i),
 		IP: "127.0.0.1", Outcome: Success}
+}
+
+// fileLog opens a log with opts over the data file in dir (made on first use); done closes both,
+// and runs at the test's end.
+func fileLog(t *testing.T, dir string, opts Options) (l *Log, db *durable.DB, done func()) {
+	t.Helper()
+	db, err := durable.OpenDB(filepath.Join(dir, durable.FileName), durable.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.DB = db
+	if l, err = Open(opts); err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	done = func() { l.Close(); db.Close() }
+	t.Cleanup(done)
+	return l, db, done
 }
 
 func fill(t *testing.T, l *Log, account string, from, to int) []Event {
@@ -146,19 +167,14 @@ func hashOf(prev string, canonical []byte) string {
 func TestAuditFilesKeepEverything(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	opts := Options{Retention: 300, Dir: dir, SyncNone: true}
-	l, err := Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := Options{Retention: 300}
+	l, db, done := fileLog(t, dir, opts)
 	const n = 2*PageLimit + 345
 	all := fill(t, l, "acct_a", 0, n)
 	fill(t, l, "odd/../name", 0, 3) // an account id that is not a safe file name
-	if _, err := os.Stat(filepath.Join(dir, "acct_a")); err != nil {
-		t.Fatal(err)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
-		t.Fatalf("%d entries in the audit directory", len(ents))
+	want := []string{"audit/acct_a", "audit/~" + hex.EncodeToString([]byte("odd/../name"))}
+	if got := db.Logs("audit/"); !slices.Equal(got, want) {
+		t.Fatalf("audit files %q, want %q", got, want)
 	}
 	// Paging through the file from the start: every event, in order, each page verified.
 	pageAll := func(l *Log) []Event {
@@ -195,13 +211,10 @@ func TestAuditFilesKeepEverything(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
+	done()
 
 	// A restart: memory holds the newest events again and the checkpoint of the rest.
-	l, err = Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _, _ = fileLog(t, dir, opts)
 	k := l.Kept("acct_a")
 	if len(k.Events) != 300 || !k.Verified || k.Checkpoint.Dropped != n-300 || k.Events[299] != all[n-1] {
 		t.Fatalf("after restart: %d events, verified %v, %+v", len(k.Events), k.Verified, k.Checkpoint)
@@ -224,11 +237,7 @@ func TestAuditFilesKeepEverything(t *testing.T) {
 func TestPagingCostsOnePage(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := Open(Options{Retention: 10, Dir: dir, SyncNone: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, _, _ := fileLog(t, dir, Options{Retention: 10})
 	all := fill(t, l, "acct", 0, 2*PageLimit+5)
 	p, err := l.After("acct", ZeroID)
 	if err != nil || len(p.Events) != PageLimit {
@@ -236,7 +245,7 @@ func TestPagingCostsOnePage(t *testing.T) {
 	}
 	// The fourth event's id, early in the file, damaged in place (every copy of it: bbolt keeps
 	// stale copies of pages until it reuses them).
-	f, err := os.OpenFile(filepath.Join(dir, "acct", "data.db"), os.O_RDWR, 0)
+	f, err := os.OpenFile(filepath.Join(dir, durable.FileName), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,10 +290,7 @@ func TestExportImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	dst, err := Open(Options{Retention: 50, Dir: dir, SyncNone: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst, _, done := fileLog(t, dir, Options{Retention: 50})
 	fill(t, dst, "acct", 1000, 1003) // history the import replaces in memory, kept in the file
 	if err := dst.Import(context.Background(), "acct", back); err != nil {
 		t.Fatal(err)
@@ -303,12 +309,8 @@ func TestExportImport(t *testing.T) {
 	if err != nil || len(p.Events) != 3+50+1 || !p.Verified || p.HasMore {
 		t.Fatalf("file after import: %v, %d events, verified %v", err, len(p.Events), p.Verified)
 	}
-	dst.Close()
-	dst, err = Open(Options{Retention: 50, Dir: dir, SyncNone: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Close()
+	done()
+	dst, _, _ = fileLog(t, dir, Options{Retention: 50})
 	if k := dst.Kept("acct"); !k.Verified || k.Checkpoint.Dropped != 31 || k.Events[49] != e {
 		t.Fatalf("restart after import: %+v, %d events", k.Checkpoint, len(k.Events))
 	}

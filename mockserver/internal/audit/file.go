@@ -8,25 +8,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/medspa/medspa-go/mockserver/internal/durable"
 )
 
-// Audit files (docs/protocol.md §10): under Options.Dir, one durable.Log per account, in a
-// directory named after the account (fileName). A record is an event's JSON as the admin
+// Audit files (docs/protocol.md §10): in Options.DB, one durable.Log per account, named after
+// the account (logPrefix, fileName). A record is an event's JSON as the admin
 // surface answers it (hash included), or a checkpoint record {"checkpoint": {dropped, hash}}
 // written by Import: the events after it chain from its hash. Files are only ever appended to:
 // nothing is lost, a restart reloads memory from them, and After pages through them.
 
 // files are the open audit files, by account.
 type files struct {
-	dir      string
-	db       *durable.DB // nil: a file per account under dir
-	syncNone bool
+	db *durable.DB
 
 	mu        sync.Mutex
 	byAccount map[string]*file
@@ -47,7 +43,7 @@ type file struct {
 // maxRememberedPositions bounds file.positions.
 const maxRememberedPositions = 4096
 
-// fileName is the directory name of account's audit file: the id itself when it is made of
+// fileName is the name of account's audit file: the id itself when it is made of
 // letters, digits, '_' and '-' (every id the server makes), else "~" and its hex.
 func fileName(account string) string {
 	safe := account != "" && len(account) <= 128 && account[0] != '~' && strings.Trim(account,
@@ -80,31 +76,20 @@ func (fs *files) get(account string) (*file, error) {
 	}
 	fs.mu.Unlock()
 	f.open.Do(func() {
-		if fs.db != nil {
-			f.log, f.err = fs.db.Log(logPrefix + fileName(account))
-			return
-		}
-		f.log, f.err = durable.Open(filepath.Join(fs.dir, fileName(account)), durable.Options{NoSync: fs.syncNone})
-		if f.err != nil {
+		if f.log, f.err = fs.db.Log(logPrefix + fileName(account)); f.err != nil {
 			f.err = fmt.Errorf("audit: %w", f.err)
 		}
 	})
 	return f, f.err
 }
 
-func (fs *files) close() error {
+// close opens no more files; those open take events until the DB closes (writing them all).
+func (fs *files) close() {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	var errs []error
 	for _, f := range fs.byAccount {
 		f.open.Do(func() { f.err = durable.ErrClosed })
-		if f.log != nil {
-			if err := f.log.Close(); err != nil && !errors.Is(err, durable.ErrClosed) {
-				errs = append(errs, err)
-			}
-		}
 	}
-	return errors.Join(errs...)
 }
 
 // enqueue queues e's record (in chain order: the caller holds Log.mu) and returns the wait for
@@ -260,36 +245,19 @@ func (f *file) remember(id string, at durable.Position) {
 	f.positions[id] = at
 }
 
-// names returns the file names (fileName) of the accounts that have an audit file: the shared
-// DB's logs, or the directories under dir (a file each).
-func (fs *files) names() ([]string, error) {
+// names returns the file names (fileName) of the accounts that have an audit file.
+func (fs *files) names() []string {
 	var names []string
-	if fs.db != nil {
-		for _, n := range fs.db.Logs(logPrefix) {
-			names = append(names, strings.TrimPrefix(n, logPrefix))
-		}
-		return names, nil
+	for _, n := range fs.db.Logs(logPrefix) {
+		names = append(names, strings.TrimPrefix(n, logPrefix))
 	}
-	entries, err := os.ReadDir(fs.dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	for _, de := range entries {
-		if de.IsDir() {
-			names = append(names, de.Name())
-		}
-	}
-	return names, nil
+	return names
 }
 
-// load reads every audit file under the directory back into memory: each account's newest
+// load reads every audit file back into memory: each account's newest
 // events (up to the retention) and the checkpoint of the others.
 func (l *Log) load() error {
-	names, err := l.files.names()
-	if err != nil {
-		return err
-	}
-	for _, name := range names {
+	for _, name := range l.files.names() {
 		account, ok := accountOf(name)
 		if !ok || account == Anonymous {
 			continue

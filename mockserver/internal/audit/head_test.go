@@ -15,20 +15,17 @@ import (
 func TestRemovedNewestEventsAreBroken(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	opts := Options{Retention: 100, Dir: dir, SyncNone: true}
-	l, err := Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := Options{Retention: 100}
+	l, _, done := fileLog(t, dir, opts)
 	fill(t, l, "acct", 0, 10)
-	l.Close()
+	done()
 
-	db, err := bolt.Open(filepath.Join(dir, "acct", durable.FileName), 0o600, nil)
+	db, err := bolt.Open(filepath.Join(dir, durable.FileName), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		c := tx.Bucket([]byte("log")).Bucket([]byte("log")).Cursor()
+		c := tx.Bucket([]byte("audit/acct")).Bucket([]byte("log")).Cursor()
 		for range 3 {
 			c.Last()
 			if err := c.Delete(); err != nil {
@@ -43,15 +40,13 @@ func TestRemovedNewestEventsAreBroken(t *testing.T) {
 	}
 
 	for round := range 2 {
-		if l, err = Open(opts); err != nil {
-			t.Fatal(err)
-		}
+		l, _, done := fileLog(t, dir, opts)
 		k := l.Kept("acct")
 		p, err := l.After("acct", ZeroID)
 		if err != nil || k.Verified || p.Verified || len(k.Events) < 7 {
 			t.Fatalf("round %d: kept %d events verified %v; paged %v verified %v", round, len(k.Events), k.Verified, err, p.Verified)
 		}
 		fill(t, l, "acct", 100+round, 101+round) // a new event chains from the truncated end
-		l.Close()
+		done()
 	}
 }

@@ -30,15 +30,10 @@ type Options struct {
 	Retention int
 	// AnonymousLimit is the size of the Anonymous ring (0: DefaultAnonymousLimit).
 	AnonymousLimit int
-	// Dir, when set, holds an audit file per account (file.go): every event is written there
-	// before Record returns, and Open loads the newest events of each file back into memory.
-	Dir string
-	// SyncNone writes audit files without fsync (tests): an event survives the process being
-	// killed, not a power loss.
-	SyncNone bool
-	// DB, when set with Dir, holds the audit files as its logs "audit/<account>" (sharing its
-	// transactions with the server's other changes); Dir is then unused. The caller closes DB
-	// after the Log.
+	// DB, when set, holds an audit file per account, its log "audit/<account>" (file.go),
+	// sharing its transactions with the server's other changes: every event is written there
+	// before Record returns, and Open loads the newest events of each back into memory. The
+	// caller closes DB after the Log.
 	DB *durable.DB
 }
 
@@ -59,7 +54,7 @@ var ErrNotFound = errors.New("audit: no such event")
 // reused once its events have all left. Events rebuilds the full records.
 type Log struct {
 	opts  Options
-	files *files // nil without Dir
+	files *files // nil without DB
 
 	mu        sync.Mutex
 	chains    map[string]*chain
@@ -140,11 +135,11 @@ type compactID struct {
 
 // NewLog returns an empty in-memory log with the default bounds.
 func NewLog() *Log {
-	l, _ := Open(Options{}) // without Dir, Open cannot fail
+	l, _ := Open(Options{}) // without DB, Open cannot fail
 	return l
 }
 
-// Open returns a log with opts. With a Dir, it loads every account's audit file: memory gets the
+// Open returns a log with opts. With a DB, it loads every account's audit file: memory gets the
 // newest events of each and the checkpoint of the rest.
 func Open(opts Options) (*Log, error) {
 	if opts.Retention <= 0 {
@@ -154,8 +149,8 @@ func Open(opts Options) (*Log, error) {
 		opts.AnonymousLimit = DefaultAnonymousLimit
 	}
 	l := &Log{opts: opts, chains: map[string]*chain{}, symbol: map[string]uint32{}}
-	if opts.Dir != "" {
-		l.files = &files{dir: opts.Dir, db: opts.DB, syncNone: opts.SyncNone, byAccount: map[string]*file{}}
+	if opts.DB != nil {
+		l.files = &files{db: opts.DB, byAccount: map[string]*file{}}
 		if err := l.load(); err != nil {
 			l.Close()
 			return nil, err
@@ -164,12 +159,13 @@ func Open(opts Options) (*Log, error) {
 	return l, nil
 }
 
-// Close closes the audit files (a log without Dir has none).
+// Close opens no more audit files (a log without DB has none): the caller's DB.Close then
+// writes the events queued.
 func (l *Log) Close() error {
-	if l.files == nil {
-		return nil
+	if l.files != nil {
+		l.files.close()
 	}
-	return l.files.close()
+	return nil
 }
 
 // compact returns id's compact form; the caller holds l.mu.

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -34,7 +33,7 @@ const (
 var (
 	// ErrLocked is returned by OpenDB when another DB, in any process, has the file open.
 	ErrLocked = errors.New("the data file is locked by another user")
-	// ErrClosed is returned by operations on a closed DB or Log.
+	// ErrClosed is returned by operations on a closed DB.
 	ErrClosed = errors.New("the data file is closed")
 	// ErrHead says a log's records do not end where its head says: records were removed from
 	// its end (or its file was otherwise changed behind its back).
@@ -316,9 +315,6 @@ func WriteFreeList(tx *bolt.Tx) error {
 	return nil
 }
 
-// Path is the file's path.
-func (db *DB) Path() string { return db.bolt.Path() }
-
 // Check verifies the file: bbolt's own consistency check (pages, free list, B+tree), then every
 // log's head. It returns every problem found, joined.
 func (db *DB) Check() error {
@@ -349,24 +345,6 @@ func SyncDir(dir string) error {
 		return err
 	}
 	return nil
-}
-
-// Open opens (creating if needed, mode 0700) directory dir holding one log, "log", in a file of
-// its own (FileName): an audit file when the audit log has no DB. Close closes the file.
-func Open(dir string, opts Options) (*Log, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	db, err := OpenDB(filepath.Join(dir, FileName), opts)
-	if err != nil {
-		return nil, err
-	}
-	l, err := db.Log("log")
-	if err != nil {
-		return nil, errors.Join(err, db.Close())
-	}
-	l.own = true
-	return l, nil
 }
 
 // Key is the key of sequence number n: big-endian, so keys sort in number order.

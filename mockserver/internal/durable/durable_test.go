@@ -15,14 +15,30 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-func open(t *testing.T, dir string) *durable.Log {
+// fileLog is the log "log" of a file of its own: Close closes the file.
+type fileLog struct {
+	*durable.Log
+	db *durable.DB
+}
+
+func (l fileLog) Close() { l.db.Close() }
+
+func openDir(dir string, opts durable.Options) (*durable.DB, error) {
+	return durable.OpenDB(filepath.Join(dir, durable.FileName), opts)
+}
+
+func open(t *testing.T, dir string) fileLog {
 	t.Helper()
-	l, err := durable.Open(dir, durable.Options{NoSync: true})
+	db, err := openDir(dir, durable.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
-	return l
+	l, err := db.Log("log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fileLog{l, db}.Close)
+	return fileLog{l, db}
 }
 
 func replayAll(t *testing.T, l *durable.Log) []string {
@@ -54,7 +70,7 @@ func TestAppendReadBack(t *testing.T) {
 	wg.Wait()
 	l.Close()
 	l = open(t, dir)
-	got := replayAll(t, l)
+	got := replayAll(t, l.Log)
 	if len(got) != 16*20*2 {
 		t.Fatalf("%d records after reopen", len(got))
 	}
@@ -67,7 +83,7 @@ func TestAppendReadBack(t *testing.T) {
 		}
 		last[fmt.Sprint(g)] = n + 1
 	}
-	if got := replayAll(t, l); len(got) != 16*20*2 {
+	if got := replayAll(t, l.Log); len(got) != 16*20*2 {
 		t.Fatalf("%d records after reopen", len(got))
 	}
 }
@@ -127,13 +143,13 @@ func TestHeadCatchesRemovedNewestRecords(t *testing.T) {
 	}
 }
 
-// A second Open of the same directory fails with ErrLocked; a file of another format is refused
+// A second OpenDB of the same file fails with ErrLocked; a file of another format is refused
 // and left as it was.
 func TestLockedAndNewerFormat(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	l := open(t, dir)
-	if _, err := durable.Open(dir, durable.Options{}); !errors.Is(err, durable.ErrLocked) {
+	if _, err := openDir(dir, durable.Options{}); !errors.Is(err, durable.ErrLocked) {
 		t.Fatalf("second Open: %v", err)
 	}
 	l.Close()
@@ -148,7 +164,7 @@ func TestLockedAndNewerFormat(t *testing.T) {
 	}
 	db.Close()
 	before, _ := os.ReadFile(filepath.Join(dir, durable.FileName))
-	_, err = durable.Open(dir, durable.Options{})
+	_, err = openDir(dir, durable.Options{})
 	if err == nil || !strings.Contains(err.Error(), `"medspa-mock-log/99"`) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a newer format: %v", err)
 	}

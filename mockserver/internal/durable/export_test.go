@@ -8,3 +8,6 @@ func SetFlushDelay(db *DB, d time.Duration) {
 	defer db.mu.Unlock()
 	db.delay = d
 }
+
+// Path is db's file.
+func Path(db *DB) string { return db.bolt.Path() }

@@ -2,9 +2,7 @@ package durable
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -15,13 +13,9 @@ import (
 type Log struct {
 	db   *DB
 	name []byte // its bucket
-	own  bool   // Close closes db (a log opened by Open)
 
-	// Guarded by db.mu.
-	next   uint64  // the sequence of the next record enqueued
-	last   *Commit // the last commit enqueued
-	closed bool
-	damage error
+	next   uint64 // the sequence of the next record enqueued; guarded by db.mu
+	damage error  // set by Log, then only read
 }
 
 // Position locates a record of the log: its sequence number. The zero Position is its start.
@@ -29,7 +23,7 @@ type Position struct{ Seq uint64 }
 
 // Log returns the log named name, made on first use. Call it once per name.
 func (db *DB) Log(name string) (*Log, error) {
-	l := &Log{db: db, name: []byte(name), last: doneCommit(nil)}
+	l := &Log{db: db, name: []byte(name)}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		if tx.Bucket(l.name) == nil && !db.readOnly {
 			return nil
@@ -98,11 +92,7 @@ func (l *Log) recover(tx *bolt.Tx) error {
 
 // Damage is what the head check found wrong when the log was opened (wrapping ErrHead), or
 // nil: the log is readable, its end is not what was committed.
-func (l *Log) Damage() error {
-	l.db.mu.Lock()
-	defer l.db.mu.Unlock()
-	return l.damage
-}
+func (l *Log) Damage() error { return l.damage }
 
 // Enqueue appends recs, in this order and after every record enqueued before, as one atomic
 // batch, and returns at once: the commit's Wait says when they are on disk.
@@ -110,9 +100,6 @@ func (l *Log) Enqueue(recs ...[]byte) *Commit {
 	db := l.db
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if l.closed {
-		return doneCommit(ErrClosed)
-	}
 	first := l.next
 	c := db.enqueueLocked(func(tx *bolt.Tx) error {
 		b := tx.Bucket(l.name)
@@ -129,7 +116,6 @@ func (l *Log) Enqueue(recs ...[]byte) *Commit {
 	if c.db != nil {
 		l.next += uint64(len(recs))
 	}
-	l.last = c
 	return c
 }
 
@@ -146,24 +132,4 @@ func (l *Log) ReadFrom(pos Position, fn func(rec []byte, pos Position) error) er
 		}
 		return nil
 	})
-}
-
-// Close waits for the log's queued records and takes no more; a log opened by Open closes its
-// file. Later calls do nothing.
-func (l *Log) Close() error {
-	l.db.mu.Lock()
-	closed, c := l.closed, l.last
-	l.closed = true
-	l.db.mu.Unlock()
-	if closed {
-		return nil
-	}
-	err := c.Wait(context.Background())
-	if l.own {
-		return l.db.Close()
-	}
-	if errors.Is(err, ErrClosed) {
-		err = nil
-	}
-	return err
 }

@@ -50,7 +50,7 @@ func TestEnqueuedBeforeAWaitShareOneTransaction(t *testing.T) {
 	t.Parallel()
 	db, state, audit := openDB(t)
 	durable.SetFlushDelay(db, time.Hour) // only the Wait starts the commit
-	before := txid(t, db.Path())
+	before := txid(t, durable.Path(db))
 	change := state.Enqueue([]byte("change"))
 	time.Sleep(20 * time.Millisecond) // the request's work between its change and its event
 	event := audit.Enqueue([]byte("event"))
@@ -60,7 +60,7 @@ func TestEnqueuedBeforeAWaitShareOneTransaction(t *testing.T) {
 	if err := event.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := txid(t, db.Path()) - before; n != 1 {
+	if n := txid(t, durable.Path(db)) - before; n != 1 {
 		t.Errorf("the change and its event took %d transactions, want 1", n)
 	}
 	if got := replayAll(t, audit); !slices.Equal(got, []string{"event"}) {
@@ -82,7 +82,7 @@ func TestRecordsNobodyWaitsForAreWritten(t *testing.T) {
 			t.Fatal("a record nobody waited for was not written within 10 s")
 		}
 	}
-	path := db.Path()
+	path := durable.Path(db)
 	durable.SetFlushDelay(db, time.Hour)
 	state.Enqueue([]byte("queued at close"))
 	start := time.Now()
@@ -127,7 +127,7 @@ func freeListKept(t *testing.T, path string) bool {
 func TestFreeListWrittenAtACleanClose(t *testing.T) {
 	t.Parallel()
 	db, state, _ := openDB(t)
-	path := db.Path()
+	path := durable.Path(db)
 	for i := range 50 {
 		if err := state.Enqueue(bytes.Repeat([]byte{byte(i)}, 3000)).Wait(context.Background()); err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ const keyFile = "phi.key"
 var dirReadme string
 
 // OpenFile opens the data file of directory dir (creating both if needed; noSync: without fsync,
-// for tests) and writes the directory's README.
+// for tests) and writes the directory's README unless it is there as it should be.
 func OpenFile(dir string, noSync bool) (*durable.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
@@ -32,21 +32,13 @@ func OpenFile(dir string, noSync bool) (*durable.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("persist: %w", err)
 	}
-	if err := writeReadme(dir); err != nil {
-		return nil, errors.Join(err, db.Close())
-	}
-	return db, nil
-}
-
-// writeReadme writes dir's README unless it is there as it should be.
-func writeReadme(dir string) error {
-	path := filepath.Join(dir, "README")
-	if b, err := os.ReadFile(path); err != nil || string(b) != dirReadme {
-		if err := os.WriteFile(path, []byte(dirReadme), 0o600); err != nil {
-			return fmt.Errorf("persist: %w", err)
+	readme := filepath.Join(dir, "README")
+	if b, err := os.ReadFile(readme); err != nil || string(b) != dirReadme {
+		if err := os.WriteFile(readme, []byte(dirReadme), 0o600); err != nil {
+			return nil, errors.Join(fmt.Errorf("persist: %w", err), db.Close())
 		}
 	}
-	return nil
+	return db, nil
 }
 
 // Key returns the PHI key of the data directory dir: given, when the caller has one (it is not

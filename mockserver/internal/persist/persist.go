@@ -61,7 +61,6 @@ type Parts struct {
 
 // Engine keeps a server's state in a data directory. Its methods are safe for concurrent use.
 type Engine struct {
-	dir   string
 	db    *durable.DB
 	parts Parts
 
@@ -124,13 +123,13 @@ func apply(tx *bolt.Tx, ops []op) error {
 	return nil
 }
 
-// Open reads the state of the data directory dir, in its file db (from OpenFile, shared with
-// the audit log; closed when the engine is released, or Open fails), into parts, and registers
-// the hooks that write every change from now on.
-func Open(dir string, parts Parts, db *durable.DB) (*Engine, error) {
-	e := &Engine{dir: dir, db: db, parts: parts, last: failed{nil}, held: map[string][]op{}, events: eventKeys{}}
+// Open reads the state in the data directory's file db (from OpenFile, shared with the audit
+// log; closed when the engine is released, or Open fails) into parts, and registers the hooks
+// that write every change from now on.
+func Open(parts Parts, db *durable.DB) (*Engine, error) {
+	e := &Engine{db: db, parts: parts, last: failed{nil}, held: map[string][]op{}, events: eventKeys{}}
 	if err := e.load(); err != nil {
-		return nil, errors.Join(fmt.Errorf("persist: reading %s: %w", dir, err), db.Close())
+		return nil, errors.Join(fmt.Errorf("persist: reading the data file: %w", err), db.Close())
 	}
 	parts.Store.OnCommit(e.commit, true)
 	parts.Keys.OnChange(func(st auth.CredentialState) { e.enqueue(new(Batch).Cred(st).ops...) })
@@ -140,9 +139,6 @@ func Open(dir string, parts Parts, db *durable.DB) (*Engine, error) {
 
 // Loaded reports what Open found.
 func (e *Engine) Loaded() Loaded { return e.loaded }
-
-// Dir is the data directory.
-func (e *Engine) Dir() string { return e.dir }
 
 // Sync returns once every change enqueued so far is durable (admin and OAuth requests and the
 // server's Go methods wait for it before answering), or with the failure, or ctx's error.

@@ -28,6 +28,7 @@ type server struct {
 	oauth *auth.OAuth
 	hooks *webhook.Dispatcher
 	e     *Engine
+	dir   string
 }
 
 var testKey = bytes.Repeat([]byte{4}, 32)
@@ -38,7 +39,7 @@ func open(t *testing.T, dir string) *server {
 	clk := clock.New()
 	clk.Set(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	st := store.New(store.Options{Clock: clk, IDs: store.NewIDGen(1), Sealer: store.NewSealer(testKey)})
-	s := &server{st: st, keys: auth.NewRegistry(), oauth: auth.NewOAuth(), hooks: webhook.New(st, webhook.Options{})}
+	s := &server{st: st, keys: auth.NewRegistry(), oauth: auth.NewOAuth(), hooks: webhook.New(st, webhook.Options{}), dir: dir}
 	setClock := func(account string, cs *clock.State) {
 		if account == "" && cs != nil {
 			clk.Restore(*cs)
@@ -46,7 +47,7 @@ func open(t *testing.T, dir string) *server {
 	}
 	db, err := OpenFile(dir, true)
 	if err == nil {
-		s.e, err = Open(dir, Parts{Store: st, Keys: s.keys, OAuth: s.oauth, Webhooks: s.hooks, SetClock: setClock}, db)
+		s.e, err = Open(Parts{Store: st, Keys: s.keys, OAuth: s.oauth, Webhooks: s.hooks, SetClock: setClock}, db)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestRefusesWhatItCannotReplay(t *testing.T) {
 
 	clk := clock.New()
 	st := store.New(store.Options{Clock: clk, Sealer: store.NewSealer(bytes.Repeat([]byte{5}, 32))})
-	_, err := Open(dir, Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
+	_, err := Open(Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
 		SetClock: func(string, *clock.State) {}}, openFile(t, dir))
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("another PHI key")) {
 		t.Fatalf("another key: %v", err)
@@ -287,7 +288,7 @@ func TestUnknownKindIsRefused(t *testing.T) {
 		t.Fatal("a write without its record was logged")
 	}
 	s.close(t)
-	db, err := bolt.Open(filepath.Join(s.e.Dir(), durable.FileName), 0o600, nil)
+	db, err := bolt.Open(filepath.Join(s.dir, durable.FileName), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,8 +304,8 @@ func TestUnknownKindIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := store.New(store.Options{Clock: clock.New(), Sealer: store.NewSealer(testKey)})
-	dir := s.e.Dir()
-	_, err = Open(dir, Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
+	dir := s.dir
+	_, err = Open(Parts{Store: st, Keys: auth.NewRegistry(), OAuth: auth.NewOAuth(), Webhooks: webhook.New(st, webhook.Options{}),
 		SetClock: func(string, *clock.State) {}}, openFile(t, dir))
 	if !errors.Is(err, store.ErrUnknownKind) {
 		t.Fatalf("reading an unknown kind: %v", err)
